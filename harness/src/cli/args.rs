@@ -1,0 +1,91 @@
+//! Raw command-line arguments, exactly as clap parses them. Resolution into a run
+//! configuration lives in `cli::resolve`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Conformance test harness for MCP (Model Context Protocol) servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcpcheck", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the conformance checks against a server.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck run -- python3 server.py --flag\n  \
+        mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
+        mcpcheck run --format json --output results.json -- ./target/debug/my-server")]
+    Run(RunArgs),
+    /// Manage the official MCP JSON Schemas mcpcheck validates against.
+    #[command(subcommand)]
+    Schemas(SchemasCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Server command line, split like a shell would (quotes group words).
+    #[arg(long, value_name = "CMD", conflicts_with = "command")]
+    pub server: Option<String>,
+    /// Server command after `--`, passed without any splitting.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// Environment variable for the server (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Working directory for the server.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Protocol revision to request.
+    #[arg(long, value_name = "REVISION", default_value = "2025-11-25")]
+    pub protocol_version: String,
+    /// How long to wait for each response (e.g. 500ms, 10s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub timeout: String,
+    /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
+    #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+    /// Longest line accepted from the server, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::framing::DEFAULT_MAX_FRAME)]
+    pub max_frame_size: usize,
+    /// Shutdown: how long to wait for exit after closing the server's stdin.
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub shutdown_wait: String,
+    /// Shutdown: how long to wait after SIGTERM before SIGKILL.
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub kill_wait: String,
+    /// Output format on stdout (or in --output).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout (the human summary still prints).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemasCommand {
+    /// Download the pinned official schemas into the user cache, verifying checksums.
+    Fetch {
+        /// Directory to write into (default: the user cache).
+        #[arg(long, value_name = "DIR")]
+        dest: Option<PathBuf>,
+        /// Base URL to download from (default: GitHub's raw content host).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+    },
+    /// Show where each revision's schema is found, and whether it matches the pin.
+    List {
+        #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
+        schema_dir: Option<PathBuf>,
+    },
+}

@@ -1,0 +1,62 @@
+//! Raw arguments -> resolved configuration, with every user mistake reported clearly.
+
+use std::time::Duration;
+
+use super::{RunArgs, UsageError};
+use crate::protocol::Revision;
+use crate::runner::probe::ProbeConfig;
+use crate::schema::SearchPath;
+use crate::session::SessionConfig;
+use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
+
+/// Parses a duration like `500ms`, `10s` or `1m`.
+pub fn duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
+    humantime::parse_duration(text.trim()).map_err(|e| UsageError(format!("--{flag} {text:?}: {e} (try 500ms, 10s, 1m)")))
+}
+
+pub fn revision(text: &str) -> Result<Revision, UsageError> {
+    let r: Revision = text.parse().map_err(|e: crate::protocol::UnknownRevision| UsageError(format!("--protocol-version: {e}")))?;
+    if !r.has_handshake() {
+        return Err(UsageError(format!("--protocol-version {r}: the stateless revision is not supported over stdio yet")));
+    }
+    Ok(r)
+}
+
+/// Resolves `mcpcheck run` arguments.
+pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
+    let mut server = match (&args.server, args.command.is_empty()) {
+        (Some(line), true) => ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?,
+        (None, false) => ServerCommand::from_argv(args.command.clone()).map_err(|_| UsageError("the server command after -- is empty".into()))?,
+        (None, true) => {
+            return Err(UsageError("no server to check: give --server \"CMD ARGS\" or put the command after --, e.g. `mcpcheck run -- python3 server.py`".into()));
+        }
+        (Some(_), false) => return Err(UsageError("give the server either with --server or after --, not both".into())),
+    };
+    for kv in &args.env {
+        let (k, v) = kv.split_once('=').ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
+        if k.is_empty() {
+            return Err(UsageError(format!("--env {kv:?}: the name is empty")));
+        }
+        server.env.insert(k.to_owned(), v.to_owned());
+    }
+    if let Some(cwd) = &args.cwd {
+        if !cwd.is_dir() {
+            return Err(UsageError(format!("--cwd {}: not a directory", cwd.display())));
+        }
+        server.cwd = Some(cwd.clone());
+    }
+    if args.max_frame_size < 1024 {
+        return Err(UsageError(format!("--max-frame-size {}: must be at least 1024 bytes", args.max_frame_size)));
+    }
+    let timeout = duration("timeout", &args.timeout)?;
+    if timeout.is_zero() {
+        return Err(UsageError("--timeout must be greater than zero".into()));
+    }
+    let stdio = StdioOptions {
+        max_frame: args.max_frame_size,
+        shutdown: ShutdownWaits { after_close: duration("shutdown-wait", &args.shutdown_wait)?, after_term: duration("kill-wait", &args.kill_wait)? },
+        write_timeout: timeout,
+    };
+    let session = SessionConfig { revision: revision(&args.protocol_version)?, timeout, ..SessionConfig::default() };
+    Ok((ProbeConfig { server, stdio, session }, SearchPath::standard(args.schema_dir.as_deref())))
+}

@@ -1,0 +1,14 @@
+//! mcpcheck: a conformance test harness and fuzzer for MCP (Model Context Protocol) servers.
+//!
+//! Data flows one way: a [`transport`] yields raw frames; the [`session`] classifies them
+//! ([`protocol`]), validates them ([`schema`]) and records [`check::Finding`]s; the
+//! [`runner`] drives sessions; [`report`] renders the outcome.
+
+pub mod check;
+pub mod cli;
+pub mod protocol;
+pub mod report;
+pub mod runner;
+pub mod schema;
+pub mod session;
+pub mod transport;

@@ -1,0 +1,58 @@
+//! The MCP wire protocol: revisions, JSON-RPC ids and message classification.
+
+pub mod id;
+pub mod jsonrpc;
+pub mod revision;
+
+pub use id::RequestId;
+pub use jsonrpc::{Classified, ErrorObject, Invalid, InvalidReason, Message, Notification, Outcome, Request, Response, classify};
+pub use revision::{Revision, UnknownRevision};
+
+/// Serializes an outbound request.
+pub fn request_json(id: &RequestId, method: &str, params: Option<&serde_json::Value>) -> Vec<u8> {
+    let mut text = format!(r#"{{"jsonrpc":"2.0","id":{},"method":{}"#, id.to_json().get(), json_str(method));
+    if let Some(p) = params {
+        text.push_str(r#","params":"#);
+        text.push_str(&p.to_string());
+    }
+    text.push('}');
+    text.into_bytes()
+}
+
+/// Serializes an outbound notification.
+pub fn notification_json(method: &str, params: Option<&serde_json::Value>) -> Vec<u8> {
+    let mut v = serde_json::json!({"jsonrpc": "2.0", "method": method});
+    if let Some(p) = params {
+        v["params"] = p.clone();
+    }
+    serde_json::to_vec(&v).expect("values always serialize")
+}
+
+/// Serializes a response to a server's request.
+pub fn response_json(id: &RequestId, outcome: &Outcome) -> Vec<u8> {
+    let body = match outcome {
+        Outcome::Result(r) => format!(r#""result":{r}"#),
+        Outcome::Error(e) => {
+            let mut err = serde_json::json!({"code": e.code, "message": e.message});
+            if let Some(d) = &e.data {
+                err["data"] = d.clone();
+            }
+            format!(r#""error":{err}"#)
+        }
+    };
+    format!(r#"{{"jsonrpc":"2.0","id":{},{body}}}"#, id.to_json().get()).into_bytes()
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("strings always serialize")
+}
+
+/// JSON-RPC and MCP error codes mcpcheck uses or expects.
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+}

@@ -1,0 +1,122 @@
+//! Protocol revisions: MCP names each revision of its specification by date.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One published revision of the MCP specification.
+///
+/// Ordered by date, so `rev >= Revision::V2025_06_18` reads as "from 2025-06-18 on".
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Revision {
+    V2024_11_05,
+    V2025_03_26,
+    V2025_06_18,
+    V2025_11_25,
+    V2026_07_28,
+}
+
+impl Revision {
+    /// Every revision mcpcheck knows, oldest first.
+    pub const ALL: [Revision; 5] = [
+        Revision::V2024_11_05,
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+    ];
+
+    /// The revisions that begin with an `initialize` handshake.
+    pub const HANDSHAKE: [Revision; 4] = [
+        Revision::V2024_11_05,
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+    ];
+
+    /// The newest revision that still has an `initialize` handshake: the default.
+    pub const LATEST_HANDSHAKE: Revision = Revision::V2025_11_25;
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::V2024_11_05 => "2024-11-05",
+            Revision::V2025_03_26 => "2025-03-26",
+            Revision::V2025_06_18 => "2025-06-18",
+            Revision::V2025_11_25 => "2025-11-25",
+            Revision::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// Whether a session starts with `initialize` (every revision before 2026-07-28).
+    pub fn has_handshake(self) -> bool {
+        self < Revision::V2026_07_28
+    }
+
+    /// JSON-RPC batches were allowed by 2025-03-26 only (added there, removed in 2025-06-18).
+    pub fn allows_batches(self) -> bool {
+        self == Revision::V2025_03_26
+    }
+
+    /// A link to a section of this revision's specification, e.g. `basic/transports#stdio`.
+    pub fn spec_url(self, section: &str) -> String {
+        format!(
+            "https://modelcontextprotocol.io/specification/{}/{}",
+            self.as_str(),
+            section
+        )
+    }
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A protocol version string that is not one of the revisions mcpcheck knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol revision `{0}` (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)")]
+pub struct UnknownRevision(pub String);
+
+impl serde::Serialize for Revision {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Revision {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl FromStr for Revision {
+    type Err = UnknownRevision;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Revision::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| UnknownRevision(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_orders() {
+        for r in Revision::ALL {
+            assert_eq!(r.as_str().parse::<Revision>().unwrap(), r);
+        }
+        assert!(Revision::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert!("2025-01-01".parse::<Revision>().is_err());
+    }
+
+    #[test]
+    fn only_2025_03_26_allows_batches() {
+        let allowed: Vec<_> = Revision::ALL.into_iter().filter(|r| r.allows_batches()).collect();
+        assert_eq!(allowed, vec![Revision::V2025_03_26]);
+    }
+}

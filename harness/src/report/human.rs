@@ -1,0 +1,86 @@
+//! The terminal summary: verdict per step, then every finding with its evidence.
+
+use std::fmt::Write;
+
+use crate::check::Severity;
+use crate::runner::{RunReport, StepStatus, Verdict};
+use crate::session::SchemaStatus;
+
+/// Renders the human summary as plain text.
+pub fn render(report: &RunReport) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(w, "mcpcheck {} — {}", report.mcpcheck_version, report.server);
+    if let Some(p) = &report.profile {
+        let name = p.server_info.get("name").and_then(|v| v.as_str()).unwrap_or("(no name)");
+        let version = p.server_info.get("version").and_then(|v| v.as_str()).unwrap_or("?");
+        let _ = writeln!(w, "server   {name} {version}");
+    }
+    if report.revision == report.requested_revision {
+        let _ = writeln!(w, "revision {}", report.revision);
+    } else {
+        let _ = writeln!(w, "revision {} (requested {})", report.revision, report.requested_revision);
+    }
+    match &report.schema {
+        SchemaStatus::Checked { revision, source, pinned, messages } => {
+            let pin = if *pinned { "" } else { " (differs from the pinned official schema)" };
+            let _ = writeln!(w, "schema   {messages} messages validated against {revision} from {source}{pin}");
+        }
+        SchemaStatus::Skipped { reason } => {
+            let _ = writeln!(w, "schema   SKIPPED: {reason}");
+        }
+    }
+    let _ = writeln!(w);
+    for step in &report.steps {
+        match &step.status {
+            StepStatus::Passed => {
+                let _ = writeln!(w, "  pass  {}", step.name);
+            }
+            StepStatus::Failed => {
+                let _ = writeln!(w, "  FAIL  {}", step.name);
+            }
+            StepStatus::Skipped { reason } => {
+                let _ = writeln!(w, "  skip  {} — {reason}", step.name);
+            }
+        }
+    }
+    if !report.findings.is_empty() {
+        let _ = writeln!(w);
+    }
+    for f in &report.findings {
+        let label = match f.severity {
+            Severity::Failure => "FAILURE",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        let _ = writeln!(w, "{label} [{}] {}", f.rule, f.message);
+        let _ = writeln!(w, "    spec:     {}", f.spec);
+        if let Some(i) = f.frame {
+            let frame = report.transcript.get(i).map(|e| e.text.as_str()).unwrap_or("");
+            let pointer = f.pointer.as_deref().map(|p| format!(" at {}", if p.is_empty() { "/" } else { p })).unwrap_or_default();
+            let _ = writeln!(w, "    frame:    #{i}{pointer}: {}", crate::session::quote(frame, 300));
+        } else if let Some(p) = &f.pointer {
+            let _ = writeln!(w, "    pointer:  {p}");
+        }
+        if let Some(e) = &f.expected {
+            let _ = writeln!(w, "    expected: {e}");
+        }
+        if let Some(e) = &f.evidence {
+            for (n, line) in e.lines().enumerate() {
+                let _ = writeln!(w, "    {}{line}", if n == 0 { "evidence: " } else { "          " });
+            }
+        }
+    }
+    let c = report.counts;
+    let verdict = match report.verdict {
+        Verdict::Pass => "PASS",
+        Verdict::Fail => "FAIL",
+    };
+    let _ = writeln!(w);
+    let _ = writeln!(
+        w,
+        "{verdict}: {} failures, {} warnings, {} notes in {} ms",
+        c.failures, c.warnings, c.infos, report.duration_ms
+    );
+    out
+}

@@ -1,0 +1,87 @@
+//! Runs checks against a server and gathers the outcome.
+//!
+//! Until scenario files land, the run is a fixed probe: handshake, ping, and the list
+//! methods of every declared capability, with every frame checked on the way.
+
+pub mod probe;
+
+use serde::Serialize;
+
+use crate::check::{Finding, Severity};
+use crate::protocol::Revision;
+use crate::session::{Entry, SchemaStatus, ServerProfile};
+use crate::transport::ShutdownReport;
+
+/// What happened to one step of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum StepStatus {
+    Passed,
+    /// The step broke rules (its findings say which).
+    Failed,
+    /// The step did not run, and why.
+    Skipped { reason: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StepRecord {
+    pub name: String,
+    #[serde(flatten)]
+    pub status: StepStatus,
+}
+
+/// Overall verdict of a run, mapped to the exit code by the CLI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// No failure-level findings.
+    Pass,
+    /// At least one MUST-level rule broken.
+    Fail,
+}
+
+/// The complete outcome of `mcpcheck run`, as written to the JSON report.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// Version of this report format.
+    pub format_version: u32,
+    pub mcpcheck_version: &'static str,
+    pub server: String,
+    pub requested_revision: Revision,
+    /// The revision the session ran in after negotiation.
+    pub revision: Revision,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ServerProfile>,
+    pub verdict: Verdict,
+    pub counts: Counts,
+    pub steps: Vec<StepRecord>,
+    pub findings: Vec<Finding>,
+    pub schema: SchemaStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shutdown: Option<ShutdownReport>,
+    pub stderr: StderrSummary,
+    pub duration_ms: u64,
+    pub transcript: Vec<Entry>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub failures: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Counts {
+    pub fn of(findings: &[Finding]) -> Self {
+        let n = |s| findings.iter().filter(|f| f.severity == s).count();
+        Counts { failures: n(Severity::Failure), warnings: n(Severity::Warning), infos: n(Severity::Info) }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StderrSummary {
+    pub bytes: u64,
+    pub tail: Vec<String>,
+}
+
+pub const REPORT_FORMAT_VERSION: u32 = 1;

@@ -1,0 +1,139 @@
+//! The built-in probe: handshake, ping and every declared list method.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{Counts, RunReport, StderrSummary, StepRecord, StepStatus, Verdict, REPORT_FORMAT_VERSION};
+use crate::check::{Finding, rules};
+use crate::schema::SchemaStore;
+use crate::session::{Session, SessionConfig};
+use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
+use crate::transport::TransportError;
+
+/// Everything a probe run needs, resolved from flags.
+#[derive(Clone, Debug)]
+pub struct ProbeConfig {
+    pub server: ServerCommand,
+    pub stdio: StdioOptions,
+    pub session: SessionConfig,
+}
+
+/// Most pages mcpcheck follows in one list before calling it endless.
+const MAX_PAGES: usize = 1000;
+
+/// Runs the probe. `Err` only for harness or setup problems (the server could not start).
+pub async fn run(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<RunReport, TransportError> {
+    let started = Instant::now();
+    let transport = StdioTransport::spawn(&config.server, config.stdio.clone(), started)?;
+    let mut session = Session::new(Box::new(transport), schemas, config.session.clone(), started);
+    let mut steps = Vec::new();
+
+    let profile = match session.initialize().await {
+        Ok(profile) => {
+            steps.push(step_result(&session, "initialize", 0));
+            Some(profile)
+        }
+        Err(e) => {
+            let f = session.finding_for(&e);
+            session.add_finding(f);
+            steps.push(StepRecord { name: "initialize".into(), status: StepStatus::Failed });
+            None
+        }
+    };
+
+    if let Some(profile) = &profile {
+        let mut before = session.findings().len();
+        match session.request("ping", None).await {
+            Ok(_) => steps.push(step_result(&session, "ping", before)),
+            Err(e) => fail(&mut session, &mut steps, "ping", &e),
+        }
+        let lists: [(&str, &str, &str); 4] = [
+            ("tools", "tools/list", "tools"),
+            ("resources", "resources/list", "resources"),
+            ("resources", "resources/templates/list", "resourceTemplates"),
+            ("prompts", "prompts/list", "prompts"),
+        ];
+        for (capability, method, key) in lists {
+            if !profile.declares(capability) {
+                steps.push(StepRecord {
+                    name: method.into(),
+                    status: StepStatus::Skipped { reason: format!("the server does not declare `{capability}`") },
+                });
+                continue;
+            }
+            before = session.findings().len();
+            match paginate(&mut session, method, key).await {
+                Ok(()) => steps.push(step_result(&session, method, before)),
+                Err(e) => fail(&mut session, &mut steps, method, &e),
+            }
+        }
+    } else {
+        for method in ["ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list"] {
+            steps.push(StepRecord { name: method.into(), status: StepStatus::Skipped { reason: "the handshake failed".into() } });
+        }
+    }
+
+    let server = session.describe_server();
+    let requested = config.session.revision;
+    let revision = session.revision();
+    let profile = session.profile().cloned();
+    let record = session.finish().await;
+    let counts = Counts::of(&record.findings);
+    Ok(RunReport {
+        format_version: REPORT_FORMAT_VERSION,
+        mcpcheck_version: env!("CARGO_PKG_VERSION"),
+        server,
+        requested_revision: requested,
+        revision,
+        profile,
+        verdict: if counts.failures > 0 { Verdict::Fail } else { Verdict::Pass },
+        counts,
+        steps,
+        findings: record.findings,
+        schema: record.schema,
+        shutdown: record.shutdown,
+        stderr: StderrSummary { bytes: record.stderr_bytes, tail: record.stderr_tail },
+        duration_ms: started.elapsed().as_millis() as u64,
+        transcript: record.transcript.entries().to_vec(),
+    })
+}
+
+fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {
+    let failed = session.findings()[findings_before..].iter().any(|f| f.severity == crate::check::Severity::Failure);
+    StepRecord { name: name.into(), status: if failed { StepStatus::Failed } else { StepStatus::Passed } }
+}
+
+fn fail(session: &mut Session, steps: &mut Vec<StepRecord>, name: &str, e: &crate::session::SessionError) {
+    let f = session.finding_for(e);
+    session.add_finding(f);
+    steps.push(StepRecord { name: name.into(), status: StepStatus::Failed });
+}
+
+/// Follows `nextCursor` to the end of a list, catching cursors that loop.
+async fn paginate(session: &mut Session, method: &str, key: &str) -> Result<(), crate::session::SessionError> {
+    let mut cursor: Option<String> = None;
+    let mut seen = HashSet::new();
+    for _ in 0..MAX_PAGES {
+        let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+        let reply = session.request(method, params).await?;
+        let Some(result) = reply.result() else { return Ok(()) };
+        let _ = result.get(key);
+        match result.get("nextCursor").and_then(Value::as_str) {
+            None => return Ok(()),
+            Some(next) if !seen.insert(next.to_owned()) => {
+                let rev = session.revision();
+                let f = Finding::new(&rules::PAGINATION_TERMINATES, rev, format!("`{method}` returned cursor {next:?} a second time: the pagination loops"));
+                let f = match reply.frame { Some(i) => f.at_frame(i), None => f };
+                session.add_finding(f.pointer("/result/nextCursor"));
+                return Ok(());
+            }
+            Some(next) => cursor = Some(next.to_owned()),
+        }
+    }
+    let rev = session.revision();
+    session.add_finding(Finding::new(&rules::PAGINATION_TERMINATES, rev, format!("`{method}` was still paginating after {MAX_PAGES} pages")));
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! The wire transcript of a session: everything sent and received, with times.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// Entries kept per session; a server flooding valid frames past this is counted, not kept.
+const MAX_ENTRIES: usize = 100_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From mcpcheck to the server.
+    Sent,
+    /// From the server to mcpcheck.
+    Received,
+    /// Something observed about the connection (exit, framing).
+    Event,
+}
+
+/// One transcript entry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    /// Time since the session started.
+    #[serde(serialize_with = "ser_duration_ms")]
+    pub at: Duration,
+    pub direction: Direction,
+    /// The message text as on the wire (lossy UTF-8 for raw bytes), or an event description.
+    pub text: String,
+}
+
+fn ser_duration_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0)
+}
+
+#[derive(Clone, Debug)]
+pub struct Transcript {
+    started: Instant,
+    entries: Vec<Entry>,
+    dropped: u64,
+}
+
+impl Transcript {
+    pub fn new(started: Instant) -> Self {
+        Transcript { started, entries: Vec::new(), dropped: 0 }
+    }
+
+    /// Records an entry and returns its index (stable: entries are never removed).
+    pub fn push(&mut self, direction: Direction, text: impl Into<String>) -> Option<usize> {
+        if self.entries.len() >= MAX_ENTRIES {
+            self.dropped += 1;
+            return None;
+        }
+        self.entries.push(Entry { at: self.started.elapsed(), direction, text: text.into() });
+        Some(self.entries.len() - 1)
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn get(&self, index: usize) -> Option<&Entry> {
+        self.entries.get(index)
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+}

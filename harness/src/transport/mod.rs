@@ -1,0 +1,107 @@
+//! Transports carry frames between mcpcheck and a server.
+//!
+//! Every transport turns what the server does into the same stream of [`Inbound`] items,
+//! so the session above never needs to know whether it talks to a child process or an
+//! HTTP endpoint.
+
+pub mod framing;
+pub mod reaper;
+pub mod stderr;
+pub mod stdio;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+pub use framing::{Decoded, FramingIssue, NdjsonDecoder, RawFrame};
+pub use stderr::StderrLog;
+
+/// A boxed future, so transports can be used as trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Something a transport received, in arrival order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inbound {
+    Frame(RawFrame),
+    Framing(FramingIssue),
+    /// The server will send nothing more (stdout closed, or the connection ended).
+    Closed,
+    /// The server process ended.
+    Exited(ExitInfo),
+}
+
+/// How a server process ended.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitInfo {
+    Code(i32),
+    Signal { signal: i32, name: String },
+}
+
+impl std::fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitInfo::Code(c) => write!(f, "exit code {c}"),
+            ExitInfo::Signal { name, .. } => write!(f, "killed by {name}"),
+        }
+    }
+}
+
+/// How a transport was shut down, for the report.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ShutdownReport {
+    /// The last step of the shutdown sequence that was needed.
+    pub stage: ShutdownStage,
+    pub exit: Option<ExitInfo>,
+    pub took: Duration,
+}
+
+/// The steps of the stdio shutdown sequence (spec: `basic/lifecycle#shutdown`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShutdownStage {
+    /// The server had already exited.
+    AlreadyExited,
+    /// It exited after its input was closed: the clean path.
+    StdinClosed,
+    /// It needed SIGTERM.
+    Terminated,
+    /// It needed SIGKILL.
+    Killed,
+    /// A remote connection was simply dropped.
+    Disconnected,
+}
+
+/// Errors a transport can hit. Each is a harness or setup problem unless the session
+/// decides it is the server's fault (a closed pipe after a crash, say).
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    #[error("could not start `{command}`: {source}")]
+    Spawn {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("empty server command")]
+    EmptyCommand,
+    #[error("the server closed its input: {0}")]
+    InputClosed(std::io::Error),
+    #[error("writing to the server took longer than {0:?}; it is not reading its input")]
+    WriteTimeout(Duration),
+}
+
+/// A connection to one server.
+pub trait Transport: Send {
+    /// Sends one serialized message (without framing; the transport adds it).
+    fn send(&mut self, message: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>>;
+    /// Sends bytes exactly as given, with no framing added (framing tests).
+    fn send_raw(&mut self, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>>;
+    /// The next inbound item; `None` once everything has been delivered.
+    fn recv(&mut self) -> BoxFuture<'_, Option<Inbound>>;
+    /// Ends the connection the way the transport's spec says.
+    fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport>;
+    /// What the server wrote to stderr, if it is a process.
+    fn stderr(&self) -> Option<&StderrLog>;
+    /// A short description for reports: the command line or URL.
+    fn describe(&self) -> String;
+}

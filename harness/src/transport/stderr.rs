@@ -1,0 +1,154 @@
+//! A bounded record of a server's stderr.
+//!
+//! Servers log to stderr, some enormously. The drain must keep reading so the server never
+//! blocks on a full pipe, yet keep memory bounded: it keeps the first lines (for context),
+//! a ring of the last bytes (for crash reports) and a count of everything.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Lines kept from the start of the stream.
+const HEAD_LINES: usize = 200;
+/// Bytes kept from the start of the stream.
+const HEAD_BYTES: usize = 64 * 1024;
+/// Bytes kept from the end of the stream.
+const TAIL_BYTES: usize = 64 * 1024;
+/// Longest line kept verbatim; longer ones are cut with a marker.
+const MAX_LINE: usize = 4096;
+
+/// Shared, cloneable handle on one server's stderr record.
+#[derive(Clone, Debug, Default)]
+pub struct StderrLog {
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    started: Option<Instant>,
+    head: Vec<StderrLine>,
+    head_bytes: usize,
+    tail: VecDeque<u8>,
+    total: u64,
+    partial: Vec<u8>,
+}
+
+/// One line of stderr with the time it arrived, relative to the start of the session.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StderrLine {
+    pub at: Duration,
+    pub text: String,
+}
+
+impl StderrLog {
+    pub fn new(started: Instant) -> Self {
+        StderrLog { inner: Arc::new(Mutex::new(Inner { started: Some(started), ..Inner::default() })) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock only means another drain panicked mid-append; the data is still usable.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends a chunk as read from the pipe.
+    pub fn append(&self, chunk: &[u8]) {
+        let mut g = self.lock();
+        g.total += chunk.len() as u64;
+        if chunk.len() >= TAIL_BYTES {
+            g.tail.clear();
+            g.tail.extend(&chunk[chunk.len() - TAIL_BYTES..]);
+        } else {
+            let overflow = (g.tail.len() + chunk.len()).saturating_sub(TAIL_BYTES);
+            g.tail.drain(..overflow);
+            g.tail.extend(chunk);
+        }
+        if g.head.len() >= HEAD_LINES || g.head_bytes >= HEAD_BYTES {
+            return;
+        }
+        let at = g.started.map(|s| s.elapsed()).unwrap_or_default();
+        for piece in chunk.split_inclusive(|&b| b == b'\n') {
+            if g.head.len() >= HEAD_LINES || g.head_bytes >= HEAD_BYTES {
+                break;
+            }
+            if g.partial.len() < MAX_LINE {
+                let room = MAX_LINE - g.partial.len();
+                g.partial.extend_from_slice(&piece[..room.min(piece.len())]);
+            }
+            if piece.ends_with(b"\n") {
+                let line = std::mem::take(&mut g.partial);
+                g.head_bytes += line.len();
+                let text = String::from_utf8_lossy(&line).trim_end_matches(['\n', '\r']).to_owned();
+                g.head.push(StderrLine { at, text });
+            }
+        }
+    }
+
+    /// Total bytes the server wrote to stderr.
+    pub fn total_bytes(&self) -> u64 {
+        self.lock().total
+    }
+
+    /// The first lines, with arrival times.
+    pub fn head(&self) -> Vec<StderrLine> {
+        self.lock().head.clone()
+    }
+
+    /// The last `n` lines of the stream (from the tail ring), lossily decoded.
+    pub fn last_lines(&self, n: usize) -> Vec<String> {
+        let g = self.lock();
+        let bytes: Vec<u8> = g.tail.iter().copied().collect();
+        let text = String::from_utf8_lossy(&bytes);
+        let mut lines: Vec<String> = text
+            .lines()
+            .rev()
+            .filter(|l| !l.trim().is_empty())
+            .take(n)
+            .map(|l| truncate(l, MAX_LINE))
+            .collect();
+        lines.reverse();
+        lines
+    }
+
+    /// The whole tail as text (for panic and traceback detection).
+    pub fn tail_text(&self) -> String {
+        let g = self.lock();
+        let bytes: Vec<u8> = g.tail.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        s.to_owned()
+    } else {
+        format!("{}… [{} bytes cut]", &s[..s.floor_char_boundary(max)], s.len() - max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_stays_bounded_under_a_flood() {
+        let log = StderrLog::new(Instant::now());
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..20 {
+            log.append(&chunk);
+            log.append(b"\n");
+        }
+        assert_eq!(log.total_bytes(), 20 * ((1 << 20) + 1));
+        let g = log.lock();
+        assert!(g.tail.len() <= TAIL_BYTES);
+        assert!(g.head.iter().all(|l| l.text.len() <= MAX_LINE));
+    }
+
+    #[test]
+    fn keeps_head_and_last_lines() {
+        let log = StderrLog::new(Instant::now());
+        log.append(b"starting\nlistening on stdio\n");
+        log.append(b"thread 'main' panicked at src/main.rs:1:1\n");
+        assert_eq!(log.head().len(), 3);
+        assert_eq!(log.last_lines(1), vec!["thread 'main' panicked at src/main.rs:1:1"]);
+    }
+}

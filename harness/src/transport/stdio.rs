@@ -1,0 +1,365 @@
+//! The stdio transport: mcpcheck spawns the server and talks over its stdin and stdout
+//! (spec: `basic/transports#stdio`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::{mpsc, watch};
+
+use super::framing::{DEFAULT_MAX_FRAME, Decoded, NdjsonDecoder};
+use super::{BoxFuture, ExitInfo, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError, reaper};
+
+/// How to start a server process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerCommand {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl ServerCommand {
+    /// Splits a shell-like command line (`python3 server.py --flag "two words"`) into
+    /// program and arguments. Quotes group words; no other shell syntax is interpreted.
+    pub fn parse(line: &str) -> Result<Self, TransportError> {
+        let words = shell_words(line);
+        Self::from_argv(words)
+    }
+
+    pub fn from_argv(argv: Vec<String>) -> Result<Self, TransportError> {
+        let mut it = argv.into_iter();
+        let program = it.next().filter(|p| !p.is_empty()).ok_or(TransportError::EmptyCommand)?;
+        Ok(ServerCommand { program, args: it.collect(), env: BTreeMap::new(), cwd: None })
+    }
+
+    /// The command line as a user would type it.
+    pub fn display(&self) -> String {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|w| {
+                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+                    format!("'{}'", w.replace('\'', "'\\''"))
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Minimal POSIX-like word splitting: whitespace separates, single quotes are literal,
+/// double quotes allow `\"` and `\\`, a backslash outside quotes escapes the next char.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    cur.push(c);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(n @ ('"' | '\\' | '$' | '`')) => cur.push(n),
+                            Some(n) => {
+                                cur.push('\\');
+                                cur.push(n);
+                            }
+                            None => cur.push('\\'),
+                        },
+                        c => cur.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// Waits of the stdio shutdown sequence: close stdin, wait; SIGTERM, wait; SIGKILL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShutdownWaits {
+    pub after_close: Duration,
+    pub after_term: Duration,
+}
+
+impl Default for ShutdownWaits {
+    fn default() -> Self {
+        ShutdownWaits { after_close: Duration::from_secs(2), after_term: Duration::from_secs(2) }
+    }
+}
+
+/// Options for the stdio transport.
+#[derive(Clone, Debug)]
+pub struct StdioOptions {
+    pub max_frame: usize,
+    pub shutdown: ShutdownWaits,
+    /// How long one write may block before the server is judged not to read its input.
+    pub write_timeout: Duration,
+}
+
+impl Default for StdioOptions {
+    fn default() -> Self {
+        StdioOptions { max_frame: DEFAULT_MAX_FRAME, shutdown: ShutdownWaits::default(), write_timeout: Duration::from_secs(10) }
+    }
+}
+
+/// A running server process.
+#[derive(Debug)]
+pub struct StdioTransport {
+    command: ServerCommand,
+    pgid: i32,
+    stdin: Option<ChildStdin>,
+    inbound: mpsc::Receiver<Inbound>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    stderr: StderrLog,
+    options: StdioOptions,
+    shut_down: bool,
+}
+
+/// Inbound items buffered between the reader and the session; bounded so a server that
+/// floods stdout is slowed by its own pipe rather than growing mcpcheck's memory.
+const INBOUND_CAPACITY: usize = 4096;
+
+impl StdioTransport {
+    /// Starts the server in its own process group, with stdout and stderr drained
+    /// concurrently from the first moment.
+    pub fn spawn(command: &ServerCommand, options: StdioOptions, started: Instant) -> Result<Self, TransportError> {
+        let mut cmd = Command::new(&command.program);
+        cmd.args(&command.args)
+            .envs(&command.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(cwd) = &command.cwd {
+            cmd.current_dir(cwd);
+        }
+        reaper::set_parent_death_signal(&mut cmd);
+        let mut child = cmd.spawn().map_err(|source| TransportError::Spawn { command: command.display(), source })?;
+        let pgid = child.id().map(|p| p as i32).ok_or_else(|| TransportError::Spawn {
+            command: command.display(),
+            source: std::io::Error::other("the process exited before it could be tracked"),
+        })?;
+        reaper::register(pgid);
+
+        let stdin = child.stdin.take();
+        let mut stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
+        let (exit_tx, exit) = watch::channel(None);
+        let stderr = StderrLog::new(started);
+
+        let max_frame = options.max_frame;
+        let stdout_tx = tx.clone();
+        tokio::spawn(async move {
+            let mut decoder = NdjsonDecoder::new(max_frame);
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = match stdout.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                for item in decoder.push(&buf[..n]) {
+                    if stdout_tx.send(to_inbound(item)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            for item in decoder.finish() {
+                let _ = stdout_tx.send(to_inbound(item)).await;
+            }
+            let _ = stdout_tx.send(Inbound::Closed).await;
+        });
+
+        let log = stderr.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match stderr_pipe.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => log.append(&buf[..n]),
+                }
+            }
+        });
+
+        tokio::spawn(async move {
+            let info = match child.wait().await {
+                Ok(status) => exit_info(status),
+                Err(_) => ExitInfo::Code(-1),
+            };
+            // Whatever the server left in its group (helpers, grandchildren) goes with it.
+            reaper::signal_group(pgid, Signal::SIGKILL);
+            reaper::unregister(pgid);
+            let _ = exit_tx.send(Some(info.clone()));
+            let _ = tx.send(Inbound::Exited(info)).await;
+        });
+
+        Ok(StdioTransport { command: command.clone(), pgid, stdin, inbound, exit, stderr, options, shut_down: false })
+    }
+
+    async fn write(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
+        let timeout = self.options.write_timeout;
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| TransportError::InputClosed(std::io::Error::from(std::io::ErrorKind::BrokenPipe)))?;
+        match tokio::time::timeout(timeout, async {
+            stdin.write_all(bytes).await?;
+            stdin.flush().await
+        })
+        .await
+        {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(TransportError::InputClosed(e)),
+            Err(_) => Err(TransportError::WriteTimeout(timeout)),
+        }
+    }
+
+    async fn wait_exit(&mut self, within: Duration) -> Option<ExitInfo> {
+        let mut exit = self.exit.clone();
+        let waited = tokio::time::timeout(within, exit.wait_for(Option::is_some)).await;
+        match waited {
+            Ok(Ok(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    async fn shutdown_inner(&mut self) -> ShutdownReport {
+        let start = Instant::now();
+        if let Some(exit) = self.exit.borrow().clone() {
+            return ShutdownReport { stage: ShutdownStage::AlreadyExited, exit: Some(exit), took: start.elapsed() };
+        }
+        // 1. Close the server's input and give it time to exit by itself.
+        self.stdin.take();
+        let waits = self.options.shutdown;
+        if let Some(exit) = self.wait_exit(waits.after_close).await {
+            return ShutdownReport { stage: ShutdownStage::StdinClosed, exit: Some(exit), took: start.elapsed() };
+        }
+        // 2. SIGTERM to the whole group.
+        reaper::signal_group(self.pgid, Signal::SIGTERM);
+        if let Some(exit) = self.wait_exit(waits.after_term).await {
+            return ShutdownReport { stage: ShutdownStage::Terminated, exit: Some(exit), took: start.elapsed() };
+        }
+        // 3. SIGKILL cannot be ignored; the exit arrives as soon as the kernel reaps it.
+        reaper::signal_group(self.pgid, Signal::SIGKILL);
+        let exit = self.wait_exit(Duration::from_secs(5)).await;
+        ShutdownReport { stage: ShutdownStage::Killed, exit, took: start.elapsed() }
+    }
+}
+
+fn to_inbound(item: Decoded) -> Inbound {
+    match item {
+        Decoded::Frame(f) => Inbound::Frame(f),
+        Decoded::Issue(i) => Inbound::Framing(i),
+    }
+}
+
+fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => ExitInfo::Code(code),
+        (None, Some(sig)) => ExitInfo::Signal {
+            signal: sig,
+            name: Signal::try_from(sig).map(|s| s.as_str().to_owned()).unwrap_or_else(|_| format!("signal {sig}")),
+        },
+        (None, None) => ExitInfo::Code(-1),
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&mut self, mut message: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>> {
+        message.push(b'\n');
+        Box::pin(async move { self.write(&message).await })
+    }
+
+    fn send_raw(&mut self, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move { self.write(&bytes).await })
+    }
+
+    fn recv(&mut self) -> BoxFuture<'_, Option<Inbound>> {
+        Box::pin(self.inbound.recv())
+    }
+
+    fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport> {
+        Box::pin(async move {
+            let report = self.shutdown_inner().await;
+            self.shut_down = true;
+            report
+        })
+    }
+
+    fn stderr(&self) -> Option<&StderrLog> {
+        Some(&self.stderr)
+    }
+
+    fn describe(&self) -> String {
+        self.command.display()
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        // Only while the process lives: once reaped, its group id may belong to someone else.
+        if !self.shut_down && self.exit.borrow().is_none() {
+            reaper::signal_group(self.pgid, Signal::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_a_shell() {
+        assert_eq!(shell_words(r#"python3 server.py --flag "two words" 'a b' x\ y"#), vec![
+            "python3", "server.py", "--flag", "two words", "a b", "x y"
+        ]);
+        assert_eq!(shell_words("  "), Vec::<String>::new());
+        assert_eq!(shell_words(r#""""#), vec![""]);
+    }
+
+    #[test]
+    fn display_quotes_what_needs_it() {
+        let c = ServerCommand::from_argv(vec!["node".into(), "my server.js".into()]).unwrap();
+        assert_eq!(c.display(), "node 'my server.js'");
+    }
+}
