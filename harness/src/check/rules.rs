@@ -10,28 +10,43 @@ use crate::protocol::Revision;
 pub struct Rule {
     pub id: &'static str,
     pub severity: Severity,
-    /// Page and anchor under the revision's specification, e.g. `basic/transports#stdio`.
-    pub section: &'static str,
+    /// Where the spec states the rule: `(first revision, page#anchor)` pairs, oldest
+    /// first, because sections moved between revisions (`basic/messages` became `basic`).
+    pub sections: &'static [(Revision, &'static str)],
     /// The rule in one line.
     pub summary: &'static str,
 }
 
 impl Rule {
+    /// The section for `revision`: the newest entry not later than it (or the first).
+    pub fn section(&self, revision: Revision) -> &'static str {
+        self.sections
+            .iter()
+            .rev()
+            .find(|(since, _)| *since <= revision)
+            .or(self.sections.first())
+            .map(|(_, s)| *s)
+            .unwrap_or("")
+    }
+
     /// The spec URL for this rule in `revision`.
     pub fn url(&self, revision: Revision) -> String {
-        if self.section.starts_with("https://") {
-            self.section.to_owned()
-        } else {
-            revision.spec_url(self.section)
-        }
+        revision.spec_url(self.section(revision))
     }
 }
 
+use Revision::{V2024_11_05 as R1, V2025_03_26 as R2, V2025_06_18 as R3, V2025_11_25 as R4, V2026_07_28 as R5};
+
 macro_rules! rules {
-    ($($name:ident = $id:literal, $sev:ident, $section:literal, $summary:literal;)*) => {
+    ($($name:ident = $id:literal, $sev:ident, [$($since:ident => $section:literal),+], $summary:literal;)*) => {
         $(
             #[doc = $summary]
-            pub const $name: Rule = Rule { id: $id, severity: Severity::$sev, section: $section, summary: $summary };
+            pub const $name: Rule = Rule {
+                id: $id,
+                severity: Severity::$sev,
+                sections: &[$(($since, $section)),+],
+                summary: $summary,
+            };
         )*
         /// Every rule, for `mcpcheck rules` and for checking ids in baselines.
         pub const ALL: &[&Rule] = &[$(&$name),*];
@@ -39,58 +54,58 @@ macro_rules! rules {
 }
 
 rules! {
-    STDIO_NEWLINE = "stdio.newline-delimited", Failure, "basic/transports#stdio",
+    STDIO_NEWLINE = "stdio.newline-delimited", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "Messages are delimited by newlines and must not contain embedded newlines.";
-    STDIO_STDOUT_ONLY_MESSAGES = "stdio.stdout-only-messages", Failure, "basic/transports#stdio",
+    STDIO_STDOUT_ONLY_MESSAGES = "stdio.stdout-only-messages", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "The server must not write anything to stdout that is not a valid MCP message.";
-    STDIO_UTF8 = "stdio.utf8", Failure, "basic/transports",
+    STDIO_UTF8 = "stdio.utf8", Failure, [R1 => "basic/transports", R5 => "basic/transports#messages"],
         "JSON-RPC messages must be UTF-8 encoded.";
-    STDIO_UNTERMINATED = "stdio.unterminated-message", Warning, "basic/transports#stdio",
+    STDIO_UNTERMINATED = "stdio.unterminated-message", Warning, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "Each message should end with a newline; the stream ended inside one.";
-    FRAME_TOO_LARGE = "harness.frame-too-large", Warning, "basic/transports#stdio",
+    FRAME_TOO_LARGE = "harness.frame-too-large", Warning, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "A line exceeded the configured maximum frame size (--max-frame-size) and was skipped.";
-    STDIO_SHUTDOWN = "stdio.exit-on-stdin-close", Warning, "basic/lifecycle#shutdown",
+    STDIO_SHUTDOWN = "stdio.exit-on-stdin-close", Warning, [R1 => "basic/lifecycle#stdio", R5 => "basic/transports/stdio#shutdown"],
         "After the client closes its input, the server should exit before the client has to send SIGTERM.";
 
-    JSONRPC_MESSAGE = "jsonrpc.message-shape", Failure, "basic#messages",
+    JSONRPC_MESSAGE = "jsonrpc.message-shape", Failure, [R1 => "basic/messages", R2 => "basic#messages"],
         "Every message must be a JSON-RPC 2.0 request, notification or response object.";
-    JSONRPC_VERSION = "jsonrpc.version", Failure, "basic#messages",
+    JSONRPC_VERSION = "jsonrpc.version", Failure, [R1 => "basic/messages", R2 => "basic#messages"],
         "Every message must carry `\"jsonrpc\": \"2.0\"`.";
-    JSONRPC_RESULT_XOR_ERROR = "jsonrpc.result-xor-error", Failure, "basic#responses",
+    JSONRPC_RESULT_XOR_ERROR = "jsonrpc.result-xor-error", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "A response carries either `result` or `error`, never both, never neither.";
-    JSONRPC_ERROR_SHAPE = "jsonrpc.error-object", Failure, "basic#responses",
+    JSONRPC_ERROR_SHAPE = "jsonrpc.error-object", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#error-responses"],
         "An error must have an integer `code` and a string `message`.";
-    JSONRPC_ID_TYPE = "jsonrpc.id-type", Failure, "basic#requests",
+    JSONRPC_ID_TYPE = "jsonrpc.id-type", Failure, [R1 => "basic/messages#requests", R2 => "basic#requests"],
         "Ids must be strings or integers, and requests must not use null.";
-    JSONRPC_ID_ECHOED = "jsonrpc.id-echoed", Failure, "basic#responses",
+    JSONRPC_ID_ECHOED = "jsonrpc.id-echoed", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "A response must carry exactly the id of the request it answers, same type and value.";
-    JSONRPC_UNKNOWN_ID = "jsonrpc.response-matches-request", Failure, "basic#responses",
+    JSONRPC_UNKNOWN_ID = "jsonrpc.response-matches-request", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "A response must answer a request the client sent and has not yet been answered.";
-    JSONRPC_BATCH = "jsonrpc.batch-allowed", Failure, "basic#batching",
+    JSONRPC_BATCH = "jsonrpc.batch-allowed", Failure, [R1 => "basic/messages", R2 => "basic#batching", R3 => "changelog#major-changes"],
         "JSON-RPC batches exist only in revision 2025-03-26; other revisions send single messages.";
-    JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, "basic#responses",
+    JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "Every request must be answered with a response.";
 
-    SCHEMA_VALID = "schema.valid", Failure, "schema",
+    SCHEMA_VALID = "schema.valid", Failure, [R1 => "schema"],
         "Every message must match the official schema of the negotiated revision.";
-    SCHEMA_KNOWN_METHOD = "schema.known-method", Warning, "schema",
+    SCHEMA_KNOWN_METHOD = "schema.known-method", Warning, [R1 => "schema"],
         "Notifications and requests the server sends should be ones the revision defines.";
 
-    LIFECYCLE_VERSION = "lifecycle.version-negotiation", Failure, "basic/lifecycle#version-negotiation",
+    LIFECYCLE_VERSION = "lifecycle.version-negotiation", Failure, [R1 => "basic/lifecycle#version-negotiation", R5 => "basic/versioning"],
         "The server answers with the requested version if it supports it, otherwise with another version it supports.";
-    LIFECYCLE_VERSION_DOWNGRADE = "lifecycle.version-downgraded", Info, "basic/lifecycle#version-negotiation",
+    LIFECYCLE_VERSION_DOWNGRADE = "lifecycle.version-downgraded", Info, [R1 => "basic/lifecycle#version-negotiation", R5 => "basic/versioning"],
         "The server does not support the requested revision and answered with another one.";
-    LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure, "basic/lifecycle#operation",
+    LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],
         "The server must only use client features (roots, sampling, elicitation) the client declared.";
-    LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, "basic/lifecycle#initialization",
+    LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, [R1 => "basic/lifecycle#initialization"],
         "Before `notifications/initialized` the server should send only pings and logging.";
-    SESSION_EXITED = "session.server-exited", Failure, "basic/lifecycle#operation",
-        "The server process ended during the session, before the client shut it down.";
-    SESSION_TIMEOUT = "session.request-timeout", Failure, "basic/lifecycle#timeouts",
+    SESSION_EXITED = "session.server-exited", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
+        "The server process ended while a request was waiting for its response.";
+    SESSION_TIMEOUT = "session.request-timeout", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "The server did not answer a request within the configured timeout.";
-    PAGINATION_TERMINATES = "pagination.terminates", Failure, "server/utilities/pagination",
+    PAGINATION_TERMINATES = "pagination.terminates", Failure, [R1 => "server/utilities/pagination"],
         "Following `nextCursor` must reach the end of a list; a cursor must not lead back to an earlier page.";
-    SESSION_NOT_READING = "session.reads-input", Failure, "basic/transports#stdio",
+    SESSION_NOT_READING = "session.reads-input", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "The server must read the messages the client writes to its stdin.";
 }
 
@@ -111,8 +126,20 @@ mod tests {
         ids.dedup();
         assert_eq!(before, ids.len(), "duplicate rule id");
         for r in ALL {
-            assert!(r.id.split('.').count() == 2 && r.id.chars().all(|c| c.is_ascii_lowercase() || c == '.' || c == '-'), "{}", r.id);
-            assert!(!r.section.is_empty() && r.summary.ends_with('.'), "{}", r.id);
+            assert!(r.id.split('.').count() == 2 && r.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-'), "{}", r.id);
+            assert!(r.summary.ends_with('.'), "{}", r.id);
+            assert!(r.sections.windows(2).all(|w| w[0].0 < w[1].0), "{}: sections out of order", r.id);
+            for rev in Revision::ALL {
+                assert!(!r.section(rev).is_empty());
+            }
         }
+    }
+
+    #[test]
+    fn sections_follow_the_revision() {
+        let url = |r| JSONRPC_ID_ECHOED.url(r);
+        assert_eq!(url(Revision::V2024_11_05), "https://modelcontextprotocol.io/specification/2024-11-05/basic/messages#responses");
+        assert_eq!(url(Revision::V2025_06_18), "https://modelcontextprotocol.io/specification/2025-06-18/basic#responses");
+        assert_eq!(url(Revision::V2025_11_25), "https://modelcontextprotocol.io/specification/2025-11-25/basic#result-responses");
     }
 }
