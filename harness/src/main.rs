@@ -16,7 +16,10 @@ const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("mcpcheck: cannot start the async runtime: {e}");
@@ -57,7 +60,8 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
         }
         (Format::Json, None) => println!("{}", mcpcheck::report::to_json(&report)),
         (Format::Json, Some(path)) => {
-            std::fs::write(path, mcpcheck::report::to_json(&report)).with_context(|| format!("writing {}", path.display()))?;
+            std::fs::write(path, mcpcheck::report::to_json(&report))
+                .with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
     }
@@ -72,28 +76,44 @@ async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
         SchemasCommand::Fetch { dest, base_url } => {
             let dest = match dest {
                 Some(d) => d,
-                None => schema::resolve::cache_dir().context("no cache directory: set HOME or XDG_CACHE_HOME, or pass --dest")?,
+                None => schema::resolve::cache_dir()
+                    .context("no cache directory: set HOME or XDG_CACHE_HOME, or pass --dest")?,
             };
-            let base = base_url.as_deref().unwrap_or(schema::pins::DEFAULT_BASE_URL);
+            let base = base_url
+                .as_deref()
+                .unwrap_or(schema::pins::DEFAULT_BASE_URL);
             let results = schema::fetch::fetch(base, &dest, &Revision::ALL).await?;
             let mut failed = false;
             for r in results {
                 match r {
-                    Ok(f) => println!("{}  {} ({} bytes, sha256 verified)", f.revision, f.path.display(), f.bytes),
+                    Ok(f) => println!(
+                        "{}  {} ({} bytes, sha256 verified)",
+                        f.revision,
+                        f.path.display(),
+                        f.bytes
+                    ),
                     Err(e) => {
                         failed = true;
                         eprintln!("mcpcheck: {e}");
                     }
                 }
             }
-            Ok(if failed { ExitCode::from(EXIT_ERROR) } else { ExitCode::SUCCESS })
+            Ok(if failed {
+                ExitCode::from(EXIT_ERROR)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         SchemasCommand::List { schema_dir } => {
             let search = SearchPath::standard(schema_dir.as_deref());
             for rev in Revision::ALL {
                 match search.locate(rev) {
                     Ok(loc) => {
-                        let pin = if loc.pinned { "matches pin" } else { "DIFFERS from pin" };
+                        let pin = if loc.pinned {
+                            "matches pin"
+                        } else {
+                            "DIFFERS from pin"
+                        };
                         println!("{rev}  {}  ({:?}, {pin})", loc.path.display(), loc.origin);
                     }
                     Err(e) => println!("{rev}  missing: {e}"),

@@ -35,7 +35,9 @@ impl Rule {
     }
 }
 
-use Revision::{V2024_11_05 as R1, V2025_03_26 as R2, V2025_06_18 as R3, V2025_11_25 as R4, V2026_07_28 as R5};
+use Revision::{
+    V2024_11_05 as R1, V2025_03_26 as R2, V2025_06_18 as R3, V2025_11_25 as R4, V2026_07_28 as R5,
+};
 
 macro_rules! rules {
     ($($name:ident = $id:literal, $sev:ident, [$($since:ident => $section:literal),+], $summary:literal;)*) => {
@@ -86,6 +88,11 @@ rules! {
     JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "Every request must be answered with a response.";
 
+    JSONRPC_METHOD_NOT_FOUND = "jsonrpc.unknown-method-is-error", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#error-responses"],
+        "A request for a method the server does not have must be answered with an error.";
+    JSONRPC_METHOD_NOT_FOUND_CODE = "jsonrpc.method-not-found-code", Warning, [R1 => "basic/messages", R2 => "basic#messages"],
+        "An unknown method should be answered with -32601, the code JSON-RPC 2.0 (section 5.1) reserves for it.";
+
     SCHEMA_VALID = "schema.valid", Failure, [R1 => "schema"],
         "Every message must match the official schema of the negotiated revision.";
     SCHEMA_KNOWN_METHOD = "schema.known-method", Warning, [R1 => "schema"],
@@ -126,9 +133,21 @@ mod tests {
         ids.dedup();
         assert_eq!(before, ids.len(), "duplicate rule id");
         for r in ALL {
-            assert!(r.id.split('.').count() == 2 && r.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-'), "{}", r.id);
+            assert!(
+                r.id.split('.').count() == 2
+                    && r.id.chars().all(|c| c.is_ascii_lowercase()
+                        || c.is_ascii_digit()
+                        || c == '.'
+                        || c == '-'),
+                "{}",
+                r.id
+            );
             assert!(r.summary.ends_with('.'), "{}", r.id);
-            assert!(r.sections.windows(2).all(|w| w[0].0 < w[1].0), "{}: sections out of order", r.id);
+            assert!(
+                r.sections.windows(2).all(|w| w[0].0 < w[1].0),
+                "{}: sections out of order",
+                r.id
+            );
             for rev in Revision::ALL {
                 assert!(!r.section(rev).is_empty());
             }
@@ -138,8 +157,17 @@ mod tests {
     #[test]
     fn sections_follow_the_revision() {
         let url = |r| JSONRPC_ID_ECHOED.url(r);
-        assert_eq!(url(Revision::V2024_11_05), "https://modelcontextprotocol.io/specification/2024-11-05/basic/messages#responses");
-        assert_eq!(url(Revision::V2025_06_18), "https://modelcontextprotocol.io/specification/2025-06-18/basic#responses");
-        assert_eq!(url(Revision::V2025_11_25), "https://modelcontextprotocol.io/specification/2025-11-25/basic#result-responses");
+        assert_eq!(
+            url(Revision::V2024_11_05),
+            "https://modelcontextprotocol.io/specification/2024-11-05/basic/messages#responses"
+        );
+        assert_eq!(
+            url(Revision::V2025_06_18),
+            "https://modelcontextprotocol.io/specification/2025-06-18/basic#responses"
+        );
+        assert_eq!(
+            url(Revision::V2025_11_25),
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic#result-responses"
+        );
     }
 }

@@ -46,6 +46,9 @@ pub struct RunArgs {
     /// How long to wait for each response (e.g. 500ms, 10s, 1m).
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub timeout: String,
+    /// How long to wait for the `initialize` response, which includes the server's start-up.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub startup_timeout: String,
     /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
     #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
     pub schema_dir: Option<PathBuf>,
@@ -53,7 +56,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::framing::DEFAULT_MAX_FRAME)]
     pub max_frame_size: usize,
     /// Shutdown: how long to wait for exit after closing the server's stdin.
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    #[arg(long, value_name = "DURATION", default_value = "5s")]
     pub shutdown_wait: String,
     /// Shutdown: how long to wait after SIGTERM before SIGKILL.
     #[arg(long, value_name = "DURATION", default_value = "2s")]

@@ -11,13 +11,20 @@ use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
 
 /// Parses a duration like `500ms`, `10s` or `1m`.
 pub fn duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
-    humantime::parse_duration(text.trim()).map_err(|e| UsageError(format!("--{flag} {text:?}: {e} (try 500ms, 10s, 1m)")))
+    humantime::parse_duration(text.trim())
+        .map_err(|e| UsageError(format!("--{flag} {text:?}: {e} (try 500ms, 10s, 1m)")))
 }
 
 pub fn revision(text: &str) -> Result<Revision, UsageError> {
-    let r: Revision = text.parse().map_err(|e: crate::protocol::UnknownRevision| UsageError(format!("--protocol-version: {e}")))?;
+    let r: Revision = text
+        .parse()
+        .map_err(|e: crate::protocol::UnknownRevision| {
+            UsageError(format!("--protocol-version: {e}"))
+        })?;
     if !r.has_handshake() {
-        return Err(UsageError(format!("--protocol-version {r}: the stateless revision is not supported over stdio yet")));
+        return Err(UsageError(format!(
+            "--protocol-version {r}: the stateless revision is not supported over stdio yet"
+        )));
     }
     Ok(r)
 }
@@ -25,15 +32,24 @@ pub fn revision(text: &str) -> Result<Revision, UsageError> {
 /// Resolves `mcpcheck run` arguments.
 pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let mut server = match (&args.server, args.command.is_empty()) {
-        (Some(line), true) => ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?,
-        (None, false) => ServerCommand::from_argv(args.command.clone()).map_err(|_| UsageError("the server command after -- is empty".into()))?,
+        (Some(line), true) => {
+            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
+        }
+        (None, false) => ServerCommand::from_argv(args.command.clone())
+            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
         (None, true) => {
             return Err(UsageError("no server to check: give --server \"CMD ARGS\" or put the command after --, e.g. `mcpcheck run -- python3 server.py`".into()));
         }
-        (Some(_), false) => return Err(UsageError("give the server either with --server or after --, not both".into())),
+        (Some(_), false) => {
+            return Err(UsageError(
+                "give the server either with --server or after --, not both".into(),
+            ));
+        }
     };
     for kv in &args.env {
-        let (k, v) = kv.split_once('=').ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
         if k.is_empty() {
             return Err(UsageError(format!("--env {kv:?}: the name is empty")));
         }
@@ -41,12 +57,18 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     }
     if let Some(cwd) = &args.cwd {
         if !cwd.is_dir() {
-            return Err(UsageError(format!("--cwd {}: not a directory", cwd.display())));
+            return Err(UsageError(format!(
+                "--cwd {}: not a directory",
+                cwd.display()
+            )));
         }
         server.cwd = Some(cwd.clone());
     }
     if args.max_frame_size < 1024 {
-        return Err(UsageError(format!("--max-frame-size {}: must be at least 1024 bytes", args.max_frame_size)));
+        return Err(UsageError(format!(
+            "--max-frame-size {}: must be at least 1024 bytes",
+            args.max_frame_size
+        )));
     }
     let timeout = duration("timeout", &args.timeout)?;
     if timeout.is_zero() {
@@ -54,9 +76,25 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     }
     let stdio = StdioOptions {
         max_frame: args.max_frame_size,
-        shutdown: ShutdownWaits { after_close: duration("shutdown-wait", &args.shutdown_wait)?, after_term: duration("kill-wait", &args.kill_wait)? },
+        shutdown: ShutdownWaits {
+            after_close: duration("shutdown-wait", &args.shutdown_wait)?,
+            after_term: duration("kill-wait", &args.kill_wait)?,
+        },
         write_timeout: timeout,
     };
-    let session = SessionConfig { revision: revision(&args.protocol_version)?, timeout, ..SessionConfig::default() };
-    Ok((ProbeConfig { server, stdio, session }, SearchPath::standard(args.schema_dir.as_deref())))
+    let startup_timeout = duration("startup-timeout", &args.startup_timeout)?;
+    let session = SessionConfig {
+        revision: revision(&args.protocol_version)?,
+        timeout,
+        startup_timeout,
+        ..SessionConfig::default()
+    };
+    Ok((
+        ProbeConfig {
+            server,
+            stdio,
+            session,
+        },
+        SearchPath::standard(args.schema_dir.as_deref()),
+    ))
 }

@@ -28,7 +28,9 @@ impl RequestId {
     pub fn from_raw(raw: &RawValue) -> Option<Self> {
         let text = raw.get().trim();
         match text.as_bytes().first()? {
-            b'"' => serde_json::from_str::<String>(text).ok().map(RequestId::String),
+            b'"' => serde_json::from_str::<String>(text)
+                .ok()
+                .map(RequestId::String),
             b'-' | b'0'..=b'9' => Some(RequestId::Number(text.to_owned())),
             _ => None,
         }
@@ -53,9 +55,8 @@ impl RequestId {
     /// server turned `7` into `"7"` or the reverse.
     pub fn same_text_other_type(&self, other: &RequestId) -> bool {
         match (self, other) {
-            (RequestId::Number(n), RequestId::String(s)) | (RequestId::String(s), RequestId::Number(n)) => {
-                n == s
-            }
+            (RequestId::Number(n), RequestId::String(s))
+            | (RequestId::String(s), RequestId::Number(n)) => n == s,
             _ => false,
         }
     }

@@ -66,8 +66,14 @@ impl Message {
         match self {
             Message::Request(_) => "request",
             Message::Notification(_) => "notification",
-            Message::Response(Response { outcome: Outcome::Result(_), .. }) => "result response",
-            Message::Response(Response { outcome: Outcome::Error(_), .. }) => "error response",
+            Message::Response(Response {
+                outcome: Outcome::Result(_),
+                ..
+            }) => "result response",
+            Message::Response(Response {
+                outcome: Outcome::Error(_),
+                ..
+            }) => "error response",
         }
     }
 }
@@ -145,7 +151,11 @@ fn describe(v: &Value) -> String {
         Value::String(_) | Value::Number(_) | Value::Bool(_) | Value::Null => {
             let text = v.to_string();
             if text.len() > 40 {
-                format!("{} {}…", type_name(v), &text[..text.floor_char_boundary(40)])
+                format!(
+                    "{} {}…",
+                    type_name(v),
+                    &text[..text.floor_char_boundary(40)]
+                )
             } else {
                 format!("{} {text}", type_name(v))
             }
@@ -167,14 +177,21 @@ pub fn classify(value: &Value, raw: &str) -> Classified {
     match value {
         Value::Array(items) => {
             if items.is_empty() {
-                return Classified::Single(Err(Invalid { reason: InvalidReason::EmptyBatch, pointer: String::new() }));
+                return Classified::Single(Err(Invalid {
+                    reason: InvalidReason::EmptyBatch,
+                    pointer: String::new(),
+                }));
             }
             let raws: Option<Vec<&RawValue>> = serde_json::from_str(raw).ok();
             let out = items
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    let raw_item = raws.as_ref().and_then(|r| r.get(i)).map(|r| r.get()).unwrap_or("");
+                    let raw_item = raws
+                        .as_ref()
+                        .and_then(|r| r.get(i))
+                        .map(|r| r.get())
+                        .unwrap_or("");
                     classify_one(item, raw_item, &format!("/{i}"))
                 })
                 .collect();
@@ -185,34 +202,65 @@ pub fn classify(value: &Value, raw: &str) -> Classified {
 }
 
 fn invalid(reason: InvalidReason, base: &str, member: &str) -> Invalid {
-    let pointer = if member.is_empty() { base.to_owned() } else { format!("{base}/{member}") };
+    let pointer = if member.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}/{member}")
+    };
     Invalid { reason, pointer }
 }
 
 fn classify_one(value: &Value, raw: &str, base: &str) -> Result<Message, Invalid> {
     let Value::Object(obj) = value else {
-        return Err(invalid(InvalidReason::NotAnObject(type_name(value)), base, ""));
+        return Err(invalid(
+            InvalidReason::NotAnObject(type_name(value)),
+            base,
+            "",
+        ));
     };
     match obj.get("jsonrpc") {
         None => return Err(invalid(InvalidReason::MissingJsonrpc, base, "")),
         Some(Value::String(s)) if s == "2.0" => {}
-        Some(other) => return Err(invalid(InvalidReason::WrongJsonrpc(describe(other)), base, "jsonrpc")),
+        Some(other) => {
+            return Err(invalid(
+                InvalidReason::WrongJsonrpc(describe(other)),
+                base,
+                "jsonrpc",
+            ));
+        }
     }
     let id = read_id(obj.get("id"), raw, base)?;
 
     if let Some(method) = obj.get("method") {
         let Value::String(method) = method else {
-            return Err(invalid(InvalidReason::MethodNotString(describe(method)), base, "method"));
+            return Err(invalid(
+                InvalidReason::MethodNotString(describe(method)),
+                base,
+                "method",
+            ));
         };
         let params = match obj.get("params") {
             None => None,
             Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p.clone()),
-            Some(other) => return Err(invalid(InvalidReason::ParamsNotStructured(type_name(other)), base, "params")),
+            Some(other) => {
+                return Err(invalid(
+                    InvalidReason::ParamsNotStructured(type_name(other)),
+                    base,
+                    "params",
+                ));
+            }
         };
         return match id {
-            IdState::Absent => Ok(Message::Notification(Notification { method: method.clone(), params })),
+            IdState::Absent => Ok(Message::Notification(Notification {
+                method: method.clone(),
+                params,
+            })),
             IdState::Null => Err(invalid(InvalidReason::IdNullInRequest, base, "id")),
-            IdState::Present(id) => Ok(Message::Request(Request { id, method: method.clone(), params })),
+            IdState::Present(id) => Ok(Message::Request(Request {
+                id,
+                method: method.clone(),
+                params,
+            })),
         };
     }
 
@@ -224,7 +272,9 @@ fn classify_one(value: &Value, raw: &str, base: &str) -> Result<Message, Invalid
     };
     let id = match (id, &outcome) {
         (IdState::Absent, _) => return Err(invalid(InvalidReason::ResponseWithoutId, base, "")),
-        (IdState::Null, Outcome::Result(_)) => return Err(invalid(InvalidReason::ResultWithNullId, base, "id")),
+        (IdState::Null, Outcome::Result(_)) => {
+            return Err(invalid(InvalidReason::ResultWithNullId, base, "id"));
+        }
         (IdState::Null, Outcome::Error(_)) => None,
         (IdState::Present(id), _) => Some(id),
     };
@@ -248,30 +298,62 @@ fn read_id(id: Option<&Value>, raw: &str, base: &str) -> Result<IdState, Invalid
                 .and_then(|p| p.id)
                 .and_then(RequestId::from_raw)
                 .filter(|id| matches!(id, RequestId::Number(_)));
-            Ok(IdState::Present(exact.unwrap_or_else(|| RequestId::Number(n.to_string()))))
+            Ok(IdState::Present(
+                exact.unwrap_or_else(|| RequestId::Number(n.to_string())),
+            ))
         }
-        Some(other) => Err(invalid(InvalidReason::IdWrongType(type_name(other)), base, "id")),
+        Some(other) => Err(invalid(
+            InvalidReason::IdWrongType(type_name(other)),
+            base,
+            "id",
+        )),
     }
 }
 
 fn read_error(error: &Value, base: &str) -> Result<ErrorObject, Invalid> {
     let Value::Object(err) = error else {
-        return Err(invalid(InvalidReason::ErrorNotObject(type_name(error)), base, "error"));
+        return Err(invalid(
+            InvalidReason::ErrorNotObject(type_name(error)),
+            base,
+            "error",
+        ));
     };
     let code = match err.get("code") {
         None => return Err(invalid(InvalidReason::ErrorCodeMissing, base, "error")),
         Some(Value::Number(n)) => match n.as_i64() {
             Some(c) => c,
-            None => return Err(invalid(InvalidReason::ErrorCodeNotInteger(describe(&Value::Number(n.clone()))), base, "error/code")),
+            None => {
+                return Err(invalid(
+                    InvalidReason::ErrorCodeNotInteger(describe(&Value::Number(n.clone()))),
+                    base,
+                    "error/code",
+                ));
+            }
         },
-        Some(other) => return Err(invalid(InvalidReason::ErrorCodeNotInteger(describe(other)), base, "error/code")),
+        Some(other) => {
+            return Err(invalid(
+                InvalidReason::ErrorCodeNotInteger(describe(other)),
+                base,
+                "error/code",
+            ));
+        }
     };
     let message = match err.get("message") {
         None => return Err(invalid(InvalidReason::ErrorMessageMissing, base, "error")),
         Some(Value::String(m)) => m.clone(),
-        Some(other) => return Err(invalid(InvalidReason::ErrorMessageNotString(describe(other)), base, "error/message")),
+        Some(other) => {
+            return Err(invalid(
+                InvalidReason::ErrorMessageNotString(describe(other)),
+                base,
+                "error/message",
+            ));
+        }
     };
-    Ok(ErrorObject { code, message, data: err.get("data").cloned() })
+    Ok(ErrorObject {
+        code,
+        message,
+        data: err.get("data").cloned(),
+    })
 }
 
 #[cfg(test)]
@@ -292,10 +374,21 @@ mod tests {
 
     #[test]
     fn well_formed_messages() {
-        assert!(matches!(one(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Ok(Message::Request(_))));
-        assert!(matches!(one(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Message::Notification(_))));
-        assert!(matches!(one(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Ok(Message::Response(_))));
-        let Ok(Message::Response(r)) = one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#) else {
+        assert!(matches!(
+            one(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Ok(Message::Request(_))
+        ));
+        assert!(matches!(
+            one(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Ok(Message::Notification(_))
+        ));
+        assert!(matches!(
+            one(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+            Ok(Message::Response(_))
+        ));
+        let Ok(Message::Response(r)) =
+            one(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
+        else {
             panic!()
         };
         assert_eq!(r.id, None);
@@ -304,28 +397,81 @@ mod tests {
     #[test]
     fn each_invalid_reason() {
         assert_eq!(reason("1"), InvalidReason::NotAnObject("number"));
-        assert_eq!(reason(r#"{"id":1,"result":{}}"#), InvalidReason::MissingJsonrpc);
-        assert!(matches!(reason(r#"{"jsonrpc":"1.0","id":1,"result":{}}"#), InvalidReason::WrongJsonrpc(_)));
-        assert!(matches!(reason(r#"{"jsonrpc":2.0,"id":1,"result":{}}"#), InvalidReason::WrongJsonrpc(_)));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#), InvalidReason::BothResultAndError);
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1}"#), InvalidReason::NeitherMethodNorResult);
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}"#), InvalidReason::ErrorCodeMissing);
-        assert!(matches!(reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"x"}}"#), InvalidReason::ErrorCodeNotInteger(_)));
-        assert!(matches!(reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}"#), InvalidReason::ErrorCodeNotInteger(_)));
-        assert!(matches!(reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":3}}"#), InvalidReason::ErrorMessageNotString(_)));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#), InvalidReason::ErrorMessageMissing);
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":1,"error":"bad"}"#), InvalidReason::ErrorNotObject("string"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#), InvalidReason::IdWrongType("object"));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#), InvalidReason::IdNullInRequest);
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#), InvalidReason::ResultWithNullId);
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","result":{}}"#), InvalidReason::ResponseWithoutId);
-        assert!(matches!(reason(r#"{"jsonrpc":"2.0","method":7}"#), InvalidReason::MethodNotString(_)));
-        assert_eq!(reason(r#"{"jsonrpc":"2.0","method":"x","params":3}"#), InvalidReason::ParamsNotStructured("number"));
+        assert_eq!(
+            reason(r#"{"id":1,"result":{}}"#),
+            InvalidReason::MissingJsonrpc
+        );
+        assert!(matches!(
+            reason(r#"{"jsonrpc":"1.0","id":1,"result":{}}"#),
+            InvalidReason::WrongJsonrpc(_)
+        ));
+        assert!(matches!(
+            reason(r#"{"jsonrpc":2.0,"id":1,"result":{}}"#),
+            InvalidReason::WrongJsonrpc(_)
+        ));
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#),
+            InvalidReason::BothResultAndError
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1}"#),
+            InvalidReason::NeitherMethodNorResult
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}"#),
+            InvalidReason::ErrorCodeMissing
+        );
+        assert!(matches!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"x"}}"#),
+            InvalidReason::ErrorCodeNotInteger(_)
+        ));
+        assert!(matches!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}"#),
+            InvalidReason::ErrorCodeNotInteger(_)
+        ));
+        assert!(matches!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":3}}"#),
+            InvalidReason::ErrorMessageNotString(_)
+        ));
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#),
+            InvalidReason::ErrorMessageMissing
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":1,"error":"bad"}"#),
+            InvalidReason::ErrorNotObject("string")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#),
+            InvalidReason::IdWrongType("object")
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
+            InvalidReason::IdNullInRequest
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#),
+            InvalidReason::ResultWithNullId
+        );
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","result":{}}"#),
+            InvalidReason::ResponseWithoutId
+        );
+        assert!(matches!(
+            reason(r#"{"jsonrpc":"2.0","method":7}"#),
+            InvalidReason::MethodNotString(_)
+        ));
+        assert_eq!(
+            reason(r#"{"jsonrpc":"2.0","method":"x","params":3}"#),
+            InvalidReason::ParamsNotStructured("number")
+        );
     }
 
     #[test]
     fn big_ids_keep_their_token() {
-        let Ok(Message::Response(r)) = one(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#) else {
+        let Ok(Message::Response(r)) =
+            one(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#)
+        else {
             panic!()
         };
         assert_eq!(r.id.unwrap().to_string(), "123456789012345678901234567890");
@@ -333,12 +479,21 @@ mod tests {
 
     #[test]
     fn batches_point_into_the_array() {
-        let text = r#"[{"jsonrpc":"2.0","id":1,"result":{}}, {"jsonrpc":"2.0","id":true,"result":{}}]"#;
+        let text =
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}}, {"jsonrpc":"2.0","id":true,"result":{}}]"#;
         let v: Value = serde_json::from_str(text).unwrap();
-        let Classified::Batch(items) = classify(&v, text) else { panic!() };
+        let Classified::Batch(items) = classify(&v, text) else {
+            panic!()
+        };
         assert!(items[0].is_ok());
         assert_eq!(items[1].as_ref().unwrap_err().pointer, "/1/id");
         let v: Value = serde_json::from_str("[]").unwrap();
-        assert_eq!(classify(&v, "[]"), Classified::Single(Err(Invalid { reason: InvalidReason::EmptyBatch, pointer: String::new() })));
+        assert_eq!(
+            classify(&v, "[]"),
+            Classified::Single(Err(Invalid {
+                reason: InvalidReason::EmptyBatch,
+                pointer: String::new()
+            }))
+        );
     }
 }

@@ -5,12 +5,19 @@ pub mod jsonrpc;
 pub mod revision;
 
 pub use id::RequestId;
-pub use jsonrpc::{Classified, ErrorObject, Invalid, InvalidReason, Message, Notification, Outcome, Request, Response, classify};
+pub use jsonrpc::{
+    Classified, ErrorObject, Invalid, InvalidReason, Message, Notification, Outcome, Request,
+    Response, classify,
+};
 pub use revision::{Revision, UnknownRevision};
 
 /// Serializes an outbound request.
 pub fn request_json(id: &RequestId, method: &str, params: Option<&serde_json::Value>) -> Vec<u8> {
-    let mut text = format!(r#"{{"jsonrpc":"2.0","id":{},"method":{}"#, id.to_json().get(), json_str(method));
+    let mut text = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"method":{}"#,
+        id.to_json().get(),
+        json_str(method)
+    );
     if let Some(p) = params {
         text.push_str(r#","params":"#);
         text.push_str(&p.to_string());

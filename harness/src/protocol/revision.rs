@@ -74,7 +74,9 @@ impl fmt::Display for Revision {
 
 /// A protocol version string that is not one of the revisions mcpcheck knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown protocol revision `{0}` (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)")]
+#[error(
+    "unknown protocol revision `{0}` (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)"
+)]
 pub struct UnknownRevision(pub String);
 
 impl serde::Serialize for Revision {
@@ -116,7 +118,10 @@ mod tests {
 
     #[test]
     fn only_2025_03_26_allows_batches() {
-        let allowed: Vec<_> = Revision::ALL.into_iter().filter(|r| r.allows_batches()).collect();
+        let allowed: Vec<_> = Revision::ALL
+            .into_iter()
+            .filter(|r| r.allows_batches())
+            .collect();
         assert_eq!(allowed, vec![Revision::V2025_03_26]);
     }
 }

@@ -10,21 +10,49 @@ use crate::session::SchemaStatus;
 pub fn render(report: &RunReport) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let _ = writeln!(w, "mcpcheck {} — {}", report.mcpcheck_version, report.server);
+    let _ = writeln!(
+        w,
+        "mcpcheck {} — {}",
+        report.mcpcheck_version, report.server
+    );
     if let Some(p) = &report.profile {
-        let name = p.server_info.get("name").and_then(|v| v.as_str()).unwrap_or("(no name)");
-        let version = p.server_info.get("version").and_then(|v| v.as_str()).unwrap_or("?");
+        let name = p
+            .server_info
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or("(no name)");
+        let version = p
+            .server_info
+            .get("version")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?");
         let _ = writeln!(w, "server   {name} {version}");
     }
     if report.revision == report.requested_revision {
         let _ = writeln!(w, "revision {}", report.revision);
     } else {
-        let _ = writeln!(w, "revision {} (requested {})", report.revision, report.requested_revision);
+        let _ = writeln!(
+            w,
+            "revision {} (requested {})",
+            report.revision, report.requested_revision
+        );
     }
     match &report.schema {
-        SchemaStatus::Checked { revision, source, pinned, messages } => {
-            let pin = if *pinned { "" } else { " (differs from the pinned official schema)" };
-            let _ = writeln!(w, "schema   {messages} messages validated against {revision} from {source}{pin}");
+        SchemaStatus::Checked {
+            revision,
+            source,
+            pinned,
+            messages,
+        } => {
+            let pin = if *pinned {
+                ""
+            } else {
+                " (differs from the pinned official schema)"
+            };
+            let _ = writeln!(
+                w,
+                "schema   {messages} messages validated against {revision} from {source}{pin}"
+            );
         }
         SchemaStatus::Skipped { reason } => {
             let _ = writeln!(w, "schema   SKIPPED: {reason}");
@@ -56,9 +84,21 @@ pub fn render(report: &RunReport) -> String {
         let _ = writeln!(w, "{label} [{}] {}", f.rule, f.message);
         let _ = writeln!(w, "    spec:     {}", f.spec);
         if let Some(i) = f.frame {
-            let frame = report.transcript.get(i).map(|e| e.text.as_str()).unwrap_or("");
-            let pointer = f.pointer.as_deref().map(|p| format!(" at {}", if p.is_empty() { "/" } else { p })).unwrap_or_default();
-            let _ = writeln!(w, "    frame:    #{i}{pointer}: {}", crate::session::quote(frame, 300));
+            let frame = report
+                .transcript
+                .get(i)
+                .map(|e| e.text.as_str())
+                .unwrap_or("");
+            let pointer = f
+                .pointer
+                .as_deref()
+                .map(|p| format!(" at {}", if p.is_empty() { "/" } else { p }))
+                .unwrap_or_default();
+            let _ = writeln!(
+                w,
+                "    frame:    #{i}{pointer}: {}",
+                crate::session::quote(frame, 300)
+            );
         } else if let Some(p) = &f.pointer {
             let _ = writeln!(w, "    pointer:  {p}");
         }
@@ -67,7 +107,11 @@ pub fn render(report: &RunReport) -> String {
         }
         if let Some(e) = &f.evidence {
             for (n, line) in e.lines().enumerate() {
-                let _ = writeln!(w, "    {}{line}", if n == 0 { "evidence: " } else { "          " });
+                let _ = writeln!(
+                    w,
+                    "    {}{line}",
+                    if n == 0 { "evidence: " } else { "          " }
+                );
             }
         }
     }

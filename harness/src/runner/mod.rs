@@ -20,7 +20,9 @@ pub enum StepStatus {
     /// The step broke rules (its findings say which).
     Failed,
     /// The step did not run, and why.
-    Skipped { reason: String },
+    Skipped {
+        reason: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -74,7 +76,11 @@ pub struct Counts {
 impl Counts {
     pub fn of(findings: &[Finding]) -> Self {
         let n = |s| findings.iter().filter(|f| f.severity == s).count();
-        Counts { failures: n(Severity::Failure), warnings: n(Severity::Warning), infos: n(Severity::Info) }
+        Counts {
+            failures: n(Severity::Failure),
+            warnings: n(Severity::Warning),
+            infos: n(Severity::Info),
+        }
     }
 }
 

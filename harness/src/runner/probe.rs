@@ -6,12 +6,14 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{Counts, RunReport, StderrSummary, StepRecord, StepStatus, Verdict, REPORT_FORMAT_VERSION};
+use super::{
+    Counts, REPORT_FORMAT_VERSION, RunReport, StderrSummary, StepRecord, StepStatus, Verdict,
+};
 use crate::check::{Finding, rules};
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig};
-use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
 use crate::transport::TransportError;
+use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
 
 /// Everything a probe run needs, resolved from flags.
 #[derive(Clone, Debug)]
@@ -25,10 +27,18 @@ pub struct ProbeConfig {
 const MAX_PAGES: usize = 1000;
 
 /// Runs the probe. `Err` only for harness or setup problems (the server could not start).
-pub async fn run(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<RunReport, TransportError> {
+pub async fn run(
+    config: &ProbeConfig,
+    schemas: Arc<SchemaStore>,
+) -> Result<RunReport, TransportError> {
     let started = Instant::now();
     let transport = StdioTransport::spawn(&config.server, config.stdio.clone(), started)?;
-    let mut session = Session::new(Box::new(transport), schemas, config.session.clone(), started);
+    let mut session = Session::new(
+        Box::new(transport),
+        schemas,
+        config.session.clone(),
+        started,
+    );
     let mut steps = Vec::new();
 
     let profile = match session.initialize().await {
@@ -39,40 +49,75 @@ pub async fn run(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<RunR
         Err(e) => {
             let f = session.finding_for(&e);
             session.add_finding(f);
-            steps.push(StepRecord { name: "initialize".into(), status: StepStatus::Failed });
+            steps.push(StepRecord {
+                name: "initialize".into(),
+                status: StepStatus::Failed,
+            });
             None
         }
     };
 
     if let Some(profile) = &profile {
-        let mut before = session.findings().len();
-        match session.request("ping", None).await {
-            Ok(_) => steps.push(step_result(&session, "ping", before)),
-            Err(e) => fail(&mut session, &mut steps, "ping", &e),
-        }
-        let lists: [(&str, &str, &str); 4] = [
-            ("tools", "tools/list", "tools"),
-            ("resources", "resources/list", "resources"),
-            ("resources", "resources/templates/list", "resourceTemplates"),
-            ("prompts", "prompts/list", "prompts"),
+        let mut plan: Vec<Step> = vec![Step::Ping, Step::UnknownMethod];
+        let lists: [(&str, &'static str); 4] = [
+            ("tools", "tools/list"),
+            ("resources", "resources/list"),
+            ("resources", "resources/templates/list"),
+            ("prompts", "prompts/list"),
         ];
-        for (capability, method, key) in lists {
-            if !profile.declares(capability) {
+        for (capability, method) in lists {
+            plan.push(if profile.declares(capability) {
+                Step::List(method)
+            } else {
+                Step::Undeclared(method, capability)
+            });
+        }
+        for step in plan {
+            let name = step.name();
+            if session.is_closed() {
                 steps.push(StepRecord {
-                    name: method.into(),
-                    status: StepStatus::Skipped { reason: format!("the server does not declare `{capability}`") },
+                    name,
+                    status: StepStatus::Skipped {
+                        reason: "the server had already exited".into(),
+                    },
                 });
                 continue;
             }
-            before = session.findings().len();
-            match paginate(&mut session, method, key).await {
-                Ok(()) => steps.push(step_result(&session, method, before)),
-                Err(e) => fail(&mut session, &mut steps, method, &e),
+            let before = session.findings().len();
+            let outcome = match step {
+                Step::Ping => session.request("ping", None).await.map(drop),
+                Step::UnknownMethod => unknown_method(&mut session).await,
+                Step::List(method) => paginate(&mut session, method).await,
+                Step::Undeclared(_, capability) => {
+                    steps.push(StepRecord {
+                        name,
+                        status: StepStatus::Skipped {
+                            reason: format!("the server does not declare `{capability}`"),
+                        },
+                    });
+                    continue;
+                }
+            };
+            match outcome {
+                Ok(()) => steps.push(step_result(&session, &name, before)),
+                Err(e) => fail(&mut session, &mut steps, &name, &e),
             }
         }
     } else {
-        for method in ["ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list"] {
-            steps.push(StepRecord { name: method.into(), status: StepStatus::Skipped { reason: "the handshake failed".into() } });
+        for method in [
+            "ping",
+            "unknown method",
+            "tools/list",
+            "resources/list",
+            "resources/templates/list",
+            "prompts/list",
+        ] {
+            steps.push(StepRecord {
+                name: method.into(),
+                status: StepStatus::Skipped {
+                    reason: "the handshake failed".into(),
+                },
+            });
         }
     }
 
@@ -89,44 +134,139 @@ pub async fn run(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<RunR
         requested_revision: requested,
         revision,
         profile,
-        verdict: if counts.failures > 0 { Verdict::Fail } else { Verdict::Pass },
+        verdict: if counts.failures > 0 {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        },
         counts,
         steps,
         findings: record.findings,
         schema: record.schema,
         shutdown: record.shutdown,
-        stderr: StderrSummary { bytes: record.stderr_bytes, tail: record.stderr_tail },
+        stderr: StderrSummary {
+            bytes: record.stderr_bytes,
+            tail: record.stderr_tail,
+        },
         duration_ms: started.elapsed().as_millis() as u64,
         transcript: record.transcript.entries().to_vec(),
     })
 }
 
 fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {
-    let failed = session.findings()[findings_before..].iter().any(|f| f.severity == crate::check::Severity::Failure);
-    StepRecord { name: name.into(), status: if failed { StepStatus::Failed } else { StepStatus::Passed } }
+    let failed = session.findings()[findings_before..]
+        .iter()
+        .any(|f| f.severity == crate::check::Severity::Failure);
+    StepRecord {
+        name: name.into(),
+        status: if failed {
+            StepStatus::Failed
+        } else {
+            StepStatus::Passed
+        },
+    }
 }
 
-fn fail(session: &mut Session, steps: &mut Vec<StepRecord>, name: &str, e: &crate::session::SessionError) {
+fn fail(
+    session: &mut Session,
+    steps: &mut Vec<StepRecord>,
+    name: &str,
+    e: &crate::session::SessionError,
+) {
     let f = session.finding_for(e);
     session.add_finding(f);
-    steps.push(StepRecord { name: name.into(), status: StepStatus::Failed });
+    steps.push(StepRecord {
+        name: name.into(),
+        status: StepStatus::Failed,
+    });
+}
+
+/// One step of the probe.
+#[derive(Clone, Copy)]
+enum Step {
+    Ping,
+    UnknownMethod,
+    List(&'static str),
+    Undeclared(&'static str, &'static str),
+}
+
+impl Step {
+    fn name(self) -> String {
+        match self {
+            Step::Ping => "ping".into(),
+            Step::UnknownMethod => "unknown method".into(),
+            Step::List(m) | Step::Undeclared(m, _) => m.into(),
+        }
+    }
+}
+
+/// The method mcpcheck calls to see that unknown methods get JSON-RPC's -32601.
+pub const UNKNOWN_METHOD: &str = "mcpcheck/no-such-method";
+
+/// Calls a method no revision defines: the answer must be an error, ideally -32601.
+async fn unknown_method(session: &mut Session) -> Result<(), crate::session::SessionError> {
+    let reply = session.request(UNKNOWN_METHOD, Some(json!({}))).await?;
+    let rev = session.revision();
+    let finding = match &reply.outcome {
+        crate::protocol::Outcome::Error(_) if reply.salvaged => None,
+        crate::protocol::Outcome::Error(e)
+            if e.code == crate::protocol::codes::METHOD_NOT_FOUND =>
+        {
+            None
+        }
+        crate::protocol::Outcome::Error(e) => Some(
+            Finding::new(
+                &rules::JSONRPC_METHOD_NOT_FOUND_CODE,
+                rev,
+                format!("an unknown method was answered with error code {}", e.code),
+            )
+            .pointer("/error/code")
+            .expected("-32601 (Method not found)"),
+        ),
+        crate::protocol::Outcome::Result(_) => Some(
+            Finding::new(
+                &rules::JSONRPC_METHOD_NOT_FOUND,
+                rev,
+                format!("`{UNKNOWN_METHOD}` does not exist, yet the server answered with a result"),
+            )
+            .pointer("/result")
+            .expected("an error response, code -32601 (Method not found)"),
+        ),
+    };
+    if let Some(f) = finding {
+        session.add_finding(match reply.frame {
+            Some(i) => f.at_frame(i),
+            None => f,
+        });
+    }
+    Ok(())
 }
 
 /// Follows `nextCursor` to the end of a list, catching cursors that loop.
-async fn paginate(session: &mut Session, method: &str, key: &str) -> Result<(), crate::session::SessionError> {
+async fn paginate(session: &mut Session, method: &str) -> Result<(), crate::session::SessionError> {
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
     for _ in 0..MAX_PAGES {
         let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
         let reply = session.request(method, params).await?;
-        let Some(result) = reply.result() else { return Ok(()) };
-        let _ = result.get(key);
+        let Some(result) = reply.result() else {
+            return Ok(());
+        };
         match result.get("nextCursor").and_then(Value::as_str) {
             None => return Ok(()),
             Some(next) if !seen.insert(next.to_owned()) => {
                 let rev = session.revision();
-                let f = Finding::new(&rules::PAGINATION_TERMINATES, rev, format!("`{method}` returned cursor {next:?} a second time: the pagination loops"));
-                let f = match reply.frame { Some(i) => f.at_frame(i), None => f };
+                let f = Finding::new(
+                    &rules::PAGINATION_TERMINATES,
+                    rev,
+                    format!(
+                        "`{method}` returned cursor {next:?} a second time: the pagination loops"
+                    ),
+                );
+                let f = match reply.frame {
+                    Some(i) => f.at_frame(i),
+                    None => f,
+                };
                 session.add_finding(f.pointer("/result/nextCursor"));
                 return Ok(());
             }
@@ -134,6 +274,10 @@ async fn paginate(session: &mut Session, method: &str, key: &str) -> Result<(), 
         }
     }
     let rev = session.revision();
-    session.add_finding(Finding::new(&rules::PAGINATION_TERMINATES, rev, format!("`{method}` was still paginating after {MAX_PAGES} pages")));
+    session.add_finding(Finding::new(
+        &rules::PAGINATION_TERMINATES,
+        rev,
+        format!("`{method}` was still paginating after {MAX_PAGES} pages"),
+    ));
     Ok(())
 }

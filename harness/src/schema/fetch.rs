@@ -17,7 +17,11 @@ pub enum FetchError {
     #[error("downloading {url}: HTTP status {status}")]
     Status { url: String, status: u16 },
     #[error("{url}: checksum mismatch (expected sha256 {expected}, got {actual}); not saved")]
-    Checksum { url: String, expected: String, actual: String },
+    Checksum {
+        url: String,
+        expected: String,
+        actual: String,
+    },
     #[error("writing {path}: {source}")]
     Write {
         path: PathBuf,
@@ -36,12 +40,20 @@ pub struct Fetched {
 
 /// Downloads each revision's schema from `base_url` into `dest/<revision>/schema.json`.
 /// A file is written only after its checksum matches, and atomically (temp + rename).
-pub async fn fetch(base_url: &str, dest: &Path, revisions: &[Revision]) -> Result<Vec<Result<Fetched, FetchError>>, FetchError> {
+pub async fn fetch(
+    base_url: &str,
+    dest: &Path,
+    revisions: &[Revision],
+) -> Result<Vec<Result<Fetched, FetchError>>, FetchError> {
+    crate::transport::install_crypto_provider();
     let client = reqwest::Client::builder()
         .user_agent(concat!("mcpcheck/", env!("CARGO_PKG_VERSION")))
         .timeout(std::time::Duration::from_secs(60))
         .build()
-        .map_err(|source| FetchError::Http { url: base_url.to_owned(), source })?;
+        .map_err(|source| FetchError::Http {
+            url: base_url.to_owned(),
+            source,
+        })?;
     let mut out = Vec::new();
     for &revision in revisions {
         let url = pins::url(base_url.trim_end_matches('/'), revision);
@@ -50,24 +62,46 @@ pub async fn fetch(base_url: &str, dest: &Path, revisions: &[Revision]) -> Resul
     Ok(out)
 }
 
-async fn fetch_one(client: &reqwest::Client, url: &str, dest: &Path, revision: Revision) -> Result<Fetched, FetchError> {
-    let http = |source| FetchError::Http { url: url.to_owned(), source };
+async fn fetch_one(
+    client: &reqwest::Client,
+    url: &str,
+    dest: &Path,
+    revision: Revision,
+) -> Result<Fetched, FetchError> {
+    let http = |source| FetchError::Http {
+        url: url.to_owned(),
+        source,
+    };
     let response = client.get(url).send().await.map_err(http)?;
     if !response.status().is_success() {
-        return Err(FetchError::Status { url: url.to_owned(), status: response.status().as_u16() });
+        return Err(FetchError::Status {
+            url: url.to_owned(),
+            status: response.status().as_u16(),
+        });
     }
     let bytes = response.bytes().await.map_err(http)?;
     let actual = pins::digest(&bytes);
     let expected = pins::sha256(revision);
     if actual != expected {
-        return Err(FetchError::Checksum { url: url.to_owned(), expected: expected.to_owned(), actual });
+        return Err(FetchError::Checksum {
+            url: url.to_owned(),
+            expected: expected.to_owned(),
+            actual,
+        });
     }
     let dir = dest.join(revision.as_str());
-    let write = |path: &Path, source| FetchError::Write { path: path.to_path_buf(), source };
+    let write = |path: &Path, source| FetchError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     std::fs::create_dir_all(&dir).map_err(|e| write(&dir, e))?;
     let path = dir.join("schema.json");
     let tmp = dir.join(".schema.json.part");
     std::fs::write(&tmp, &bytes).map_err(|e| write(&tmp, e))?;
     std::fs::rename(&tmp, &path).map_err(|e| write(&path, e))?;
-    Ok(Fetched { revision, path, bytes: bytes.len() })
+    Ok(Fetched {
+        revision,
+        path,
+        bytes: bytes.len(),
+    })
 }

@@ -45,7 +45,10 @@ pub struct Violation {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{path}: not valid JSON: {source}")]
-    Json { path: String, source: serde_json::Error },
+    Json {
+        path: String,
+        source: serde_json::Error,
+    },
     #[error("{path}: has no `definitions` or `$defs`")]
     NoDefinitions { path: String },
 }
@@ -76,14 +79,21 @@ pub struct SchemaSet {
 
 impl std::fmt::Debug for SchemaSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemaSet").field("revision", &self.revision).field("path", &self.located.path).finish()
+        f.debug_struct("SchemaSet")
+            .field("revision", &self.revision)
+            .field("path", &self.located.path)
+            .finish()
     }
 }
 
 impl SchemaSet {
     pub fn load(revision: Revision, located: Located) -> Result<Self, LoadError> {
         let path = located.path.display().to_string();
-        let root: Value = serde_json::from_slice(&located.bytes).map_err(|source| LoadError::Json { path: path.clone(), source })?;
+        let root: Value =
+            serde_json::from_slice(&located.bytes).map_err(|source| LoadError::Json {
+                path: path.clone(),
+                source,
+            })?;
         let defs_key = if root.get("$defs").is_some() {
             "$defs"
         } else if root.get("definitions").is_some() {
@@ -92,7 +102,14 @@ impl SchemaSet {
             return Err(LoadError::NoDefinitions { path });
         };
         let methods = method_table(&root[defs_key]);
-        Ok(SchemaSet { revision, located, root, defs_key, methods, compiled: Mutex::new(HashMap::new()) })
+        Ok(SchemaSet {
+            revision,
+            located,
+            root,
+            defs_key,
+            methods,
+            compiled: Mutex::new(HashMap::new()),
+        })
     }
 
     pub fn methods(&self) -> &MethodTable {
@@ -121,11 +138,16 @@ impl SchemaSet {
         let reference = match target {
             Target::Definition(name) => {
                 if !self.has_definition(name) {
-                    return Err(format!("{} schema has no definition `{name}`", self.revision));
+                    return Err(format!(
+                        "{} schema has no definition `{name}`",
+                        self.revision
+                    ));
                 }
                 format!("#/{}/{}", self.defs_key, name)
             }
-            Target::ErrorObject if self.has_definition("Error") => format!("#/{}/Error", self.defs_key),
+            Target::ErrorObject if self.has_definition("Error") => {
+                format!("#/{}/Error", self.defs_key)
+            }
             Target::ErrorObject => format!("#/{}/JSONRPCError/properties/error", self.defs_key),
         };
         let mut wrapper = json!({ "$ref": reference });
@@ -136,7 +158,12 @@ impl SchemaSet {
         let validator = jsonschema::options()
             .should_validate_formats(false)
             .build(&wrapper)
-            .map_err(|e| format!("{} schema for {target} does not compile: {e}", self.revision))?;
+            .map_err(|e| {
+                format!(
+                    "{} schema for {target} does not compile: {e}",
+                    self.revision
+                )
+            })?;
         let validator = Arc::new(validator);
         cache.insert(target.clone(), validator.clone());
         Ok(validator)
@@ -159,29 +186,48 @@ impl SchemaSet {
 }
 
 fn refs_of(union: Option<&Value>) -> Vec<String> {
-    let Some(Value::Array(items)) = union.and_then(|u| u.get("anyOf").or_else(|| u.get("oneOf"))) else {
+    let Some(Value::Array(items)) = union.and_then(|u| u.get("anyOf").or_else(|| u.get("oneOf")))
+    else {
         return Vec::new();
     };
     items
         .iter()
-        .filter_map(|i| i.get("$ref")?.as_str()?.rsplit('/').next().map(str::to_owned))
+        .filter_map(|i| {
+            i.get("$ref")?
+                .as_str()?
+                .rsplit('/')
+                .next()
+                .map(str::to_owned)
+        })
         .collect()
 }
 
 fn method_of(def: &Value) -> Option<String> {
     let m = def.get("properties")?.get("method")?;
-    m.get("const").or_else(|| m.get("enum").and_then(|e| e.get(0)))?.as_str().map(str::to_owned)
+    m.get("const")
+        .or_else(|| m.get("enum").and_then(|e| e.get(0)))?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// The result definition for a request definition: by name (`XRequest` -> `XResult`),
 /// with the requests the spec answers with an empty result.
 fn result_def(defs: &Value, request_def: &str) -> String {
-    const EMPTY: [&str; 4] = ["PingRequest", "SetLevelRequest", "SubscribeRequest", "UnsubscribeRequest"];
+    const EMPTY: [&str; 4] = [
+        "PingRequest",
+        "SetLevelRequest",
+        "SubscribeRequest",
+        "UnsubscribeRequest",
+    ];
     if EMPTY.contains(&request_def) {
         return "EmptyResult".to_owned();
     }
     let candidate = format!("{}Result", request_def.trim_end_matches("Request"));
-    if defs.get(&candidate).is_some() { candidate } else { "Result".to_owned() }
+    if defs.get(&candidate).is_some() {
+        candidate
+    } else {
+        "Result".to_owned()
+    }
 }
 
 fn method_table(defs: &Value) -> MethodTable {
@@ -220,7 +266,10 @@ pub struct SchemaStore {
 
 impl SchemaStore {
     pub fn new(search: SearchPath) -> Self {
-        SchemaStore { search, sets: Mutex::new(HashMap::new()) }
+        SchemaStore {
+            search,
+            sets: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The schema for `revision`, or why there is none (a one-line hint for the report).

@@ -29,5 +29,8 @@ pub fn url(base: &str, revision: Revision) -> String {
 /// Hex SHA-256 of bytes.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -54,7 +54,11 @@ pub fn cache_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("mcpcheck").join("schemas").join(pins::SOURCE_COMMIT))
+    Some(
+        base.join("mcpcheck")
+            .join("schemas")
+            .join(pins::SOURCE_COMMIT),
+    )
 }
 
 impl SearchPath {
@@ -80,12 +84,19 @@ impl SearchPath {
         for (dir, origin) in &self.dirs {
             let path = dir.join(revision.as_str()).join("schema.json");
             looked.push(path.clone());
-            let Ok(bytes) = std::fs::read(&path) else { continue };
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
             let pinned = pins::digest(&bytes) == pins::sha256(revision);
             if *origin == Origin::Cache && !pinned {
                 continue;
             }
-            return Ok(Located { path, origin: *origin, bytes, pinned });
+            return Ok(Located {
+                path,
+                origin: *origin,
+                bytes,
+                pinned,
+            });
         }
         Err(Missing { revision, looked })
     }

@@ -14,11 +14,14 @@ use serde_json::{Value, json};
 
 use crate::check::{Finding, Severity, rules};
 use crate::protocol::{
-    Classified, ErrorObject, InvalidReason, Message, Outcome, RequestId, Response, Revision, classify, codes,
-    notification_json, request_json, response_json,
+    Classified, ErrorObject, InvalidReason, Message, Outcome, RequestId, Response, Revision,
+    classify, codes, notification_json, request_json, response_json,
 };
 use crate::schema::{SchemaStore, Target};
-use crate::transport::{ExitInfo, FramingIssue, Inbound, RawFrame, ShutdownReport, ShutdownStage, Transport, TransportError};
+use crate::transport::{
+    ExitInfo, FramingIssue, Inbound, RawFrame, ShutdownReport, ShutdownStage, Transport,
+    TransportError,
+};
 pub use transcript::{Direction, Entry, Transcript};
 
 /// How long to wait for the rest of stdout after the process exits, before judging.
@@ -31,6 +34,8 @@ pub struct SessionConfig {
     pub revision: Revision,
     /// How long to wait for each response.
     pub timeout: Duration,
+    /// How long to wait for the `initialize` response, which includes the server's start-up.
+    pub startup_timeout: Duration,
     /// `capabilities` sent in `initialize`. Empty by default: the server then must not
     /// send roots, sampling or elicitation requests.
     pub client_capabilities: Value,
@@ -38,7 +43,12 @@ pub struct SessionConfig {
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { revision: Revision::LATEST_HANDSHAKE, timeout: Duration::from_secs(10), client_capabilities: json!({}) }
+        SessionConfig {
+            revision: Revision::LATEST_HANDSHAKE,
+            timeout: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(30),
+            client_capabilities: json!({}),
+        }
     }
 }
 
@@ -48,6 +58,9 @@ pub struct Reply {
     /// Transcript index of the response frame.
     pub frame: Option<usize>,
     pub outcome: Outcome,
+    /// The response was not valid JSON-RPC (already reported) and was read leniently;
+    /// checks of its details would only repeat that finding.
+    pub salvaged: bool,
 }
 
 impl Reply {
@@ -72,7 +85,10 @@ pub enum SessionError {
     #[error("`{method}` got no response within {after:?}")]
     Timeout { method: String, after: Duration },
     #[error("the server ended ({}) before answering `{method}`", exit.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "closed its output".into()))]
-    Closed { method: String, exit: Option<ExitInfo> },
+    Closed {
+        method: String,
+        exit: Option<ExitInfo>,
+    },
     #[error("could not send `{method}`: {source}")]
     Send {
         method: String,
@@ -94,7 +110,9 @@ pub struct ServerProfile {
 impl ServerProfile {
     /// Whether the server declared a capability (`tools`, `resources`, ...).
     pub fn declares(&self, capability: &str) -> bool {
-        self.capabilities.get(capability).is_some_and(|c| !c.is_null())
+        self.capabilities
+            .get(capability)
+            .is_some_and(|c| !c.is_null())
     }
 }
 
@@ -103,7 +121,12 @@ impl ServerProfile {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum SchemaStatus {
     /// Every inbound message was validated; `messages` were checked.
-    Checked { revision: Revision, source: String, pinned: bool, messages: usize },
+    Checked {
+        revision: Revision,
+        source: String,
+        pinned: bool,
+        messages: usize,
+    },
     /// No schema was at hand: schema checks were skipped, not passed.
     Skipped { reason: String },
 }
@@ -145,6 +168,9 @@ pub struct Session {
     pending: HashMap<RequestId, Pending>,
     replies: HashMap<RequestId, Reply>,
     answered: HashSet<RequestId>,
+    /// Requests given up on after their timeout. A late answer is still checked (id type,
+    /// schema) but no longer awaited.
+    expired: HashMap<RequestId, Pending>,
     unsolicited: VecDeque<Unsolicited>,
     initialized_sent: bool,
     stdout_closed: bool,
@@ -157,12 +183,20 @@ pub struct Session {
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("server", &self.transport.describe()).field("revision", &self.revision).finish()
+        f.debug_struct("Session")
+            .field("server", &self.transport.describe())
+            .field("revision", &self.revision)
+            .finish()
     }
 }
 
 impl Session {
-    pub fn new(transport: Box<dyn Transport>, schemas: Arc<SchemaStore>, config: SessionConfig, started: Instant) -> Self {
+    pub fn new(
+        transport: Box<dyn Transport>,
+        schemas: Arc<SchemaStore>,
+        config: SessionConfig,
+        started: Instant,
+    ) -> Self {
         Session {
             transport,
             schemas,
@@ -174,6 +208,7 @@ impl Session {
             pending: HashMap::new(),
             replies: HashMap::new(),
             answered: HashSet::new(),
+            expired: HashMap::new(),
             unsolicited: VecDeque::new(),
             initialized_sent: false,
             stdout_closed: false,
@@ -187,6 +222,11 @@ impl Session {
 
     pub fn revision(&self) -> Revision {
         self.revision
+    }
+
+    /// True once the server can send nothing more (its output closed).
+    pub fn is_closed(&self) -> bool {
+        self.stdout_closed
     }
 
     pub fn profile(&self) -> Option<&ServerProfile> {
@@ -222,42 +262,97 @@ impl Session {
     }
 
     /// Sends a request and waits for its response.
-    pub async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Reply, SessionError> {
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Reply, SessionError> {
         let id = self.allocate_id();
         self.request_with_id(id, method, params).await
     }
 
     /// Sends a request with a chosen id (for id-echo checks) and waits for its response.
-    pub async fn request_with_id(&mut self, id: RequestId, method: &str, params: Option<Value>) -> Result<Reply, SessionError> {
+    pub async fn request_with_id(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Reply, SessionError> {
         self.send_request(id.clone(), method, params).await?;
         self.wait_reply(&id).await
     }
 
     /// Sends a request without waiting (for concurrency); collect with [`wait_reply`](Self::wait_reply).
-    pub async fn send_request(&mut self, id: RequestId, method: &str, params: Option<Value>) -> Result<(), SessionError> {
+    pub async fn send_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
         let bytes = request_json(&id, method, params.as_ref());
-        self.pending.insert(id, Pending { method: method.to_owned(), revision: self.revision });
-        self.transcript.push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.transport.send(bytes).await.map_err(|source| SessionError::Send { method: method.to_owned(), source })
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_owned(),
+                revision: self.revision,
+            },
+        );
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.transport
+            .send(bytes)
+            .await
+            .map_err(|source| SessionError::Send {
+                method: method.to_owned(),
+                source,
+            })
     }
 
     /// Sends a notification.
-    pub async fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), SessionError> {
+    pub async fn notify(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
         let bytes = notification_json(method, params.as_ref());
-        self.transcript.push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.transport.send(bytes).await.map_err(|source| SessionError::Send { method: method.to_owned(), source })
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.transport
+            .send(bytes)
+            .await
+            .map_err(|source| SessionError::Send {
+                method: method.to_owned(),
+                source,
+            })
     }
 
     /// Sends bytes exactly as given (framing tests).
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
-        self.transcript.push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.transport.send_raw(bytes).await.map_err(|source| SessionError::Send { method: "(raw bytes)".into(), source })
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.transport
+            .send_raw(bytes)
+            .await
+            .map_err(|source| SessionError::Send {
+                method: "(raw bytes)".into(),
+                source,
+            })
     }
 
     /// Waits for the response to `id`, processing everything else that arrives meanwhile.
     pub async fn wait_reply(&mut self, id: &RequestId) -> Result<Reply, SessionError> {
-        let method = self.pending.get(id).map(|p| p.method.clone()).unwrap_or_default();
-        let deadline = tokio::time::Instant::now() + self.config.timeout;
+        let method = self
+            .pending
+            .get(id)
+            .map(|p| p.method.clone())
+            .unwrap_or_default();
+        // A server may need time to start: the first request gets the startup allowance.
+        let timeout = if method == "initialize" {
+            self.config.startup_timeout.max(self.config.timeout)
+        } else {
+            self.config.timeout
+        };
+        let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Some(reply) = self.replies.remove(id) {
                 return Ok(reply);
@@ -265,14 +360,23 @@ impl Session {
             if self.stdout_closed {
                 self.pending.remove(id);
                 self.await_exit_info().await;
-                return Err(SessionError::Closed { method, exit: self.exit.clone() });
+                return Err(SessionError::Closed {
+                    method,
+                    exit: self.exit.clone(),
+                });
             }
             match tokio::time::timeout_at(deadline, self.transport.recv()).await {
                 Ok(Some(item)) => self.ingest(item).await,
                 Ok(None) => self.stdout_closed = true,
                 Err(_) => {
-                    self.pending.remove(id);
-                    return Err(SessionError::Timeout { method, after: self.config.timeout });
+                    if let Some(p) = self.pending.remove(id) {
+                        self.expired.insert(id.clone(), p);
+                    }
+                    self.cancel_after_timeout(id, &method).await;
+                    return Err(SessionError::Timeout {
+                        method,
+                        after: timeout,
+                    });
                 }
             }
         }
@@ -314,16 +418,25 @@ impl Session {
         let reply = self.request("initialize", Some(params)).await?;
         let result = reply.result().cloned().unwrap_or(Value::Null);
         let profile = ServerProfile {
-            protocol_version: result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned),
+            protocol_version: result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
             server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         };
         if let Some(error) = reply.error() {
             let finding = Finding::new(
                 &rules::LIFECYCLE_VERSION,
                 self.revision,
-                format!("`initialize` failed with error {} \"{}\"", error.code, error.message),
+                format!(
+                    "`initialize` failed with error {} \"{}\"",
+                    error.code, error.message
+                ),
             );
             self.push_at(finding, reply.frame);
         } else {
@@ -344,7 +457,9 @@ impl Session {
                     let f = Finding::new(
                         &rules::LIFECYCLE_VERSION_DOWNGRADE,
                         requested,
-                        format!("requested {requested}, the server answered {other}; the session continues in {other}"),
+                        format!(
+                            "requested {requested}, the server answered {other}; the session continues in {other}"
+                        ),
                     );
                     self.push_at(f, frame);
                     self.revision = other;
@@ -382,10 +497,12 @@ impl Session {
             Inbound::Framing(issue) => self.ingest_framing(issue).await,
             Inbound::Closed => {
                 self.stdout_closed = true;
-                self.transcript.push(Direction::Event, "server closed its output");
+                self.transcript
+                    .push(Direction::Event, "server closed its output");
             }
             Inbound::Exited(exit) => {
-                self.transcript.push(Direction::Event, format!("server process ended: {exit}"));
+                self.transcript
+                    .push(Direction::Event, format!("server process ended: {exit}"));
                 self.exit = Some(exit);
             }
         }
@@ -396,38 +513,81 @@ impl Session {
         match issue {
             FramingIssue::MultiLine { lines, frame } => {
                 let index = self.transcript.push(Direction::Received, frame.text());
-                let f = Finding::new(&rules::STDIO_NEWLINE, rev, format!("a message was written across {lines} lines"))
-                    .expected("one JSON message per line, no embedded newlines")
-                    .evidence(quote(frame.text(), 400));
+                let f = Finding::new(
+                    &rules::STDIO_NEWLINE,
+                    rev,
+                    format!("a message was written across {lines} lines"),
+                )
+                .expected("one JSON message per line, no embedded newlines")
+                .evidence(quote(frame.text(), 400));
                 self.push_at(f, index);
                 // Recovered so one framing defect does not turn every later step into a timeout.
                 self.ingest_frame(&frame, index).await;
             }
-            FramingIssue::NotJson { line, error, offset } => {
+            FramingIssue::NotJson {
+                line,
+                error,
+                offset,
+            } => {
                 let index = self.transcript.push(Direction::Received, line.clone());
-                let f = Finding::new(&rules::STDIO_STDOUT_ONLY_MESSAGES, rev, format!("stdout carried a line that is not a JSON-RPC message ({error})"))
-                    .evidence(format!("byte {offset}: {}", quote(&line, 400)))
-                    .expected("only MCP messages on stdout; logs go to stderr");
+                let f = Finding::new(
+                    &rules::STDIO_STDOUT_ONLY_MESSAGES,
+                    rev,
+                    format!("stdout carried a line that is not a JSON-RPC message ({error})"),
+                )
+                .evidence(format!("byte {offset}: {}", quote(&line, 400)))
+                .expected("only MCP messages on stdout; logs go to stderr");
                 self.push_at(f, index);
             }
-            FramingIssue::InvalidUtf8 { offset, valid_up_to, prefix } => {
+            FramingIssue::InvalidUtf8 {
+                offset,
+                valid_up_to,
+                prefix,
+            } => {
                 let text = String::from_utf8_lossy(&prefix).into_owned();
                 let index = self.transcript.push(Direction::Received, text.clone());
-                let f = Finding::new(&rules::STDIO_UTF8, rev, format!("a line is not valid UTF-8 (bad byte at position {valid_up_to})"))
-                    .evidence(format!("byte {offset}: {}", quote(&text, 200)));
+                let f = Finding::new(
+                    &rules::STDIO_UTF8,
+                    rev,
+                    format!("a line is not valid UTF-8 (bad byte at position {valid_up_to})"),
+                )
+                .evidence(format!("byte {offset}: {}", quote(&text, 200)));
                 self.push_at(f, index);
             }
-            FramingIssue::Oversize { offset, len, limit, prefix } => {
+            FramingIssue::Oversize {
+                offset,
+                len,
+                limit,
+                prefix,
+            } => {
                 let text = String::from_utf8_lossy(&prefix).into_owned();
-                let index = self.transcript.push(Direction::Event, format!("skipped a {len}-byte line (limit {limit})"));
-                let f = Finding::new(&rules::FRAME_TOO_LARGE, rev, format!("a {len}-byte line exceeded the {limit}-byte frame limit and was skipped"))
-                    .evidence(format!("byte {offset}: {}", quote(&text, 200)))
-                    .expected("raise --max-frame-size if such messages are intended");
+                let index = self.transcript.push(
+                    Direction::Event,
+                    format!("skipped a {len}-byte line (limit {limit})"),
+                );
+                let f = Finding::new(
+                    &rules::FRAME_TOO_LARGE,
+                    rev,
+                    format!(
+                        "a {len}-byte line exceeded the {limit}-byte frame limit and was skipped"
+                    ),
+                )
+                .evidence(format!("byte {offset}: {}", quote(&text, 200)))
+                .expected("raise --max-frame-size if such messages are intended");
                 self.push_at(f, index);
             }
             FramingIssue::Unterminated { offset, len } => {
-                let index = self.transcript.push(Direction::Event, format!("output ended inside a {len}-byte line with no newline"));
-                let f = Finding::new(&rules::STDIO_UNTERMINATED, rev, format!("the last {len} bytes of output (from byte {offset}) had no terminating newline"));
+                let index = self.transcript.push(
+                    Direction::Event,
+                    format!("output ended inside a {len}-byte line with no newline"),
+                );
+                let f = Finding::new(
+                    &rules::STDIO_UNTERMINATED,
+                    rev,
+                    format!(
+                        "the last {len} bytes of output (from byte {offset}) had no terminating newline"
+                    ),
+                );
                 self.push_at(f, index);
             }
         }
@@ -435,21 +595,35 @@ impl Session {
 
     async fn ingest_frame(&mut self, frame: &RawFrame, index: Option<usize>) {
         match classify(&frame.value, frame.text()) {
-            Classified::Single(Ok(message)) => self.ingest_message(message, &frame.value, index, "").await,
+            Classified::Single(Ok(message)) => {
+                self.ingest_message(message, &frame.value, index, "").await
+            }
             Classified::Single(Err(invalid)) => {
                 self.report_invalid(&invalid.reason, &invalid.pointer, index);
                 self.salvage(&frame.value, index);
             }
             Classified::Batch(items) => {
                 if !self.revision.allows_batches() {
-                    let f = Finding::new(&rules::JSONRPC_BATCH, self.revision, format!("the server sent a batch of {} messages", items.len()))
-                        .expected("single JSON-RPC messages (batches exist only in 2025-03-26)");
+                    let f = Finding::new(
+                        &rules::JSONRPC_BATCH,
+                        self.revision,
+                        format!("the server sent a batch of {} messages", items.len()),
+                    )
+                    .expected("single JSON-RPC messages (batches exist only in 2025-03-26)");
                     self.push_at(f, index);
                 }
                 for (i, item) in items.into_iter().enumerate() {
                     let element = frame.value.get(i).cloned().unwrap_or(Value::Null);
                     match item {
-                        Ok(message) => Box::pin(self.ingest_message(message, &element, index, &format!("/{i}"))).await,
+                        Ok(message) => {
+                            Box::pin(self.ingest_message(
+                                message,
+                                &element,
+                                index,
+                                &format!("/{i}"),
+                            ))
+                            .await
+                        }
                         Err(invalid) => {
                             self.report_invalid(&invalid.reason, &invalid.pointer, index);
                             self.salvage(&element, index);
@@ -465,11 +639,18 @@ impl Session {
         let rule = match reason {
             R::MissingJsonrpc | R::WrongJsonrpc(_) => &rules::JSONRPC_VERSION,
             R::BothResultAndError | R::NeitherMethodNorResult => &rules::JSONRPC_RESULT_XOR_ERROR,
-            R::ErrorNotObject(_) | R::ErrorCodeNotInteger(_) | R::ErrorCodeMissing | R::ErrorMessageNotString(_) | R::ErrorMessageMissing => {
-                &rules::JSONRPC_ERROR_SHAPE
+            R::ErrorNotObject(_)
+            | R::ErrorCodeNotInteger(_)
+            | R::ErrorCodeMissing
+            | R::ErrorMessageNotString(_)
+            | R::ErrorMessageMissing => &rules::JSONRPC_ERROR_SHAPE,
+            R::IdWrongType(_) | R::IdNullInRequest | R::ResultWithNullId | R::ResponseWithoutId => {
+                &rules::JSONRPC_ID_TYPE
             }
-            R::IdWrongType(_) | R::IdNullInRequest | R::ResultWithNullId | R::ResponseWithoutId => &rules::JSONRPC_ID_TYPE,
-            R::NotAnObject(_) | R::EmptyBatch | R::MethodNotString(_) | R::ParamsNotStructured(_) => &rules::JSONRPC_MESSAGE,
+            R::NotAnObject(_)
+            | R::EmptyBatch
+            | R::MethodNotString(_)
+            | R::ParamsNotStructured(_) => &rules::JSONRPC_MESSAGE,
         };
         let f = Finding::new(rule, self.revision, reason.to_string()).pointer(pointer);
         self.push_at(f, index);
@@ -478,58 +659,134 @@ impl Session {
     /// After an invalid frame, still resolves the request it plainly answers, so a
     /// server with one defect gets judged on the rest instead of timing out everywhere.
     fn salvage(&mut self, value: &Value, index: Option<usize>) {
-        let Some(id) = value.get("id").and_then(|id| serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()) else {
+        let Some(id) = value.get("id").and_then(|id| {
+            serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()
+        }) else {
             return;
         };
-        let Some(id) = RequestId::from_raw(&id) else { return };
+        let Some(id) = RequestId::from_raw(&id) else {
+            return;
+        };
         let outcome = match (value.get("result"), value.get("error")) {
             (Some(r), _) => Outcome::Result(r.clone()),
             (None, Some(e)) => Outcome::Error(ErrorObject {
                 code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: e.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                message: e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
                 data: e.get("data").cloned(),
             }),
             (None, None) => return,
         };
         if let Some(key) = self.match_pending(&id) {
-            self.pending.remove(&key);
-            self.answered.insert(key.clone());
-            self.replies.insert(key, Reply { frame: index, outcome });
+            if let Some((_, late)) = self.take_pending(&key) {
+                self.answered.insert(key.clone());
+                if !late {
+                    self.replies.insert(
+                        key,
+                        Reply {
+                            frame: index,
+                            outcome,
+                            salvaged: true,
+                        },
+                    );
+                }
+            }
         }
     }
 
     /// The pending request `id` answers: exactly, or (a finding later) the same text
     /// under another JSON type.
     fn match_pending(&self, id: &RequestId) -> Option<RequestId> {
-        if self.pending.contains_key(id) {
+        if self.pending.contains_key(id) || self.expired.contains_key(id) {
             return Some(id.clone());
         }
-        self.pending.keys().find(|k| k.same_text_other_type(id)).cloned()
+        self.pending
+            .keys()
+            .chain(self.expired.keys())
+            .find(|k| k.same_text_other_type(id))
+            .cloned()
     }
 
-    async fn ingest_message(&mut self, message: Message, value: &Value, index: Option<usize>, base: &str) {
+    /// Takes the request `key` answers out of the waiting (or timed-out) set. The flag
+    /// says whether it had already timed out.
+    fn take_pending(&mut self, key: &RequestId) -> Option<(Pending, bool)> {
+        if let Some(p) = self.pending.remove(key) {
+            return Some((p, false));
+        }
+        self.expired.remove(key).map(|p| (p, true))
+    }
+
+    /// After a timeout the client should cancel the request (spec: `basic/lifecycle#timeouts`);
+    /// `initialize` is never cancelled.
+    async fn cancel_after_timeout(&mut self, id: &RequestId, method: &str) {
+        if method == "initialize" || self.stdout_closed {
+            return;
+        }
+        let params = json!({ "requestId": id.to_value(), "reason": "mcpcheck: timed out waiting for the response" });
+        let _ = self.notify("notifications/cancelled", Some(params)).await;
+    }
+
+    async fn ingest_message(
+        &mut self,
+        message: Message,
+        value: &Value,
+        index: Option<usize>,
+        base: &str,
+    ) {
         match message {
             Message::Response(response) => self.ingest_response(response, value, index, base),
             Message::Notification(n) => {
-                self.check_schema(&Target::Definition(String::new()), value, index, base, Some(&n.method), Kind::Notification);
-                self.unsolicited.push_back(Unsolicited { frame: index, message: Message::Notification(n) });
+                self.check_schema(
+                    &Target::Definition(String::new()),
+                    value,
+                    index,
+                    base,
+                    Some(&n.method),
+                    Kind::Notification,
+                );
+                self.unsolicited.push_back(Unsolicited {
+                    frame: index,
+                    message: Message::Notification(n),
+                });
             }
             Message::Request(request) => {
-                self.check_schema(&Target::Definition(String::new()), value, index, base, Some(&request.method), Kind::Request);
+                self.check_schema(
+                    &Target::Definition(String::new()),
+                    value,
+                    index,
+                    base,
+                    Some(&request.method),
+                    Kind::Request,
+                );
                 self.answer_server_request(&request, index).await;
-                self.unsolicited.push_back(Unsolicited { frame: index, message: Message::Request(request) });
+                self.unsolicited.push_back(Unsolicited {
+                    frame: index,
+                    message: Message::Request(request),
+                });
             }
         }
     }
 
-    fn ingest_response(&mut self, response: Response, value: &Value, index: Option<usize>, base: &str) {
+    fn ingest_response(
+        &mut self,
+        response: Response,
+        value: &Value,
+        index: Option<usize>,
+        base: &str,
+    ) {
         let rev = self.revision;
         let Some(id) = response.id.clone() else {
             // A null id answers a request whose id could not be read; nothing to correlate.
             if let Outcome::Error(_) = &response.outcome {
                 self.check_error_schema(value, index, base);
             }
-            self.unsolicited.push_back(Unsolicited { frame: index, message: Message::Response(response) });
+            self.unsolicited.push_back(Unsolicited {
+                frame: index,
+                message: Message::Response(response),
+            });
             return;
         };
         let Some(key) = self.match_pending(&id) else {
@@ -538,44 +795,95 @@ impl Session {
             } else {
                 format!("a response with id {id}, which matches no request mcpcheck sent")
             };
-            let f = Finding::new(&rules::JSONRPC_UNKNOWN_ID, rev, why).pointer(format!("{base}/id"));
+            let f =
+                Finding::new(&rules::JSONRPC_UNKNOWN_ID, rev, why).pointer(format!("{base}/id"));
             self.push_at(f, index);
-            self.unsolicited.push_back(Unsolicited { frame: index, message: Message::Response(response) });
+            self.unsolicited.push_back(Unsolicited {
+                frame: index,
+                message: Message::Response(response),
+            });
             return;
         };
         if key != id {
-            let f = Finding::new(&rules::JSONRPC_ID_ECHOED, rev, format!("request id {key} was answered with id {id}: same text, different JSON type"))
-                .pointer(format!("{base}/id"))
-                .expected(format!("{key}"));
+            let f = Finding::new(
+                &rules::JSONRPC_ID_ECHOED,
+                rev,
+                format!(
+                    "request id {key} was answered with id {id}: same text, different JSON type"
+                ),
+            )
+            .pointer(format!("{base}/id"))
+            .expected(format!("{key}"));
             self.push_at(f, index);
         }
-        let pending = self.pending.remove(&key).expect("matched above");
+        let (pending, late) = self.take_pending(&key).expect("matched above");
+        if late {
+            self.transcript.push(
+                Direction::Event,
+                format!(
+                    "late response to request {key} ({}), after its timeout",
+                    pending.method
+                ),
+            );
+        }
         match &response.outcome {
             Outcome::Result(result) => {
                 let result_def = self.result_definition(pending.revision, &pending.method);
                 if let Some(def) = result_def {
-                    self.validate(pending.revision, &Target::Definition(def), result, index, &format!("{base}/result"));
+                    self.validate(
+                        pending.revision,
+                        &Target::Definition(def),
+                        result,
+                        index,
+                        &format!("{base}/result"),
+                    );
                 }
             }
             Outcome::Error(_) => self.check_error_schema(value, index, base),
         }
         self.answered.insert(key.clone());
-        self.replies.insert(key, Reply { frame: index, outcome: response.outcome });
+        if !late {
+            self.replies.insert(
+                key,
+                Reply {
+                    frame: index,
+                    outcome: response.outcome,
+                    salvaged: false,
+                },
+            );
+        }
     }
 
     fn result_definition(&self, revision: Revision, method: &str) -> Option<String> {
         let set = self.schemas.get(revision);
         let set = set.as_ref().as_ref().ok()?;
-        set.methods().client_requests.get(method).map(|(_, result)| result.clone())
+        set.methods()
+            .client_requests
+            .get(method)
+            .map(|(_, result)| result.clone())
     }
 
     fn check_error_schema(&mut self, value: &Value, index: Option<usize>, base: &str) {
         if let Some(error) = value.get("error") {
-            self.validate(self.revision, &Target::ErrorObject, error, index, &format!("{base}/error"));
+            self.validate(
+                self.revision,
+                &Target::ErrorObject,
+                error,
+                index,
+                &format!("{base}/error"),
+            );
         }
     }
 
-    fn check_schema(&mut self, _target: &Target, value: &Value, index: Option<usize>, base: &str, method: Option<&str>, kind: Kind) {
+    fn check_schema(
+        &mut self,
+        _target: &Target,
+        value: &Value,
+        index: Option<usize>,
+        base: &str,
+        method: Option<&str>,
+        kind: Kind,
+    ) {
         let rev = self.revision;
         let set = self.schemas.get(rev);
         let Ok(set) = set.as_ref() else {
@@ -612,7 +920,14 @@ impl Session {
     }
 
     /// Validates `instance` (found at `pointer` in the frame) and records violations.
-    fn validate(&mut self, revision: Revision, target: &Target, instance: &Value, index: Option<usize>, pointer: &str) {
+    fn validate(
+        &mut self,
+        revision: Revision,
+        target: &Target,
+        instance: &Value,
+        index: Option<usize>,
+        pointer: &str,
+    ) {
         let set = self.schemas.get(revision);
         let set = match set.as_ref() {
             Ok(set) => set,
@@ -628,9 +943,17 @@ impl Session {
             Ok(violations) => {
                 self.schema_checked += 1;
                 for v in violations {
-                    let f = Finding::new(&rules::SCHEMA_VALID, revision, format!("{target} at `{}`: {}", display_pointer(&v.instance_pointer), v.message))
-                        .pointer(format!("{pointer}{}", v.instance_pointer))
-                        .expected(format!("{target} (schema path {})", v.schema_path));
+                    let f = Finding::new(
+                        &rules::SCHEMA_VALID,
+                        revision,
+                        format!(
+                            "{target} at `{}`: {}",
+                            display_pointer(&v.instance_pointer),
+                            v.message
+                        ),
+                    )
+                    .pointer(format!("{pointer}{}", v.instance_pointer))
+                    .expected(format!("{target} (schema path {})", v.schema_path));
                     self.push_at(f, index);
                 }
             }
@@ -638,7 +961,11 @@ impl Session {
         }
     }
 
-    async fn answer_server_request(&mut self, request: &crate::protocol::Request, index: Option<usize>) {
+    async fn answer_server_request(
+        &mut self,
+        request: &crate::protocol::Request,
+        index: Option<usize>,
+    ) {
         let rev = self.revision;
         let caps = self.config.client_capabilities.clone();
         let needs = match request.method.as_str() {
@@ -648,7 +975,14 @@ impl Session {
             _ => None,
         };
         if request.method != "ping" && !self.initialized_sent {
-            let f = Finding::new(&rules::LIFECYCLE_REQUEST_BEFORE_INITIALIZED, rev, format!("the server sent a `{}` request before `notifications/initialized`", request.method));
+            let f = Finding::new(
+                &rules::LIFECYCLE_REQUEST_BEFORE_INITIALIZED,
+                rev,
+                format!(
+                    "the server sent a `{}` request before `notifications/initialized`",
+                    request.method
+                ),
+            );
             self.push_at(f, index);
         }
         let outcome = match (request.method.as_str(), needs) {
@@ -657,16 +991,28 @@ impl Session {
                 let f = Finding::new(
                     &rules::LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY,
                     rev,
-                    format!("the server sent `{}`, but mcpcheck did not declare the `{cap}` capability", request.method),
+                    format!(
+                        "the server sent `{}`, but mcpcheck did not declare the `{cap}` capability",
+                        request.method
+                    ),
                 );
                 self.push_at(f, index);
-                Outcome::Error(ErrorObject { code: codes::METHOD_NOT_FOUND, message: format!("client does not support {cap}"), data: None })
+                Outcome::Error(ErrorObject {
+                    code: codes::METHOD_NOT_FOUND,
+                    message: format!("client does not support {cap}"),
+                    data: None,
+                })
             }
             ("roots/list", _) => Outcome::Result(json!({ "roots": [] })),
-            _ => Outcome::Error(ErrorObject { code: codes::METHOD_NOT_FOUND, message: "method not supported by mcpcheck".into(), data: None }),
+            _ => Outcome::Error(ErrorObject {
+                code: codes::METHOD_NOT_FOUND,
+                message: "method not supported by mcpcheck".into(),
+                data: None,
+            }),
         };
         let bytes = response_json(&request.id, &outcome);
-        self.transcript.push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
         // If the server is gone the next wait reports it; nothing to add here.
         let _ = self.transport.send(bytes).await;
     }
@@ -679,7 +1025,10 @@ impl Session {
             self.ingest(item).await;
         }
         let rev = self.revision;
-        self.transcript.push(Direction::Event, format!("shutdown: {:?} after {:?}", report.stage, report.took));
+        self.transcript.push(
+            Direction::Event,
+            format!("shutdown: {:?} after {:?}", report.stage, report.took),
+        );
         match report.stage {
             ShutdownStage::Terminated => self.findings.push(Finding::new(
                 &rules::STDIO_SHUTDOWN,
@@ -694,21 +1043,42 @@ impl Session {
             _ => {}
         }
         let schema = match (&self.schema_skipped, &self.schema_source) {
-            (Some(reason), _) if self.schema_checked == 0 => SchemaStatus::Skipped { reason: reason.clone() },
-            (_, Some((source, pinned))) => SchemaStatus::Checked { revision: rev, source: source.clone(), pinned: *pinned, messages: self.schema_checked },
-            (Some(reason), None) => SchemaStatus::Skipped { reason: reason.clone() },
-            (None, None) => SchemaStatus::Skipped { reason: "no message needed a schema check".into() },
+            (Some(reason), _) if self.schema_checked == 0 => SchemaStatus::Skipped {
+                reason: reason.clone(),
+            },
+            (_, Some((source, pinned))) => SchemaStatus::Checked {
+                revision: rev,
+                source: source.clone(),
+                pinned: *pinned,
+                messages: self.schema_checked,
+            },
+            (Some(reason), None) => SchemaStatus::Skipped {
+                reason: reason.clone(),
+            },
+            (None, None) => SchemaStatus::Skipped {
+                reason: "no message needed a schema check".into(),
+            },
         };
         let (stderr_bytes, stderr_tail) = match self.transport.stderr() {
             Some(log) => (log.total_bytes(), log.last_lines(20)),
             None => (0, Vec::new()),
         };
-        SessionRecord { transcript: self.transcript, findings: self.findings, schema, shutdown: Some(report), stderr_bytes, stderr_tail }
+        SessionRecord {
+            transcript: self.transcript,
+            findings: self.findings,
+            schema,
+            shutdown: Some(report),
+            stderr_bytes,
+            stderr_tail,
+        }
     }
 
-    /// The last stderr lines, for crash evidence.
+    /// Stderr lines for crash evidence: from a panic or traceback if there is one.
     pub fn stderr_tail(&self, n: usize) -> Vec<String> {
-        self.transport.stderr().map(|s| s.last_lines(n)).unwrap_or_default()
+        self.transport
+            .stderr()
+            .map(|s| s.crash_excerpt(n))
+            .unwrap_or_default()
     }
 
     /// Turns a failed request into the finding it represents.
@@ -716,31 +1086,80 @@ impl Session {
         let rev = self.revision;
         match error {
             SessionError::Timeout { method, after } => {
-                Finding::new(&rules::SESSION_TIMEOUT, rev, format!("`{method}` got no response within {}", humantime::format_duration(*after)))
+                let f = Finding::new(
+                    &rules::SESSION_TIMEOUT,
+                    rev,
+                    format!(
+                        "`{method}` got no response within {}",
+                        humantime::format_duration(*after)
+                    ),
+                );
+                match self.transport.partial_line() {
+                    Some((len, bytes)) => f
+                        .evidence(format!(
+                            "the server's output stops inside a line: {len} bytes with no terminating newline: {}",
+                            quote(&String::from_utf8_lossy(&bytes), 300)
+                        ))
+                        .expected("each message terminated by a newline"),
+                    None => f,
+                }
             }
             SessionError::Closed { method, exit } => {
-                let how = exit.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "closed its output".into());
+                let how = exit
+                    .as_ref()
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| "closed its output".into());
                 let tail = self.stderr_tail(10);
-                let f = Finding::new(&rules::SESSION_EXITED, rev, format!("the server ended ({how}) while `{method}` was waiting for its response"));
-                if tail.is_empty() { f } else { f.evidence(format!("last stderr lines:\n{}", tail.join("\n"))) }
+                let f = Finding::new(
+                    &rules::SESSION_EXITED,
+                    rev,
+                    format!(
+                        "the server ended ({how}) while `{method}` was waiting for its response"
+                    ),
+                );
+                if tail.is_empty() {
+                    f
+                } else {
+                    f.evidence(format!("stderr:\n{}", tail.join("\n")))
+                }
             }
-            SessionError::Send { method, source: TransportError::WriteTimeout(after) } => Finding::new(
+            SessionError::Send {
+                method,
+                source: TransportError::WriteTimeout(after),
+            } => Finding::new(
                 &rules::SESSION_NOT_READING,
                 rev,
-                format!("writing `{method}` blocked for {}: the server is not reading its input", humantime::format_duration(*after)),
+                format!(
+                    "writing `{method}` blocked for {}: the server is not reading its input",
+                    humantime::format_duration(*after)
+                ),
             ),
             SessionError::Send { method, source } => {
-                let how = self.exit.as_ref().map(|e| e.to_string()).unwrap_or_else(|| source.to_string());
+                let how = self
+                    .exit
+                    .as_ref()
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| source.to_string());
                 let tail = self.stderr_tail(10);
-                let f = Finding::new(&rules::SESSION_EXITED, rev, format!("could not send `{method}`: the server is gone ({how})"));
-                if tail.is_empty() { f } else { f.evidence(format!("last stderr lines:\n{}", tail.join("\n"))) }
+                let f = Finding::new(
+                    &rules::SESSION_EXITED,
+                    rev,
+                    format!("could not send `{method}`: the server is gone ({how})"),
+                );
+                if tail.is_empty() {
+                    f
+                } else {
+                    f.evidence(format!("stderr:\n{}", tail.join("\n")))
+                }
             }
         }
     }
 
     /// Whether the finding list has anything at failure level.
     pub fn has_failures(&self) -> bool {
-        self.findings.iter().any(|f| f.severity == Severity::Failure)
+        self.findings
+            .iter()
+            .any(|f| f.severity == Severity::Failure)
     }
 }
 
@@ -759,6 +1178,10 @@ pub fn quote(text: &str, max: usize) -> String {
     if text.len() <= max {
         format!("{text:?}")
     } else {
-        format!("{:?}… ({} bytes)", &text[..text.floor_char_boundary(max)], text.len())
+        format!(
+            "{:?}… ({} bytes)",
+            &text[..text.floor_char_boundary(max)],
+            text.len()
+        )
     }
 }

@@ -42,7 +42,11 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(started: Instant) -> Self {
-        Transcript { started, entries: Vec::new(), dropped: 0 }
+        Transcript {
+            started,
+            entries: Vec::new(),
+            dropped: 0,
+        }
     }
 
     /// Records an entry and returns its index (stable: entries are never removed).
@@ -51,7 +55,11 @@ impl Transcript {
             self.dropped += 1;
             return None;
         }
-        self.entries.push(Entry { at: self.started.elapsed(), direction, text: text.into() });
+        self.entries.push(Entry {
+            at: self.started.elapsed(),
+            direction,
+            text: text.into(),
+        });
         Some(self.entries.len() - 1)
     }
 

@@ -46,11 +46,24 @@ pub enum Decoded {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FramingIssue {
     /// A line longer than the configured limit. It was skipped up to the next newline.
-    Oversize { offset: u64, len: u64, limit: usize, prefix: Vec<u8> },
+    Oversize {
+        offset: u64,
+        len: u64,
+        limit: usize,
+        prefix: Vec<u8>,
+    },
     /// A line that is not valid UTF-8; JSON text must be UTF-8.
-    InvalidUtf8 { offset: u64, valid_up_to: usize, prefix: Vec<u8> },
+    InvalidUtf8 {
+        offset: u64,
+        valid_up_to: usize,
+        prefix: Vec<u8>,
+    },
     /// A line that is not JSON: a log line or banner on stdout.
-    NotJson { offset: u64, line: String, error: String },
+    NotJson {
+        offset: u64,
+        line: String,
+        error: String,
+    },
     /// One JSON message written across several lines (pretty-printed). It is recovered
     /// so the session can go on, but the framing rule is broken.
     MultiLine { lines: usize, frame: RawFrame },
@@ -92,7 +105,40 @@ pub struct NdjsonDecoder {
     /// Lines that may form one pretty-printed message; their total is kept under `max_frame`.
     pending: Vec<PendingLine>,
     pending_bytes: usize,
+    /// Bracket nesting of the pending lines, so they are parsed only once the structure
+    /// closes: re-parsing on every line would make recovery quadratic.
+    nesting: Nesting,
     out: Vec<Decoded>,
+}
+
+/// Tracks `{`/`[` nesting across lines, outside strings.
+#[derive(Debug, Default, Clone, Copy)]
+struct Nesting {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Nesting {
+    fn feed(&mut self, text: &str) {
+        for b in text.bytes() {
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => self.depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+    }
 }
 
 impl Default for NdjsonDecoder {
@@ -110,12 +156,22 @@ impl NdjsonDecoder {
             oversize: None,
             pending: Vec::new(),
             pending_bytes: 0,
+            nesting: Nesting::default(),
             out: Vec::new(),
         }
     }
 
     pub fn max_frame(&self) -> usize {
         self.max_frame
+    }
+
+    /// The bytes of the line read so far but not yet terminated by a newline, and the
+    /// line's length (which exceeds the bytes kept when the line is over the limit).
+    pub fn partial(&self) -> (u64, &[u8]) {
+        match &self.oversize {
+            Some((len, prefix)) => (*len, prefix),
+            None => (self.line.len() as u64, &self.line),
+        }
     }
 
     /// Feeds a chunk of bytes; returns what became complete.
@@ -166,13 +222,21 @@ impl NdjsonDecoder {
         if let Some((len, prefix)) = self.oversize.take() {
             self.line_start += len + u64::from(terminated);
             self.flush_pending();
-            self.out.push(Decoded::Issue(FramingIssue::Oversize { offset, len, limit: self.max_frame, prefix }));
+            self.out.push(Decoded::Issue(FramingIssue::Oversize {
+                offset,
+                len,
+                limit: self.max_frame,
+                prefix,
+            }));
             return;
         }
         let mut line = std::mem::take(&mut self.line);
         self.line_start += line.len() as u64 + u64::from(terminated);
         if !terminated {
-            self.out.push(Decoded::Issue(FramingIssue::Unterminated { offset, len: line.len() as u64 }));
+            self.out.push(Decoded::Issue(FramingIssue::Unterminated {
+                offset,
+                len: line.len() as u64,
+            }));
         }
         if line.last() == Some(&b'\r') {
             line.pop();
@@ -188,7 +252,11 @@ impl NdjsonDecoder {
                 let valid_up_to = e.utf8_error().valid_up_to();
                 let mut prefix = e.into_bytes();
                 prefix.truncate(QUOTE_PREFIX);
-                self.out.push(Decoded::Issue(FramingIssue::InvalidUtf8 { offset, valid_up_to, prefix }));
+                self.out.push(Decoded::Issue(FramingIssue::InvalidUtf8 {
+                    offset,
+                    valid_up_to,
+                    prefix,
+                }));
                 return;
             }
         };
@@ -201,19 +269,31 @@ impl NdjsonDecoder {
             if let Ok(value) = serde_json::from_str::<Value>(&text) {
                 if value.is_object() || value.is_array() {
                     self.flush_pending();
-                    self.out.push(Decoded::Frame(RawFrame { offset, bytes: text.into_bytes(), value }));
+                    self.out.push(Decoded::Frame(RawFrame {
+                        offset,
+                        bytes: text.into_bytes(),
+                        value,
+                    }));
                     return;
                 }
             }
             if self.pending_bytes + text.len() + 1 <= self.max_frame {
                 self.pending_bytes += text.len() + 1;
+                self.nesting.feed(&text);
                 self.pending.push(PendingLine { offset, text });
-                match self.try_pending() {
+                let state = if self.nesting.depth > 0 {
+                    PendingState::NeedMore
+                } else {
+                    self.try_pending()
+                };
+                match state {
                     PendingState::Complete(frame) => {
                         let lines = self.pending.len();
                         self.pending.clear();
                         self.pending_bytes = 0;
-                        self.out.push(Decoded::Issue(FramingIssue::MultiLine { lines, frame }));
+                        self.nesting = Nesting::default();
+                        self.out
+                            .push(Decoded::Issue(FramingIssue::MultiLine { lines, frame }));
                     }
                     PendingState::NeedMore => {}
                     PendingState::Broken => {
@@ -229,17 +309,32 @@ impl NdjsonDecoder {
             self.flush_pending();
         }
         match serde_json::from_str::<Value>(&text) {
-            Ok(value) => self.out.push(Decoded::Frame(RawFrame { offset, bytes: text.into_bytes(), value })),
+            Ok(value) => self.out.push(Decoded::Frame(RawFrame {
+                offset,
+                bytes: text.into_bytes(),
+                value,
+            })),
             Err(e) if e.is_eof() && starts_structure(&text) && text.len() < self.max_frame => {
                 self.pending_bytes = text.len() + 1;
+                self.nesting = Nesting::default();
+                self.nesting.feed(&text);
                 self.pending.push(PendingLine { offset, text });
             }
-            Err(e) => self.out.push(Decoded::Issue(FramingIssue::NotJson { offset, line: text, error: e.to_string() })),
+            Err(e) => self.out.push(Decoded::Issue(FramingIssue::NotJson {
+                offset,
+                line: text,
+                error: e.to_string(),
+            })),
         }
     }
 
     fn try_pending(&self) -> PendingState {
-        let joined = self.pending.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n");
+        let joined = self
+            .pending
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         match serde_json::from_str::<Value>(&joined) {
             Ok(value) => PendingState::Complete(RawFrame {
                 offset: self.pending[0].offset,
@@ -254,10 +349,18 @@ impl NdjsonDecoder {
     /// Reports every pending line as a non-JSON line.
     fn flush_pending(&mut self) {
         for PendingLine { offset, text } in self.pending.drain(..) {
-            let error = serde_json::from_str::<Value>(&text).err().map(|e| e.to_string()).unwrap_or_default();
-            self.out.push(Decoded::Issue(FramingIssue::NotJson { offset, line: text, error }));
+            let error = serde_json::from_str::<Value>(&text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            self.out.push(Decoded::Issue(FramingIssue::NotJson {
+                offset,
+                line: text,
+                error,
+            }));
         }
         self.pending_bytes = 0;
+        self.nesting = Nesting::default();
     }
 }
 
@@ -318,14 +421,21 @@ mod tests {
     #[test]
     fn reports_noise_with_the_line() {
         let out = decode_all(b"Server started on stdio\n{\"a\":1}\n", 1024);
-        assert!(matches!(&out[0], Decoded::Issue(FramingIssue::NotJson { line, offset: 0, .. }) if line == "Server started on stdio"));
+        assert!(
+            matches!(&out[0], Decoded::Issue(FramingIssue::NotJson { line, offset: 0, .. }) if line == "Server started on stdio")
+        );
         assert!(matches!(&out[1], Decoded::Frame(f) if f.offset == 24));
     }
 
     #[test]
     fn recovers_pretty_printed_messages() {
-        let out = decode_all(b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {}\n}\n{\"b\":2}\n", 1024);
-        let Decoded::Issue(FramingIssue::MultiLine { lines, frame }) = &out[0] else { panic!("{out:?}") };
+        let out = decode_all(
+            b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {}\n}\n{\"b\":2}\n",
+            1024,
+        );
+        let Decoded::Issue(FramingIssue::MultiLine { lines, frame }) = &out[0] else {
+            panic!("{out:?}")
+        };
         assert_eq!(*lines, 5);
         assert_eq!(frame.value["id"], 1);
         assert_eq!(frames(&out), vec!["{\"b\":2}"]);
@@ -333,8 +443,14 @@ mod tests {
 
     #[test]
     fn a_complete_message_is_never_swallowed_by_a_pending_one() {
-        let out = decode_all(b"{\"x\":\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", 1024);
-        assert!(matches!(&out[0], Decoded::Issue(FramingIssue::NotJson { .. })));
+        let out = decode_all(
+            b"{\"x\":\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+            1024,
+        );
+        assert!(matches!(
+            &out[0],
+            Decoded::Issue(FramingIssue::NotJson { .. })
+        ));
         assert_eq!(frames(&out).len(), 1);
     }
 
@@ -343,7 +459,15 @@ mod tests {
         let mut input = vec![b'{'; 100];
         input.extend_from_slice(b"\n{\"ok\":true}\n");
         let out = decode_all(&input, 50);
-        let Decoded::Issue(FramingIssue::Oversize { len, limit, prefix, offset }) = &out[0] else { panic!("{out:?}") };
+        let Decoded::Issue(FramingIssue::Oversize {
+            len,
+            limit,
+            prefix,
+            offset,
+        }) = &out[0]
+        else {
+            panic!("{out:?}")
+        };
         assert_eq!((*len, *limit, *offset), (100, 50, 0));
         assert_eq!(prefix.len(), 100.min(QUOTE_PREFIX));
         assert!(matches!(&out[1], Decoded::Frame(f) if f.offset == 101));
@@ -352,13 +476,19 @@ mod tests {
     #[test]
     fn invalid_utf8_is_reported_not_parsed() {
         let out = decode_all(b"{\"a\":\"\xc3\x28\"}\n", 1024);
-        assert!(matches!(&out[0], Decoded::Issue(FramingIssue::InvalidUtf8 { valid_up_to: 6, .. })));
+        assert!(matches!(
+            &out[0],
+            Decoded::Issue(FramingIssue::InvalidUtf8 { valid_up_to: 6, .. })
+        ));
     }
 
     #[test]
     fn unterminated_last_line_is_delivered_and_reported() {
         let out = decode_all(b"{\"a\":1}", 1024);
-        assert!(matches!(&out[0], Decoded::Issue(FramingIssue::Unterminated { len: 7, .. })));
+        assert!(matches!(
+            &out[0],
+            Decoded::Issue(FramingIssue::Unterminated { len: 7, .. })
+        ));
         assert_eq!(frames(&out), vec!["{\"a\":1}"]);
     }
 }

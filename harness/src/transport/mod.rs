@@ -16,6 +16,12 @@ use std::time::Duration;
 pub use framing::{Decoded, FramingIssue, NdjsonDecoder, RawFrame};
 pub use stderr::StderrLog;
 
+/// Makes ring the process-wide TLS crypto provider (reqwest is built without a default,
+/// to keep aws-lc's C build out). Idempotent.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// A boxed future, so transports can be used as trait objects.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -104,4 +110,9 @@ pub trait Transport: Send {
     fn stderr(&self) -> Option<&StderrLog>;
     /// A short description for reports: the command line or URL.
     fn describe(&self) -> String;
+    /// Output the server has started but not finished: an unterminated line's length and
+    /// first bytes. Evidence when a response never arrives.
+    fn partial_line(&self) -> Option<(u64, Vec<u8>)> {
+        None
+    }
 }

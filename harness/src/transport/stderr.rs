@@ -42,7 +42,12 @@ pub struct StderrLine {
 
 impl StderrLog {
     pub fn new(started: Instant) -> Self {
-        StderrLog { inner: Arc::new(Mutex::new(Inner { started: Some(started), ..Inner::default() })) }
+        StderrLog {
+            inner: Arc::new(Mutex::new(Inner {
+                started: Some(started),
+                ..Inner::default()
+            })),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -77,7 +82,9 @@ impl StderrLog {
             if piece.ends_with(b"\n") {
                 let line = std::mem::take(&mut g.partial);
                 g.head_bytes += line.len();
-                let text = String::from_utf8_lossy(&line).trim_end_matches(['\n', '\r']).to_owned();
+                let text = String::from_utf8_lossy(&line)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_owned();
                 g.head.push(StderrLine { at, text });
             }
         }
@@ -109,6 +116,27 @@ impl StderrLog {
         lines
     }
 
+    /// The lines to quote after a crash: from the last panic or traceback marker on (up to
+    /// `n` lines, plus the final lines if they fall beyond), else simply the last `n` lines.
+    /// A backtrace can push the panic message far above the last lines.
+    pub fn crash_excerpt(&self, n: usize) -> Vec<String> {
+        let lines = self.last_lines(400);
+        let Some(start) = lines
+            .iter()
+            .rposition(|l| CRASH_MARKERS.iter().any(|m| l.contains(m)))
+        else {
+            return lines[lines.len().saturating_sub(n)..].to_vec();
+        };
+        let end = (start + n).min(lines.len());
+        let mut out = lines[start..end].to_vec();
+        if end < lines.len() {
+            out.push(format!("… ({} lines)", lines.len() - end));
+            let tail_from = lines.len().saturating_sub(2).max(end);
+            out.extend_from_slice(&lines[tail_from..]);
+        }
+        out
+    }
+
     /// The whole tail as text (for panic and traceback detection).
     pub fn tail_text(&self) -> String {
         let g = self.lock();
@@ -117,11 +145,28 @@ impl StderrLog {
     }
 }
 
+/// Text that marks the start of a crash report in common runtimes.
+pub const CRASH_MARKERS: &[&str] = &[
+    "panicked at",
+    "Traceback (most recent call last)",
+    "Uncaught",
+    "uncaught exception",
+    "Unhandled",
+    "Segmentation fault",
+    "fatal error:",
+    "FATAL",
+    "Exception in thread",
+];
+
 fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         s.to_owned()
     } else {
-        format!("{}… [{} bytes cut]", &s[..s.floor_char_boundary(max)], s.len() - max)
+        format!(
+            "{}… [{} bytes cut]",
+            &s[..s.floor_char_boundary(max)],
+            s.len() - max
+        )
     }
 }
 
@@ -149,6 +194,32 @@ mod tests {
         log.append(b"starting\nlistening on stdio\n");
         log.append(b"thread 'main' panicked at src/main.rs:1:1\n");
         assert_eq!(log.head().len(), 3);
-        assert_eq!(log.last_lines(1), vec!["thread 'main' panicked at src/main.rs:1:1"]);
+        assert_eq!(
+            log.last_lines(1),
+            vec!["thread 'main' panicked at src/main.rs:1:1"]
+        );
+    }
+
+    #[test]
+    fn crash_excerpt_starts_at_the_panic_not_the_backtrace_end() {
+        let log = StderrLog::new(Instant::now());
+        log.append(
+            b"booting
+thread 'main' panicked at src/server.rs:9:5:
+boom
+stack backtrace:
+",
+        );
+        for i in 0..50 {
+            log.append(format!("  {i}: frame\n").as_bytes());
+        }
+        let excerpt = log.crash_excerpt(5);
+        assert_eq!(excerpt[0], "thread 'main' panicked at src/server.rs:9:5:");
+        assert_eq!(excerpt[1], "boom");
+        assert!(excerpt.last().unwrap().contains("49: frame"), "{excerpt:?}");
+
+        let plain = StderrLog::new(Instant::now());
+        plain.append(b"a\nb\nc\n");
+        assert_eq!(plain.crash_excerpt(2), vec!["b", "c"]);
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
@@ -12,7 +13,10 @@ use tokio::process::{ChildStdin, Command};
 use tokio::sync::{mpsc, watch};
 
 use super::framing::{DEFAULT_MAX_FRAME, Decoded, NdjsonDecoder};
-use super::{BoxFuture, ExitInfo, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError, reaper};
+use super::{
+    BoxFuture, ExitInfo, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport,
+    TransportError, reaper,
+};
 
 /// How to start a server process.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,8 +37,16 @@ impl ServerCommand {
 
     pub fn from_argv(argv: Vec<String>) -> Result<Self, TransportError> {
         let mut it = argv.into_iter();
-        let program = it.next().filter(|p| !p.is_empty()).ok_or(TransportError::EmptyCommand)?;
-        Ok(ServerCommand { program, args: it.collect(), env: BTreeMap::new(), cwd: None })
+        let program = it
+            .next()
+            .filter(|p| !p.is_empty())
+            .ok_or(TransportError::EmptyCommand)?;
+        Ok(ServerCommand {
+            program,
+            args: it.collect(),
+            env: BTreeMap::new(),
+            cwd: None,
+        })
     }
 
     /// The command line as a user would type it.
@@ -42,7 +54,8 @@ impl ServerCommand {
         std::iter::once(&self.program)
             .chain(&self.args)
             .map(|w| {
-                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+                {
                     format!("'{}'", w.replace('\'', "'\\''"))
                 } else {
                     w.clone()
@@ -121,7 +134,10 @@ pub struct ShutdownWaits {
 
 impl Default for ShutdownWaits {
     fn default() -> Self {
-        ShutdownWaits { after_close: Duration::from_secs(2), after_term: Duration::from_secs(2) }
+        ShutdownWaits {
+            after_close: Duration::from_secs(5),
+            after_term: Duration::from_secs(2),
+        }
     }
 }
 
@@ -136,7 +152,11 @@ pub struct StdioOptions {
 
 impl Default for StdioOptions {
     fn default() -> Self {
-        StdioOptions { max_frame: DEFAULT_MAX_FRAME, shutdown: ShutdownWaits::default(), write_timeout: Duration::from_secs(10) }
+        StdioOptions {
+            max_frame: DEFAULT_MAX_FRAME,
+            shutdown: ShutdownWaits::default(),
+            write_timeout: Duration::from_secs(10),
+        }
     }
 }
 
@@ -151,16 +171,24 @@ pub struct StdioTransport {
     stderr: StderrLog,
     options: StdioOptions,
     shut_down: bool,
+    partial: Arc<Mutex<Option<(u64, Vec<u8>)>>>,
 }
 
 /// Inbound items buffered between the reader and the session; bounded so a server that
 /// floods stdout is slowed by its own pipe rather than growing mcpcheck's memory.
 const INBOUND_CAPACITY: usize = 4096;
 
+/// Bytes of an unterminated line kept as evidence.
+const PARTIAL_QUOTE: usize = 512;
+
 impl StdioTransport {
     /// Starts the server in its own process group, with stdout and stderr drained
     /// concurrently from the first moment.
-    pub fn spawn(command: &ServerCommand, options: StdioOptions, started: Instant) -> Result<Self, TransportError> {
+    pub fn spawn(
+        command: &ServerCommand,
+        options: StdioOptions,
+        started: Instant,
+    ) -> Result<Self, TransportError> {
         let mut cmd = Command::new(&command.program);
         cmd.args(&command.args)
             .envs(&command.env)
@@ -173,11 +201,17 @@ impl StdioTransport {
             cmd.current_dir(cwd);
         }
         reaper::set_parent_death_signal(&mut cmd);
-        let mut child = cmd.spawn().map_err(|source| TransportError::Spawn { command: command.display(), source })?;
-        let pgid = child.id().map(|p| p as i32).ok_or_else(|| TransportError::Spawn {
+        let mut child = cmd.spawn().map_err(|source| TransportError::Spawn {
             command: command.display(),
-            source: std::io::Error::other("the process exited before it could be tracked"),
+            source,
         })?;
+        let pgid = child
+            .id()
+            .map(|p| p as i32)
+            .ok_or_else(|| TransportError::Spawn {
+                command: command.display(),
+                source: std::io::Error::other("the process exited before it could be tracked"),
+            })?;
         reaper::register(pgid);
 
         let stdin = child.stdin.take();
@@ -189,6 +223,8 @@ impl StdioTransport {
 
         let max_frame = options.max_frame;
         let stdout_tx = tx.clone();
+        let partial = Arc::new(Mutex::new(None));
+        let partial_w = partial.clone();
         tokio::spawn(async move {
             let mut decoder = NdjsonDecoder::new(max_frame);
             let mut buf = vec![0u8; 64 * 1024];
@@ -197,7 +233,12 @@ impl StdioTransport {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
-                for item in decoder.push(&buf[..n]) {
+                let items = decoder.push(&buf[..n]);
+                let (len, bytes) = decoder.partial();
+                let snapshot =
+                    (len > 0).then(|| (len, bytes[..bytes.len().min(PARTIAL_QUOTE)].to_vec()));
+                *partial_w.lock().unwrap_or_else(|e| e.into_inner()) = snapshot;
+                for item in items {
                     if stdout_tx.send(to_inbound(item)).await.is_err() {
                         return;
                     }
@@ -232,15 +273,24 @@ impl StdioTransport {
             let _ = tx.send(Inbound::Exited(info)).await;
         });
 
-        Ok(StdioTransport { command: command.clone(), pgid, stdin, inbound, exit, stderr, options, shut_down: false })
+        Ok(StdioTransport {
+            command: command.clone(),
+            pgid,
+            stdin,
+            inbound,
+            exit,
+            stderr,
+            options,
+            shut_down: false,
+            partial,
+        })
     }
 
     async fn write(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
         let timeout = self.options.write_timeout;
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| TransportError::InputClosed(std::io::Error::from(std::io::ErrorKind::BrokenPipe)))?;
+        let stdin = self.stdin.as_mut().ok_or_else(|| {
+            TransportError::InputClosed(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+        })?;
         match tokio::time::timeout(timeout, async {
             stdin.write_all(bytes).await?;
             stdin.flush().await
@@ -265,23 +315,39 @@ impl StdioTransport {
     async fn shutdown_inner(&mut self) -> ShutdownReport {
         let start = Instant::now();
         if let Some(exit) = self.exit.borrow().clone() {
-            return ShutdownReport { stage: ShutdownStage::AlreadyExited, exit: Some(exit), took: start.elapsed() };
+            return ShutdownReport {
+                stage: ShutdownStage::AlreadyExited,
+                exit: Some(exit),
+                took: start.elapsed(),
+            };
         }
         // 1. Close the server's input and give it time to exit by itself.
         self.stdin.take();
         let waits = self.options.shutdown;
         if let Some(exit) = self.wait_exit(waits.after_close).await {
-            return ShutdownReport { stage: ShutdownStage::StdinClosed, exit: Some(exit), took: start.elapsed() };
+            return ShutdownReport {
+                stage: ShutdownStage::StdinClosed,
+                exit: Some(exit),
+                took: start.elapsed(),
+            };
         }
         // 2. SIGTERM to the whole group.
         reaper::signal_group(self.pgid, Signal::SIGTERM);
         if let Some(exit) = self.wait_exit(waits.after_term).await {
-            return ShutdownReport { stage: ShutdownStage::Terminated, exit: Some(exit), took: start.elapsed() };
+            return ShutdownReport {
+                stage: ShutdownStage::Terminated,
+                exit: Some(exit),
+                took: start.elapsed(),
+            };
         }
         // 3. SIGKILL cannot be ignored; the exit arrives as soon as the kernel reaps it.
         reaper::signal_group(self.pgid, Signal::SIGKILL);
         let exit = self.wait_exit(Duration::from_secs(5)).await;
-        ShutdownReport { stage: ShutdownStage::Killed, exit, took: start.elapsed() }
+        ShutdownReport {
+            stage: ShutdownStage::Killed,
+            exit,
+            took: start.elapsed(),
+        }
     }
 }
 
@@ -298,7 +364,9 @@ fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
         (Some(code), _) => ExitInfo::Code(code),
         (None, Some(sig)) => ExitInfo::Signal {
             signal: sig,
-            name: Signal::try_from(sig).map(|s| s.as_str().to_owned()).unwrap_or_else(|_| format!("signal {sig}")),
+            name: Signal::try_from(sig)
+                .map(|s| s.as_str().to_owned())
+                .unwrap_or_else(|_| format!("signal {sig}")),
         },
         (None, None) => ExitInfo::Code(-1),
     }
@@ -333,6 +401,13 @@ impl Transport for StdioTransport {
     fn describe(&self) -> String {
         self.command.display()
     }
+
+    fn partial_line(&self) -> Option<(u64, Vec<u8>)> {
+        self.partial
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 impl Drop for StdioTransport {
@@ -350,9 +425,10 @@ mod tests {
 
     #[test]
     fn splits_like_a_shell() {
-        assert_eq!(shell_words(r#"python3 server.py --flag "two words" 'a b' x\ y"#), vec![
-            "python3", "server.py", "--flag", "two words", "a b", "x y"
-        ]);
+        assert_eq!(
+            shell_words(r#"python3 server.py --flag "two words" 'a b' x\ y"#),
+            vec!["python3", "server.py", "--flag", "two words", "a b", "x y"]
+        );
         assert_eq!(shell_words("  "), Vec::<String>::new());
         assert_eq!(shell_words(r#""""#), vec![""]);
     }

@@ -1,0 +1,191 @@
+//! Shared helpers for integration tests: fixture binaries, the schema directory, and
+//! running the `mcpcheck` binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("harness is inside the workspace")
+        .to_path_buf()
+}
+
+/// The official schemas: `$MCPCHECK_SCHEMA_DIR`, else `../shared/mcp-schema` beside the clone.
+pub fn schema_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MCPCHECK_SCHEMA_DIR") {
+        return PathBuf::from(dir);
+    }
+    let dir = workspace().join("../shared/mcp-schema");
+    assert!(
+        dir.is_dir(),
+        "no schemas: set MCPCHECK_SCHEMA_DIR or place them at {}",
+        dir.display()
+    );
+    dir
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"))
+}
+
+/// The path of a fixture server binary. `cargo test --workspace` builds them before any
+/// test runs (each fixture crate has an integration test, which makes cargo build its
+/// binary). Tests must not run cargo themselves: cargo holds the build lock while tests run.
+pub fn fixture(name: &str) -> PathBuf {
+    let path = target_dir().join("debug").join(name);
+    assert!(
+        path.exists(),
+        "fixture binary missing: {}; run the tests with `cargo test --workspace` (or `cargo build --workspace` first)",
+        path.display()
+    );
+    path
+}
+
+pub fn reference() -> String {
+    fixture("mcp-reference-server").display().to_string()
+}
+
+pub fn misbehaving() -> String {
+    fixture("mcp-misbehaving-server").display().to_string()
+}
+
+/// A `mcpcheck` command with the test schemas.
+pub fn mcpcheck() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
+    cmd.env("MCPCHECK_SCHEMA_DIR", schema_dir())
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// Runs `mcpcheck run` with JSON output and returns (exit code, report, stdout+stderr).
+pub fn run_json(extra: &[&str], server: &[&str]) -> (i32, serde_json::Value, String) {
+    let out_file = tempfile_path("report.json");
+    let mut cmd = mcpcheck();
+    cmd.arg("run")
+        .args(["--format", "json", "--output"])
+        .arg(&out_file)
+        .args(extra)
+        .arg("--")
+        .args(server);
+    let output = cmd.output().expect("running mcpcheck");
+    let text = describe(&output);
+    let report = std::fs::read_to_string(&out_file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let _ = std::fs::remove_file(&out_file);
+    (output.status.code().unwrap_or(-1), report, text)
+}
+
+pub fn describe(output: &Output) -> String {
+    format!(
+        "--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// A unique path in the system temp directory.
+pub fn tempfile_path(name: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("mcpcheck-test-{}-{n}-{name}", std::process::id()))
+}
+
+/// Rule ids of the findings in a report, at failure level.
+pub fn failures(report: &serde_json::Value) -> Vec<String> {
+    findings_at(report, "failure")
+}
+
+pub fn findings_at(report: &serde_json::Value, severity: &str) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .map(|fs| {
+            fs.iter()
+                .filter(|f| f["severity"] == severity)
+                .filter_map(|f| f["rule"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Pids of all live processes whose command line contains `needle`.
+pub fn processes_matching(needle: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        // Zombies have an empty cmdline and are already dead.
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(needle) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Pids of live (non-zombie) processes whose environment contains `KEY=VALUE` exactly.
+pub fn processes_with_env(key_value: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if !zombie
+            && environ
+                .split(|&b| b == 0)
+                .any(|kv| kv == key_value.as_bytes())
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Polls `cond` every 50 ms until it holds or `secs` pass; returns whether it held.
+pub fn eventually(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    cond()
+}
+
+/// A unique `MCPCHECK_TEST_MARKER=...` to find a test's server processes by environment.
+pub fn marker(name: &str) -> String {
+    format!(
+        "MCPCHECK_TEST_MARKER={name}-{}-{}",
+        std::process::id(),
+        tempfile_path("").display().to_string().len()
+    )
+}
