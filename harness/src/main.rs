@@ -42,7 +42,7 @@ fn main() -> ExitCode {
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     mcpcheck::transport::reaper::install_signal_handlers().context("installing signal handlers")?;
     match cli.command {
-        Command::Run(args) => run(args).await,
+        Command::Run(args) => run(*args).await,
         Command::Schemas(cmd) => schemas(cmd).await,
     }
 }

@@ -20,7 +20,7 @@ pub enum Command {
         mcpcheck run -- python3 server.py --flag\n  \
         mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
         mcpcheck run --format json --output results.json -- ./target/debug/my-server")]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(subcommand)]
     Schemas(SchemasCommand),

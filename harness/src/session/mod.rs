@@ -680,19 +680,19 @@ impl Session {
             }),
             (None, None) => return,
         };
-        if let Some(key) = self.match_pending(&id) {
-            if let Some((_, late)) = self.take_pending(&key) {
-                self.answered.insert(key.clone());
-                if !late {
-                    self.replies.insert(
-                        key,
-                        Reply {
-                            frame: index,
-                            outcome,
-                            salvaged: true,
-                        },
-                    );
-                }
+        if let Some(key) = self.match_pending(&id)
+            && let Some((_, late)) = self.take_pending(&key)
+        {
+            self.answered.insert(key.clone());
+            if !late {
+                self.replies.insert(
+                    key,
+                    Reply {
+                        frame: index,
+                        outcome,
+                        salvaged: true,
+                    },
+                );
             }
         }
     }

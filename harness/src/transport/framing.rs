@@ -266,18 +266,18 @@ impl NdjsonDecoder {
         }
         if !self.pending.is_empty() {
             // A line that is a whole message by itself is never swallowed into a pending one.
-            if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                if value.is_object() || value.is_array() {
-                    self.flush_pending();
-                    self.out.push(Decoded::Frame(RawFrame {
-                        offset,
-                        bytes: text.into_bytes(),
-                        value,
-                    }));
-                    return;
-                }
+            if let Ok(value) = serde_json::from_str::<Value>(&text)
+                && (value.is_object() || value.is_array())
+            {
+                self.flush_pending();
+                self.out.push(Decoded::Frame(RawFrame {
+                    offset,
+                    bytes: text.into_bytes(),
+                    value,
+                }));
+                return;
             }
-            if self.pending_bytes + text.len() + 1 <= self.max_frame {
+            if self.pending_bytes + text.len() < self.max_frame {
                 self.pending_bytes += text.len() + 1;
                 self.nesting.feed(&text);
                 self.pending.push(PendingLine { offset, text });

@@ -171,12 +171,15 @@ pub struct StdioTransport {
     stderr: StderrLog,
     options: StdioOptions,
     shut_down: bool,
-    partial: Arc<Mutex<Option<(u64, Vec<u8>)>>>,
+    partial: SharedPartial,
 }
 
 /// Inbound items buffered between the reader and the session; bounded so a server that
 /// floods stdout is slowed by its own pipe rather than growing mcpcheck's memory.
 const INBOUND_CAPACITY: usize = 4096;
+
+/// The latest unterminated line (length, first bytes), shared with the stdout reader.
+type SharedPartial = Arc<Mutex<Option<(u64, Vec<u8>)>>>;
 
 /// Bytes of an unterminated line kept as evidence.
 const PARTIAL_QUOTE: usize = 512;
