@@ -9,6 +9,7 @@ pub mod cli;
 pub mod protocol;
 pub mod report;
 pub mod runner;
+pub mod scenario;
 pub mod schema;
 pub mod session;
 pub mod transport;

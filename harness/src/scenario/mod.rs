@@ -1,0 +1,9 @@
+//! Scenario files: the conformance suite as data.
+//!
+//! [`model`] is what a scenario says; [`parse`] reads YAML into it with precise,
+//! caret-pointed errors.
+
+pub mod model;
+pub mod parse;
+
+pub use model::*;

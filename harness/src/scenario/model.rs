@@ -1,0 +1,191 @@
+//! The scenario model: what a scenario file says, after parsing and validation.
+//!
+//! One file is one scenario. The format is documented with examples in
+//! `scenarios/README.md` and published as a JSON Schema (`scenarios/scenario.schema.json`)
+//! for editors. This module is the contract between the parser (`scenario::parse`) and the
+//! executor (`scenario::run`): types here make wrong scenarios unrepresentable, so the
+//! executor never re-validates.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::check::Severity;
+use crate::protocol::Revision;
+
+/// A parsed scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Stable id, `area/name` (lower-case, digits, `-`), e.g. `lifecycle/initialize-result`.
+    pub id: String,
+    pub title: String,
+    /// Spec section behind the scenario, e.g. `basic/lifecycle#version-negotiation`;
+    /// linked under the session's revision. A full `https://` URL is kept as is.
+    pub spec: String,
+    /// Revisions it applies to; on others it is skipped with that reason.
+    pub revisions: Vec<Revision>,
+    /// Transports it applies to.
+    pub transports: Vec<TransportKind>,
+    /// Server capabilities (top-level keys of `capabilities`, or dotted sub-keys like
+    /// `resources.subscribe`) the server must declare; otherwise the scenario is skipped.
+    pub requires: Vec<String>,
+    /// `must` -> a broken expectation is a failure; `should` -> a warning.
+    pub severity: Severity,
+    /// Ids of scenarios in the official suite (`@modelcontextprotocol/conformance`) that
+    /// check the same rule, for coverage accounting.
+    pub official: Vec<String>,
+    /// The rule id reported when an expectation fails (defaults to the scenario id).
+    pub rule: Option<String>,
+    pub steps: Vec<Step>,
+    /// Where the scenario came from, for messages (`scenarios/lifecycle/x.yaml`, or
+    /// `builtin:lifecycle/x.yaml`).
+    pub source: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TransportKind {
+    Stdio,
+    Http,
+}
+
+/// One step. Every step carries the line it starts on, for messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub line: usize,
+    pub kind: StepKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepKind {
+    /// The handshake (`initialize` -> result -> `notifications/initialized`), with optional
+    /// overrides; `Initialize::None` skips it, to test pre-initialization behaviour.
+    Initialize(Initialize),
+    /// Sends a request and (unless `expect` is `None`) checks its response.
+    Request(RequestStep),
+    /// Sends a notification.
+    Notify { method: Template, params: Option<Template> },
+    /// Sends bytes exactly as given (after `${var}` interpolation), without framing.
+    SendRaw(Template),
+    /// Waits for a server-initiated message or event.
+    Expect(Expectation),
+    /// Several requests sent back to back before any response is read; responses may
+    /// arrive in any order and each is matched by id.
+    Concurrent(Vec<RequestStep>),
+    /// Runs `steps` once per element of a captured list, binding it to `as`.
+    ForEach { list: String, bind: String, steps: Vec<Step> },
+    /// Follows `nextCursor` through a list method, collecting the items under `key`
+    /// into the variable `into`; detects cursor loops.
+    Paginate { method: String, key: String, into: String, params: Option<Template> },
+    Sleep(Duration),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initialize {
+    /// Skip the handshake entirely.
+    None,
+    Handshake(InitializeOverrides),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InitializeOverrides {
+    /// Requested protocol version, if not the run's revision (may be a revision that does
+    /// not exist, to test negotiation).
+    pub protocol_version: Option<Template>,
+    /// Client capabilities to declare instead of the default (none).
+    pub capabilities: Option<Value>,
+    /// Leave out `notifications/initialized`.
+    pub skip_initialized: bool,
+    /// Checks on the `initialize` result.
+    pub expect: Option<ResponseExpectation>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestStep {
+    pub method: Template,
+    pub params: Option<Template>,
+    /// An explicit id (to test id echo); otherwise mcpcheck allocates one.
+    pub id: Option<Value>,
+    pub expect: Option<ResponseExpectation>,
+    /// Variables set from the response: name -> JSON pointer into the response message
+    /// (`/result/tools`).
+    pub capture: BTreeMap<String, String>,
+    pub line: usize,
+}
+
+/// What the response to a request must look like.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResponseExpectation {
+    /// A result, with matchers on JSON pointers into it.
+    Result(Vec<Check>),
+    /// An error; `codes` lists the acceptable codes (empty: any code).
+    Error { codes: Vec<i64>, checks: Vec<Check> },
+    /// Either a result or an error (only the checks apply).
+    Any(Vec<Check>),
+    /// No response at all within the window (for notifications sent as requests, say).
+    Nothing(Duration),
+}
+
+/// Waiting for something the server does on its own.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expectation {
+    /// A notification with this method within the window, matching the checks.
+    Notification { method: String, within: Duration, checks: Vec<Check> },
+    /// No message at all (of the listed methods, or of any kind when empty) within the window.
+    Nothing { within: Duration, methods: Vec<String> },
+    /// The server process exits within the window (optionally with a code).
+    Exit { within: Duration, code: Option<i32> },
+    /// A response to a request sent with `send_raw`, identified by its id (`null` allowed).
+    Response { id: Value, within: Duration, expect: ResponseExpectation },
+}
+
+/// One matcher applied at a JSON pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// JSON pointer into the value under test (`""` = the whole value).
+    pub pointer: String,
+    pub matcher: Matcher,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Matcher {
+    /// Equal to this value (after `${var}` interpolation).
+    Equals(Template),
+    /// An object/array containing at least these members (recursively).
+    Subset(Template),
+    /// A string matching this regular expression.
+    Regex(String),
+    /// Of this JSON type.
+    Type(JsonType),
+    /// An array, string or object whose length is within the bounds.
+    Length { min: Option<usize>, max: Option<usize> },
+    /// Equal to one of these values.
+    OneOf(Vec<Template>),
+    /// A number within the bounds (inclusive).
+    Range { min: Option<f64>, max: Option<f64> },
+    /// Valid against a definition of the session revision's schema.
+    Schema(String),
+    /// The pointer resolves (true) or does not (false).
+    Exists(bool),
+    /// All of these hold.
+    All(Vec<Matcher>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonType {
+    Null,
+    Boolean,
+    Number,
+    Integer,
+    String,
+    Array,
+    Object,
+}
+
+/// A JSON value that may contain `${name}` or `${name/json/pointer}` references to
+/// captured variables and built-ins (`${revision}`, `${tool.name}` inside `for_each`).
+/// A string that is exactly one reference is replaced by the variable's value with its
+/// JSON type; references inside longer strings are replaced by their text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template(pub Value);

@@ -1,0 +1,1 @@
+//! Placeholder: the YAML parser lands here.
