@@ -7,3 +7,5 @@ pub mod model;
 pub mod parse;
 
 pub use model::*;
+pub mod matcher;
+pub mod template;

@@ -1,0 +1,366 @@
+//! Evaluating a scenario's checks against a received value.
+
+use serde_json::Value;
+
+use super::model::{Check, JsonType, Matcher};
+use super::template::Vars;
+use crate::protocol::jsonrpc::type_name;
+use crate::schema::{SchemaSet, Target};
+
+/// A check that did not hold, with what was expected and what was there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// JSON pointer of the check, relative to the value checked.
+    pub pointer: String,
+    pub expected: String,
+    pub actual: String,
+    /// Line of the check in its scenario file.
+    pub line: usize,
+}
+
+/// What matchers may consult: variables (for templates) and the session's schema.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchContext<'a> {
+    pub vars: &'a Vars,
+    pub schema: Option<&'a SchemaSet>,
+}
+
+/// The outcome of a set of checks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckReport {
+    pub mismatches: Vec<Mismatch>,
+    /// Checks that could not run (a `schema` matcher with no schema at hand), and why.
+    /// They are reported as skipped, never as passed.
+    pub skipped: Vec<String>,
+}
+
+/// Applies every check to `value`.
+pub fn check_all(checks: &[Check], value: &Value, cx: MatchContext<'_>) -> CheckReport {
+    let mut report = CheckReport::default();
+    for c in checks {
+        let actual = value.pointer(&c.pointer);
+        match eval(&c.matcher, actual, cx) {
+            Ok(()) => {}
+            Err(Unmet::Skipped(why)) => report.skipped.push(format!("line {}: {why}", c.line)),
+            Err(Unmet::Expected(expected)) => report.mismatches.push(Mismatch {
+                pointer: c.pointer.clone(),
+                expected,
+                actual: actual
+                    .map(|a| short(a, 200))
+                    .unwrap_or_else(|| "nothing (no such member)".into()),
+                line: c.line,
+            }),
+        }
+    }
+    report
+}
+
+/// Why a matcher did not hold.
+enum Unmet {
+    /// What was expected instead.
+    Expected(String),
+    /// The matcher could not be evaluated.
+    Skipped(String),
+}
+
+impl From<String> for Unmet {
+    fn from(s: String) -> Self {
+        Unmet::Expected(s)
+    }
+}
+
+/// `Ok` if the matcher holds.
+fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(), Unmet> {
+    if let Matcher::Exists(want) = m {
+        return if actual.is_some() == *want {
+            Ok(())
+        } else if *want {
+            Err(Unmet::Expected("a value here".into()))
+        } else {
+            Err(Unmet::Expected("no value here".into()))
+        };
+    }
+    if let Matcher::All(all) = m {
+        return all.iter().try_for_each(|m| eval(m, actual, cx));
+    }
+    let Some(actual) = actual else {
+        return Err(Unmet::Expected(describe(m, cx)));
+    };
+    let holds = match m {
+        Matcher::Equals(t) => t.render(cx.vars).map_err(|e| e.to_string())? == *actual,
+        Matcher::Subset(t) => is_subset(&t.render(cx.vars).map_err(|e| e.to_string())?, actual),
+        Matcher::Regex(re) => {
+            let re = regex::Regex::new(re).map_err(|e| format!("a valid regex ({e})"))?;
+            actual.as_str().is_some_and(|s| re.is_match(s))
+        }
+        Matcher::Type(t) => has_type(*t, actual),
+        Matcher::Length { min, max } => {
+            let len = match actual {
+                Value::Array(a) => Some(a.len()),
+                Value::String(s) => Some(s.chars().count()),
+                Value::Object(o) => Some(o.len()),
+                _ => None,
+            };
+            len.is_some_and(|n| min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m))
+        }
+        Matcher::OneOf(options) => {
+            let mut any = false;
+            for t in options {
+                if t.render(cx.vars).map_err(|e| e.to_string())? == *actual {
+                    any = true;
+                    break;
+                }
+            }
+            any
+        }
+        Matcher::Range { min, max } => actual
+            .as_f64()
+            .is_some_and(|n| min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m)),
+        Matcher::Schema(def) => match cx.schema {
+            None => {
+                return Err(Unmet::Skipped(format!(
+                    "`schema: {def}` not checked: no schema for this revision"
+                )));
+            }
+            Some(set) => {
+                let violations = set
+                    .validate(&Target::Definition(def.clone()), actual)
+                    .map_err(Unmet::Skipped)?;
+                if let Some(v) = violations.first() {
+                    return Err(Unmet::Expected(format!(
+                        "{def}: {} at `{}`",
+                        v.message, v.instance_pointer
+                    )));
+                }
+                true
+            }
+        },
+        Matcher::Exists(_) | Matcher::All(_) => unreachable!("handled above"),
+    };
+    if holds {
+        Ok(())
+    } else {
+        Err(Unmet::Expected(describe(m, cx)))
+    }
+}
+
+/// The expectation in words, for reports.
+pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
+    let render = |t: &super::model::Template| {
+        t.render(cx.vars)
+            .map(|v| short(&v, 200))
+            .unwrap_or_else(|e| e.to_string())
+    };
+    match m {
+        Matcher::Equals(t) => format!("equal to {}", render(t)),
+        Matcher::Subset(t) => format!("containing {}", render(t)),
+        Matcher::Regex(r) => format!("a string matching /{r}/"),
+        Matcher::Type(t) => format!("of type {}", type_word(*t)),
+        Matcher::Length { min, max } => format!(
+            "a length {}",
+            bounds(min.map(|v| v as f64), max.map(|v| v as f64))
+        ),
+        Matcher::OneOf(options) => format!(
+            "one of {}",
+            options.iter().map(render).collect::<Vec<_>>().join(", ")
+        ),
+        Matcher::Range { min, max } => format!("a number {}", bounds(*min, *max)),
+        Matcher::Schema(d) => format!("valid {d}"),
+        Matcher::Exists(true) => "a value here".into(),
+        Matcher::Exists(false) => "no value here".into(),
+        Matcher::All(all) => all
+            .iter()
+            .map(|m| describe(m, cx))
+            .collect::<Vec<_>>()
+            .join(" and "),
+    }
+}
+
+fn bounds(min: Option<f64>, max: Option<f64>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("from {a} to {b}"),
+        (Some(a), None) => format!("of at least {a}"),
+        (None, Some(b)) => format!("of at most {b}"),
+        (None, None) => "of any size".into(),
+    }
+}
+
+fn type_word(t: JsonType) -> &'static str {
+    match t {
+        JsonType::Null => "null",
+        JsonType::Boolean => "boolean",
+        JsonType::Number => "number",
+        JsonType::Integer => "integer",
+        JsonType::String => "string",
+        JsonType::Array => "array",
+        JsonType::Object => "object",
+    }
+}
+
+fn has_type(t: JsonType, v: &Value) -> bool {
+    match t {
+        JsonType::Integer => {
+            v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        other => type_word(other) == type_name(v),
+    }
+}
+
+/// Whether `actual` contains `expected`: objects by member (recursively), arrays when
+/// each expected element is contained in some actual element, scalars by equality.
+pub fn is_subset(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => e
+            .iter()
+            .all(|(k, ev)| a.get(k).is_some_and(|av| is_subset(ev, av))),
+        (Value::Array(e), Value::Array(a)) => {
+            e.iter().all(|ev| a.iter().any(|av| is_subset(ev, av)))
+        }
+        (e, a) => e == a,
+    }
+}
+
+fn short(v: &Value, max: usize) -> String {
+    let text = v.to_string();
+    if text.len() <= max {
+        text
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(max)],
+            text.len()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::scenario::model::Template;
+
+    fn check(pointer: &str, matcher: Matcher) -> Check {
+        Check {
+            pointer: pointer.into(),
+            matcher,
+            line: 7,
+        }
+    }
+
+    fn run(checks: &[Check], value: &Value) -> Vec<Mismatch> {
+        let vars: Vars = [("rev".to_string(), json!("2025-06-18"))].into();
+        check_all(
+            checks,
+            value,
+            MatchContext {
+                vars: &vars,
+                schema: None,
+            },
+        )
+        .mismatches
+    }
+
+    #[test]
+    fn a_schema_check_without_a_schema_is_skipped_not_passed() {
+        let vars = Vars::new();
+        let r = check_all(
+            &[check("", Matcher::Schema("Tool".into()))],
+            &json!({}),
+            MatchContext {
+                vars: &vars,
+                schema: None,
+            },
+        );
+        assert!(r.mismatches.is_empty());
+        assert_eq!(
+            r.skipped,
+            vec!["line 7: `schema: Tool` not checked: no schema for this revision"]
+        );
+    }
+
+    #[test]
+    fn each_matcher_holds_and_fails() {
+        let v = json!({"v": "2025-06-18", "tools": [{"name": "echo", "x": 1}], "n": 5, "i": 3, "f": 2.5});
+        let holds = [
+            check("/v", Matcher::Equals(Template(json!("${rev}")))),
+            check(
+                "/tools",
+                Matcher::Subset(Template(json!([{"name": "echo"}]))),
+            ),
+            check("/v", Matcher::Regex(r"^\d{4}-".into())),
+            check("/i", Matcher::Type(JsonType::Integer)),
+            check(
+                "/tools",
+                Matcher::Length {
+                    min: Some(1),
+                    max: Some(1),
+                },
+            ),
+            check(
+                "/n",
+                Matcher::OneOf(vec![Template(json!(4)), Template(json!(5))]),
+            ),
+            check(
+                "/f",
+                Matcher::Range {
+                    min: Some(2.0),
+                    max: Some(3.0),
+                },
+            ),
+            check("/missing", Matcher::Exists(false)),
+            check(
+                "",
+                Matcher::All(vec![
+                    Matcher::Type(JsonType::Object),
+                    Matcher::Length {
+                        min: Some(5),
+                        max: None,
+                    },
+                ]),
+            ),
+        ];
+        assert!(run(&holds, &v).is_empty(), "{:?}", run(&holds, &v));
+        let fails = [
+            check("/v", Matcher::Equals(Template(json!("2024-11-05")))),
+            check(
+                "/tools",
+                Matcher::Subset(Template(json!([{"name": "add"}]))),
+            ),
+            check("/n", Matcher::Regex("5".into())),
+            check("/f", Matcher::Type(JsonType::Integer)),
+            check(
+                "/tools",
+                Matcher::Length {
+                    min: Some(2),
+                    max: None,
+                },
+            ),
+            check("/n", Matcher::OneOf(vec![Template(json!("5"))])),
+            check(
+                "/n",
+                Matcher::Range {
+                    min: None,
+                    max: Some(4.0),
+                },
+            ),
+            check("/v", Matcher::Exists(false)),
+            check("/missing", Matcher::Type(JsonType::String)),
+        ];
+        let m = run(&fails, &v);
+        assert_eq!(m.len(), fails.len(), "{m:?}");
+        assert_eq!(m[0].expected, "equal to \"2024-11-05\"");
+        assert_eq!(m[0].actual, "\"2025-06-18\"");
+        assert_eq!(m[8].actual, "nothing (no such member)");
+        assert_eq!(m[8].line, 7);
+    }
+
+    #[test]
+    fn subset_is_recursive_and_order_free() {
+        assert!(is_subset(
+            &json!({"a": [2, 1]}),
+            &json!({"a": [1, 2, 3], "b": 0})
+        ));
+        assert!(!is_subset(&json!({"a": {"b": 1}}), &json!({"a": {"b": 2}})));
+    }
+}
