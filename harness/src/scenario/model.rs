@@ -64,7 +64,10 @@ pub enum StepKind {
     /// Sends a request and (unless `expect` is `None`) checks its response.
     Request(RequestStep),
     /// Sends a notification.
-    Notify { method: Template, params: Option<Template> },
+    Notify {
+        method: Template,
+        params: Option<Template>,
+    },
     /// Sends bytes exactly as given (after `${var}` interpolation), without framing.
     SendRaw(Template),
     /// Waits for a server-initiated message or event.
@@ -73,10 +76,19 @@ pub enum StepKind {
     /// arrive in any order and each is matched by id.
     Concurrent(Vec<RequestStep>),
     /// Runs `steps` once per element of a captured list, binding it to `as`.
-    ForEach { list: String, bind: String, steps: Vec<Step> },
+    ForEach {
+        list: String,
+        bind: String,
+        steps: Vec<Step>,
+    },
     /// Follows `nextCursor` through a list method, collecting the items under `key`
     /// into the variable `into`; detects cursor loops.
-    Paginate { method: String, key: String, into: String, params: Option<Template> },
+    Paginate {
+        method: String,
+        key: String,
+        into: String,
+        params: Option<Template>,
+    },
     Sleep(Duration),
 }
 
@@ -130,13 +142,24 @@ pub enum ResponseExpectation {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expectation {
     /// A notification with this method within the window, matching the checks.
-    Notification { method: String, within: Duration, checks: Vec<Check> },
+    Notification {
+        method: String,
+        within: Duration,
+        checks: Vec<Check>,
+    },
     /// No message at all (of the listed methods, or of any kind when empty) within the window.
-    Nothing { within: Duration, methods: Vec<String> },
+    Nothing {
+        within: Duration,
+        methods: Vec<String>,
+    },
     /// The server process exits within the window (optionally with a code).
     Exit { within: Duration, code: Option<i32> },
     /// A response to a request sent with `send_raw`, identified by its id (`null` allowed).
-    Response { id: Value, within: Duration, expect: ResponseExpectation },
+    Response {
+        id: Value,
+        within: Duration,
+        expect: ResponseExpectation,
+    },
 }
 
 /// One matcher applied at a JSON pointer.
@@ -159,7 +182,10 @@ pub enum Matcher {
     /// Of this JSON type.
     Type(JsonType),
     /// An array, string or object whose length is within the bounds.
-    Length { min: Option<usize>, max: Option<usize> },
+    Length {
+        min: Option<usize>,
+        max: Option<usize>,
+    },
     /// Equal to one of these values.
     OneOf(Vec<Template>),
     /// A number within the bounds (inclusive).
