@@ -1,1 +1,0 @@
-//! Placeholder: the YAML parser lands here.

@@ -1,0 +1,320 @@
+//! Reads scenario files (YAML) into the [`model`](super::model), with errors that point at
+//! the spot: file:line:col, the source line, a caret, and a hint.
+//!
+//! The format is documented in `scenarios/README.md` and described by
+//! `scenarios/scenario.schema.json`. Parsing builds on `saphyr`'s marked nodes, so every
+//! node keeps its position, and validates everything the model cannot express:
+//! pointers, regexes, durations, revisions, variable definitions and uses.
+
+mod checks;
+mod error;
+mod steps;
+mod vars;
+mod yaml;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub use self::checks::MATCHERS;
+pub use self::error::ScenarioError;
+pub use self::steps::{DEFAULT_WITHIN, STEP_KINDS};
+pub use self::vars::BUILTINS;
+use self::vars::Scope;
+use self::yaml::{Ctx, Map, Node, R, nonempty_string, string, string_list, suggest, to_json};
+use super::model::{Initialize, InitializeOverrides, Scenario, Step, StepKind, TransportKind};
+use crate::check::Severity;
+use crate::protocol::Revision;
+
+const TOP_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "spec",
+    "revisions",
+    "transports",
+    "requires",
+    "severity",
+    "official",
+    "rule",
+    "steps",
+];
+
+/// Parses one scenario file. `source_name` names it in errors and in [`Scenario::source`].
+///
+/// If the first step is not `initialize`, the scenario starts with the default handshake:
+/// the parser inserts an `initialize` step (on the line of `steps:`), so the first step of
+/// a parsed scenario is always [`StepKind::Initialize`].
+pub fn parse_scenario(source_name: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let ctx = Ctx::new(source_name, text);
+    let root = yaml::load(&ctx, text)?;
+    scenario(&ctx, &root)
+}
+
+/// Reads a scenario file as plain JSON (for JSON Schema validation, say), with the same
+/// YAML errors as [`parse_scenario`].
+pub fn to_json_document(source_name: &str, text: &str) -> Result<Value, ScenarioError> {
+    let ctx = Ctx::new(source_name, text);
+    let root = yaml::load(&ctx, text)?;
+    to_json(&ctx, &root)
+}
+
+/// Reads and parses one file; its path (as given) is the source name.
+pub fn parse_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::whole_file(&name, format!("cannot read the file: {e}")))?;
+    parse_scenario(&name, &text)
+}
+
+/// Every `*.yaml` / `*.yml` file under `dir`, recursively, in path order.
+pub fn scenario_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Parses every scenario file under `dir`. Returns the scenarios that parsed and one error
+/// per file that did not, plus an error for each id used by two files.
+pub fn parse_dir(dir: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
+    let files = match scenario_files(dir) {
+        Ok(f) => f,
+        Err(e) => {
+            let name = dir.display().to_string();
+            return (
+                Vec::new(),
+                vec![ScenarioError::whole_file(
+                    &name,
+                    format!("cannot list scenarios: {e}"),
+                )],
+            );
+        }
+    };
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    let mut errors = Vec::new();
+    for path in files {
+        match parse_file(&path) {
+            Ok(s) => {
+                if let Some(first) = scenarios.iter().find(|o| o.id == s.id) {
+                    errors.push(
+                        ScenarioError::whole_file(
+                            &s.source,
+                            format!("scenario id `{}` is already used by {}", s.id, first.source),
+                        )
+                        .with_hint("ids are unique across the suite"),
+                    );
+                } else {
+                    scenarios.push(s);
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    (scenarios, errors)
+}
+
+fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
+    let map = Map::new(ctx, root, "a scenario").map_err(|e| {
+        e.with_hint("a scenario file is a mapping with `id`, `title`, `spec` and `steps`")
+    })?;
+    map.only(ctx, TOP_KEYS, "a scenario")?;
+
+    let id_node = map.require(ctx, "id", "the scenario")?;
+    let id = nonempty_string(ctx, id_node, "`id`")?;
+    if !is_id(id, '/') || !id.contains('/') {
+        return Err(ctx
+            .error(id_node, format!("`{id}` is not a scenario id"))
+            .with_hint("ids are `area/name` in lower case, digits and `-`, e.g. `lifecycle/initialize-result`"));
+    }
+    let title = nonempty_string(ctx, map.require(ctx, "title", "the scenario")?, "`title`")?;
+    let spec_node = map.require(ctx, "spec", "the scenario")?;
+    let spec = nonempty_string(ctx, spec_node, "`spec`")?;
+    if spec.chars().any(char::is_whitespace) || spec.starts_with('/') {
+        return Err(ctx
+            .error(spec_node, format!("`{spec}` is not a spec reference"))
+            .with_hint("write a section path like `basic/lifecycle#initialization`, or a full `https://` URL"));
+    }
+
+    let revisions = match map.get("revisions") {
+        None => Revision::HANDSHAKE.to_vec(),
+        Some(node) => {
+            let items = string_list(ctx, node, "revisions")?;
+            if items.is_empty() {
+                return Err(ctx
+                    .error(
+                        node,
+                        "`revisions` is empty, so the scenario would never run",
+                    )
+                    .with_hint("leave it out to run on every revision with a handshake"));
+            }
+            let names: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+            let mut out = Vec::with_capacity(items.len());
+            for (s, n) in items {
+                let r = s.parse::<Revision>().map_err(|_| {
+                    let e = ctx.error(n, format!("unknown revision `{s}`"));
+                    match suggest(s, &names) {
+                        Some(m) => e.with_hint(format!("did you mean `{m}`?")),
+                        None => e.with_hint(format!("known revisions: {}", yaml::list(&names))),
+                    }
+                })?;
+                out.push(r);
+            }
+            out.sort();
+            out
+        }
+    };
+
+    let transports = match map.get("transports") {
+        None => vec![TransportKind::Stdio, TransportKind::Http],
+        Some(node) => {
+            let items = string_list(ctx, node, "transports")?;
+            if items.is_empty() {
+                return Err(ctx
+                    .error(
+                        node,
+                        "`transports` is empty, so the scenario would never run",
+                    )
+                    .with_hint("leave it out to run on both `stdio` and `http`"));
+            }
+            let mut out = Vec::with_capacity(items.len());
+            for (s, n) in items {
+                out.push(match s {
+                    "stdio" => TransportKind::Stdio,
+                    "http" => TransportKind::Http,
+                    other => {
+                        let e = ctx.error(n, format!("unknown transport `{other}`"));
+                        return Err(match suggest(other, &["stdio", "http"]) {
+                            Some(m) => e.with_hint(format!("did you mean `{m}`?")),
+                            None => e.with_hint("transports are `stdio` and `http`"),
+                        });
+                    }
+                });
+            }
+            out.sort();
+            out
+        }
+    };
+
+    let requires = match map.get("requires") {
+        None => Vec::new(),
+        Some(node) => string_list(ctx, node, "requires")?
+            .into_iter()
+            .map(|(s, n)| {
+                let ok = s.split('.').all(|part| {
+                    part.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                        && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+                if ok {
+                    Ok(s.to_owned())
+                } else {
+                    Err(ctx
+                        .error(n, format!("`{s}` is not a capability"))
+                        .with_hint("name a key of the server's `capabilities`, or a dotted sub-key like `resources.subscribe`"))
+                }
+            })
+            .collect::<R<_>>()?,
+    };
+
+    let severity = match map.get("severity") {
+        None => Severity::Failure,
+        Some(node) => match string(ctx, node, "`severity`")
+            .map_err(|e| e.with_hint("severity is `must` (a failure) or `should` (a warning)"))?
+        {
+            "must" => Severity::Failure,
+            "should" => Severity::Warning,
+            other => {
+                let e = ctx.error(node, format!("unknown severity `{other}`"));
+                return Err(match other {
+                    "MUST" | "failure" | "error" | "required" => {
+                        e.with_hint("did you mean `must`?")
+                    }
+                    "SHOULD" | "warning" | "warn" | "recommended" => {
+                        e.with_hint("did you mean `should`?")
+                    }
+                    _ => e.with_hint("severity is `must` (a failure) or `should` (a warning)"),
+                });
+            }
+        },
+    };
+
+    let official = match map.get("official") {
+        None => Vec::new(),
+        Some(node) => string_list(ctx, node, "official")?
+            .into_iter()
+            .map(|(s, _)| s.to_owned())
+            .collect(),
+    };
+
+    let rule = match map.get("rule") {
+        None => None,
+        Some(node) => {
+            let r = nonempty_string(ctx, node, "`rule`")?;
+            if !is_id(r, '.') {
+                return Err(ctx
+                    .error(node, format!("`{r}` is not a rule id"))
+                    .with_hint("rule ids are lower case, digits, `-`, `.` and `/`, e.g. `lifecycle.initialize-result`"));
+            }
+            Some(r.to_owned())
+        }
+    };
+
+    let steps_key = map.key_node("steps");
+    let steps_node = map.require(ctx, "steps", "the scenario")?;
+    let mut scope = Scope::default();
+    let mut steps = steps::steps(ctx, steps_node, &mut scope, true, "`steps`")?;
+    if !matches!(
+        steps.first(),
+        Some(Step {
+            kind: StepKind::Initialize(_),
+            ..
+        })
+    ) {
+        let line = steps_key.map_or(1, |k| k.span.start.line());
+        steps.insert(
+            0,
+            Step {
+                line,
+                kind: StepKind::Initialize(Initialize::Handshake(InitializeOverrides::default())),
+            },
+        );
+    }
+
+    Ok(Scenario {
+        id: id.to_owned(),
+        title: title.trim().to_owned(),
+        spec: spec.to_owned(),
+        revisions,
+        transports,
+        requires,
+        severity,
+        official,
+        rule,
+        steps,
+        source: ctx.file.to_owned(),
+    })
+}
+
+/// Lower-case ASCII, digits and `-` segments, separated by `/` (and `sep`).
+fn is_id(s: &str, sep: char) -> bool {
+    s.split(['/', sep]).all(|seg| {
+        seg.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && seg
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    })
+}
+
+#[cfg(test)]
+mod tests;

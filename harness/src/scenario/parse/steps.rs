@@ -1,0 +1,611 @@
+//! Steps: what a scenario does, in order.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::checks::{RESPONSE_KINDS, check_pointer, checks, plain_string, response_expectation};
+use super::vars::{Scope, template};
+use super::yaml::{
+    Ctx, Map, Node, R, as_str, boolean, duration, integer, is_null, list, nonempty_string,
+    sequence, string, suggest, to_json, type_error,
+};
+use crate::scenario::model::{
+    Expectation, Initialize, InitializeOverrides, RequestStep, Step, StepKind,
+};
+
+/// The key that names what a step does.
+pub const STEP_KINDS: &[&str] = &[
+    "initialize",
+    "request",
+    "notify",
+    "send_raw",
+    "expect",
+    "concurrent",
+    "paginate",
+    "for_each",
+    "sleep",
+];
+
+/// How long a wait lasts when `within` is not given.
+pub const DEFAULT_WITHIN: Duration = Duration::from_secs(5);
+
+/// List methods whose item key `paginate` knows without being told.
+const LIST_KEYS: &[(&str, &str)] = &[
+    ("tools/list", "tools"),
+    ("prompts/list", "prompts"),
+    ("resources/list", "resources"),
+    ("resources/templates/list", "resourceTemplates"),
+];
+
+/// Keys allowed beside the kind key, per kind.
+fn siblings(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "request" => &["capture", "expect"],
+        "initialize" => &["expect"],
+        _ => &[],
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// The first step of the scenario: the only place for `initialize`.
+    First,
+    TopLevel,
+    ForEach,
+}
+
+/// A list of steps (`steps:` or a `for_each` body).
+pub(crate) fn steps(
+    ctx: &Ctx<'_>,
+    node: &Node,
+    scope: &mut Scope,
+    top_level: bool,
+    what: &str,
+) -> R<Vec<Step>> {
+    let items = sequence(ctx, node, what)?;
+    if items.is_empty() {
+        return Err(ctx
+            .error(node, format!("{what} is empty"))
+            .with_hint("a scenario does at least one thing"));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let place = match (top_level, i) {
+            (true, 0) => Place::First,
+            (true, _) => Place::TopLevel,
+            (false, _) => Place::ForEach,
+        };
+        out.push(step(ctx, item, scope, place)?);
+    }
+    Ok(out)
+}
+
+/// Finds the kind key of a step mapping, rejecting steps with none or two.
+fn kind_of<'n>(ctx: &Ctx<'_>, map: &Map<'n>) -> R<(&'n str, &'n Node, &'n Node)> {
+    let primary: Vec<_> = map
+        .entries
+        .iter()
+        .filter(|(k, _, _)| STEP_KINDS.contains(k) && *k != "expect")
+        .collect();
+    match primary.as_slice() {
+        [one] => Ok(**one),
+        [] => match map.entries.iter().find(|(k, _, _)| *k == "expect") {
+            Some(e) => Ok(*e),
+            None => {
+                let first = map.entries.first();
+                let e = match first {
+                    Some((k, knode, _)) => {
+                        let e = ctx.error(knode, format!("`{k}` is not a kind of step"));
+                        match suggest(k, STEP_KINDS) {
+                            Some(s) => e.with_hint(format!("did you mean `{s}`?")),
+                            None => e.with_hint(format!("a step is one of {}", list(STEP_KINDS))),
+                        }
+                    }
+                    None => ctx
+                        .error(map.node, "empty step")
+                        .with_hint(format!("a step is one of {}", list(STEP_KINDS))),
+                };
+                Err(e)
+            }
+        },
+        [first, second, ..] => Err(ctx
+            .error(
+                second.1,
+                format!(
+                    "a step does one thing, but this one has both `{}` and `{}`",
+                    first.0, second.0
+                ),
+            )
+            .with_hint("split it into two steps (each list item starts with `-`)")),
+    }
+}
+
+pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) -> R<Step> {
+    let line = node.span.start.line();
+    let map = Map::new(ctx, node, "a step").map_err(|e| {
+        match as_str(node).filter(|s| STEP_KINDS.contains(s)) {
+            Some(s) => e.with_hint(format!("write `{s}:` followed by its settings")),
+            None => e.with_hint(format!(
+                "a step is a mapping with one of {}",
+                list(STEP_KINDS)
+            )),
+        }
+    })?;
+    let (kind, knode, value) = kind_of(ctx, &map)?;
+    let allowed_siblings = siblings(kind);
+    for (k, kn, _) in &map.entries {
+        if *k == kind || allowed_siblings.contains(k) {
+            continue;
+        }
+        let e = if *k == "expect" {
+            ctx.error(kn, format!("`expect` cannot sit beside `{kind}`"))
+                .with_hint("only `request` and `initialize` have a response to check; to wait for a message, make `expect` a step of its own")
+        } else if STEP_KINDS.contains(k) || allowed_siblings.is_empty() {
+            let e = ctx.error(kn, format!("unknown key `{k}` in a `{kind}` step"));
+            match suggest(k, allowed_siblings) {
+                Some(s) => e.with_hint(format!("did you mean `{s}`?")),
+                None => e.with_hint(format!(
+                    "a `{kind}` step has no other keys; is the indentation right?"
+                )),
+            }
+        } else {
+            super::yaml::unknown_key(ctx, kn, k, allowed_siblings, &format!("a `{kind}` step"))
+        };
+        return Err(e);
+    }
+    let kind = match kind {
+        "initialize" => {
+            if place != Place::First {
+                return Err(ctx
+                    .error(knode, "`initialize` can only be the first step")
+                    .with_hint("to send `initialize` again, use `request: { method: initialize, params: {...} }`"));
+            }
+            StepKind::Initialize(initialize(ctx, value, map.get("expect"), scope)?)
+        }
+        "request" => {
+            let (req, captures) = request(ctx, &map, value, line, scope)?;
+            define_captures(ctx, scope, &captures)?;
+            StepKind::Request(req)
+        }
+        "notify" => {
+            let (method, params) = method_and_params(ctx, value, scope, "notify", &[])?;
+            StepKind::Notify { method, params }
+        }
+        "send_raw" => {
+            let s = string(ctx, value, "`send_raw`").map_err(|e| {
+                e.with_hint("give the bytes as a string, e.g. a block scalar `send_raw: |` with the JSON on the next line")
+            })?;
+            if s.is_empty() {
+                return Err(ctx.error(value, "`send_raw` is empty"));
+            }
+            StepKind::SendRaw(template(ctx, value, scope)?)
+        }
+        "expect" => StepKind::Expect(expectation(ctx, value, scope)?),
+        "concurrent" => concurrent(ctx, value, scope)?,
+        "paginate" => paginate(ctx, value, scope)?,
+        "for_each" => for_each(ctx, value, scope)?,
+        "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
+        _ => unreachable!("kind_of returns a step kind"),
+    };
+    Ok(Step { line, kind })
+}
+
+fn initialize(ctx: &Ctx<'_>, value: &Node, expect: Option<&Node>, scope: &Scope) -> R<Initialize> {
+    if as_str(value) == Some("none") {
+        if let Some(e) = expect {
+            return Err(ctx
+                .error(
+                    e,
+                    "`initialize: none` sends nothing, so there is no response to expect",
+                )
+                .with_hint("remove `expect`, or the `none`"));
+        }
+        return Ok(Initialize::None);
+    }
+    if !is_null(value) && !matches!(value.data, saphyr::YamlDataOwned::Mapping(_)) {
+        return Err(type_error(ctx, value, "`none`, empty, or a mapping of overrides", "`initialize`")
+            .with_hint("`initialize: none` skips the handshake; `initialize: { protocol_version: ... }` changes it"));
+    }
+    let map = Map::new_or_empty(ctx, value, "`initialize`")?;
+    map.only(
+        ctx,
+        &["protocol_version", "capabilities", "skip_initialized"],
+        "`initialize`",
+    )?;
+    let mut o = InitializeOverrides::default();
+    if let Some(v) = map.get("protocol_version") {
+        nonempty_string(ctx, v, "`protocol_version`")?;
+        o.protocol_version = Some(template(ctx, v, scope)?);
+    }
+    if let Some(v) = map.get("capabilities") {
+        if !matches!(v.data, saphyr::YamlDataOwned::Mapping(_)) {
+            return Err(type_error(ctx, v, "a mapping", "`capabilities`"));
+        }
+        o.capabilities = Some(to_json(ctx, v)?);
+    }
+    if let Some(v) = map.get("skip_initialized") {
+        o.skip_initialized = boolean(ctx, v, "`skip_initialized`")?;
+    }
+    if let Some(e) = expect {
+        let emap = Map::new(ctx, e, "`expect`")?;
+        o.expect = Some(response_expectation(ctx, &emap, scope, "`expect`", &[])?);
+    }
+    Ok(Initialize::Handshake(o))
+}
+
+/// `request: <method>` or `request: { method, params, id }`, with `capture` and `expect`
+/// beside it. Returns the captures separately: they are defined after the step.
+/// Each capture: name, line, and its key node (for errors).
+type Captures = Vec<(String, usize, Node)>;
+
+fn request(
+    ctx: &Ctx<'_>,
+    step: &Map<'_>,
+    value: &Node,
+    line: usize,
+    scope: &Scope,
+) -> R<(RequestStep, Captures)> {
+    let (method, params) = method_and_params(ctx, value, scope, "request", &["id"])?;
+    let id = match Map::new(ctx, value, "`request`")
+        .ok()
+        .and_then(|m| m.get("id"))
+    {
+        Some(v) => {
+            let id = to_json(ctx, v)?;
+            if !matches!(id, Value::Number(_) | Value::String(_) | Value::Null) {
+                return Err(type_error(ctx, v, "a number, a string or null", "`id`"));
+            }
+            Some(id)
+        }
+        None => None,
+    };
+    let expect = match step.get("expect") {
+        Some(e) => {
+            let emap = Map::new(ctx, e, "`expect`")?;
+            Some(response_expectation(ctx, &emap, scope, "`expect`", &[])?)
+        }
+        None => None,
+    };
+    let mut capture = std::collections::BTreeMap::new();
+    let mut captures = Vec::new();
+    if let Some(c) = step.get("capture") {
+        let cmap = Map::new(ctx, c, "`capture`")?;
+        if cmap.entries.is_empty() {
+            return Err(ctx.error(c, "`capture` is empty"));
+        }
+        for (name, knode, pnode) in &cmap.entries {
+            scope.check_new(ctx, knode, name, "variable name")?;
+            let pointer = string(ctx, pnode, "a capture pointer")?;
+            check_pointer(ctx, pnode, pointer)?;
+            let first = pointer.split('/').nth(1).unwrap_or("");
+            if !pointer.is_empty() && !["jsonrpc", "id", "result", "error"].contains(&first) {
+                return Err(ctx
+                    .error(pnode, format!("`{pointer}` points outside a response message"))
+                    .with_hint(format!(
+                        "capture pointers start at the whole response: did you mean `/result{pointer}`?"
+                    )));
+            }
+            capture.insert((*name).to_owned(), pointer.to_owned());
+            captures.push((
+                (*name).to_owned(),
+                knode.span.start.line(),
+                (*knode).clone(),
+            ));
+        }
+    }
+    Ok((
+        RequestStep {
+            method,
+            params,
+            id,
+            expect,
+            capture,
+            line,
+        },
+        captures,
+    ))
+}
+
+fn define_captures(ctx: &Ctx<'_>, scope: &mut Scope, captures: &[(String, usize, Node)]) -> R<()> {
+    for (name, line, knode) in captures {
+        scope.check_new(ctx, knode, name, "variable name")?;
+        scope.define(name, *line);
+    }
+    Ok(())
+}
+
+/// `<method>` or `{ method, params, <extra...> }`.
+fn method_and_params(
+    ctx: &Ctx<'_>,
+    value: &Node,
+    scope: &Scope,
+    kind: &str,
+    extra: &[&str],
+) -> R<(
+    crate::scenario::model::Template,
+    Option<crate::scenario::model::Template>,
+)> {
+    if as_str(value).is_some() {
+        nonempty_string(ctx, value, &format!("the `{kind}` method"))?;
+        return Ok((template(ctx, value, scope)?, None));
+    }
+    let what = format!("`{kind}`");
+    let map = Map::new(ctx, value, &what).map_err(|e| {
+        e.with_hint(format!(
+            "write `{kind}: <method>` or `{kind}: {{ method: ..., params: ... }}`"
+        ))
+    })?;
+    let allowed: Vec<&str> = ["method", "params"].iter().chain(extra).copied().collect();
+    map.only(ctx, &allowed, &what)?;
+    let m = map.require(ctx, "method", &what)?;
+    nonempty_string(ctx, m, "`method`")?;
+    let method = template(ctx, m, scope)?;
+    let params = map
+        .get("params")
+        .map(|p| template(ctx, p, scope))
+        .transpose()?;
+    Ok((method, params))
+}
+
+fn within(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Duration> {
+    map.get("within")
+        .map(|w| duration(ctx, w, "`within`"))
+        .transpose()
+        .map(|d| d.unwrap_or(DEFAULT_WITHIN))
+}
+
+const EXPECT_KINDS: &[&str] = &["notification", "nothing", "exit", "response"];
+
+fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expectation> {
+    let map = Map::new(ctx, value, "`expect`")?;
+    let (kind, _, v) = match map.entries.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(ctx
+                .error(value, "`expect` says nothing to wait for")
+                .with_hint(format!("wait for one of {}", list(EXPECT_KINDS))));
+        }
+        [first, second, ..] => {
+            let e = ctx.error(
+                second.1,
+                format!(
+                    "`expect` waits for one thing, but has both `{}` and `{}`",
+                    first.0, second.0
+                ),
+            );
+            return Err(
+                if RESPONSE_KINDS.contains(&first.0) || RESPONSE_KINDS.contains(&second.0) {
+                    e.with_hint("to check the response of a request, put `expect` beside `request` in the same step")
+                } else {
+                    e.with_hint("use one `expect` step per thing to wait for")
+                },
+            );
+        }
+    };
+    if !EXPECT_KINDS.contains(&kind) {
+        let knode = map.entries[0].1;
+        let e = ctx.error(
+            knode,
+            format!("`{kind}` is not something `expect` can wait for"),
+        );
+        return Err(if RESPONSE_KINDS.contains(&kind) {
+            e.with_hint("a response is checked by `expect` beside its `request`, in the same step (one `-`); or wait for a `send_raw` request's answer with `response: { id: ..., result: ... }`")
+        } else {
+            match suggest(kind, EXPECT_KINDS) {
+                Some(s) => e.with_hint(format!("did you mean `{s}`?")),
+                None => e.with_hint(format!("`expect` waits for one of {}", list(EXPECT_KINDS))),
+            }
+        });
+    }
+    Ok(match kind {
+        "notification" => {
+            if as_str(v).is_some() {
+                return Ok(Expectation::Notification {
+                    method: plain_string(ctx, v, "the notification method")?.to_owned(),
+                    within: DEFAULT_WITHIN,
+                    checks: Vec::new(),
+                });
+            }
+            let m = Map::new(ctx, v, "`notification`")?;
+            m.only(ctx, &["method", "within", "match"], "`notification`")?;
+            let method =
+                plain_string(ctx, m.require(ctx, "method", "`notification`")?, "`method`")?;
+            Expectation::Notification {
+                method: method.to_owned(),
+                within: within(ctx, &m)?,
+                checks: match m.get("match") {
+                    Some(c) => checks(ctx, c, scope, "`match`", &[])?,
+                    None => Vec::new(),
+                },
+            }
+        }
+        "nothing" => {
+            if !matches!(v.data, saphyr::YamlDataOwned::Mapping(_)) {
+                return Ok(Expectation::Nothing {
+                    within: duration(ctx, v, "`nothing`")?,
+                    methods: Vec::new(),
+                });
+            }
+            let m = Map::new(ctx, v, "`nothing`")?;
+            m.only(ctx, &["within", "methods"], "`nothing`")?;
+            let within = duration(ctx, m.require(ctx, "within", "`nothing`")?, "`within`")?;
+            let methods = match m.get("methods") {
+                Some(list) => {
+                    let items = super::yaml::string_list(ctx, list, "methods")?;
+                    if items.is_empty() {
+                        return Err(ctx
+                            .error(list, "`methods` is empty")
+                            .with_hint("leave `methods` out to expect no message of any kind"));
+                    }
+                    items
+                        .into_iter()
+                        .map(|(s, n)| plain_string(ctx, n, "a method").map(|_| s.to_owned()))
+                        .collect::<R<_>>()?
+                }
+                None => Vec::new(),
+            };
+            Expectation::Nothing { within, methods }
+        }
+        "exit" => {
+            let m = Map::new_or_empty(ctx, v, "`exit`")?;
+            m.only(ctx, &["within", "code"], "`exit`")?;
+            let code = match m.get("code") {
+                Some(c) => {
+                    let n = integer(ctx, c, "`code`")?;
+                    Some(i32::try_from(n).map_err(|_| ctx.error(c, "exit code out of range"))?)
+                }
+                None => None,
+            };
+            Expectation::Exit {
+                within: within(ctx, &m)?,
+                code,
+            }
+        }
+        "response" => {
+            let m = Map::new(ctx, v, "`response`")?;
+            let id_node = m.require(ctx, "id", "`response`")?;
+            let id = to_json(ctx, id_node)?;
+            if !matches!(id, Value::Number(_) | Value::String(_) | Value::Null) {
+                return Err(type_error(
+                    ctx,
+                    id_node,
+                    "a number, a string or null",
+                    "`id`",
+                ));
+            }
+            let expect = response_expectation(ctx, &m, scope, "`response`", &["id", "within"])?;
+            Expectation::Response {
+                id,
+                within: within(ctx, &m)?,
+                expect,
+            }
+        }
+        _ => unreachable!("checked against EXPECT_KINDS"),
+    })
+}
+
+fn concurrent(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
+    let items = sequence(ctx, value, "`concurrent`")?;
+    if items.len() < 2 {
+        return Err(ctx
+            .error(value, "`concurrent` needs at least two requests")
+            .with_hint("a single request is a plain `request` step"));
+    }
+    let mut requests = Vec::with_capacity(items.len());
+    let mut all_captures: Captures = Vec::new();
+    let mut ids: Vec<(Value, usize)> = Vec::new();
+    for item in items {
+        let line = item.span.start.line();
+        let map = Map::new(ctx, item, "a concurrent request")
+            .map_err(|e| e.with_hint("each item is `{ request: ..., expect: ... }`"))?;
+        let (kind, knode, v) = kind_of(ctx, &map)?;
+        if kind != "request" {
+            return Err(ctx.error(
+                knode,
+                format!("only `request` steps can run concurrently, not `{kind}`"),
+            ));
+        }
+        if let Some((k, kn, _)) = map
+            .entries
+            .iter()
+            .find(|(k, _, _)| *k != "request" && !siblings("request").contains(k))
+        {
+            return Err(super::yaml::unknown_key(
+                ctx,
+                kn,
+                k,
+                siblings("request"),
+                "a concurrent request",
+            ));
+        }
+        let (req, captures) = request(ctx, &map, v, line, scope)?;
+        if let Some(id) = &req.id {
+            if let Some((_, first)) = ids.iter().find(|(seen, _)| seen == id) {
+                return Err(ctx
+                    .error(
+                        item,
+                        format!("two concurrent requests use the id {id} (first on line {first})"),
+                    )
+                    .with_hint("responses are matched by id; give each request its own"));
+            }
+            ids.push((id.clone(), line));
+        }
+        for c in &captures {
+            if let Some((_, first, _)) = all_captures.iter().find(|(n, _, _)| *n == c.0) {
+                return Err(ctx.error(
+                    &c.2,
+                    format!(
+                        "duplicate variable `{}`: already captured on line {first}",
+                        c.0
+                    ),
+                ));
+            }
+        }
+        all_captures.extend(captures);
+        requests.push(req);
+    }
+    define_captures(ctx, scope, &all_captures)?;
+    Ok(StepKind::Concurrent(requests))
+}
+
+fn paginate(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
+    let map = Map::new(ctx, value, "`paginate`")?;
+    map.only(ctx, &["method", "key", "into", "params"], "`paginate`")?;
+    let mnode = map.require(ctx, "method", "`paginate`")?;
+    let method = plain_string(ctx, mnode, "`method`")?;
+    let key = match map.get("key") {
+        Some(k) => plain_string(ctx, k, "`key`")?.to_owned(),
+        None => match LIST_KEYS.iter().find(|(m, _)| *m == method) {
+            Some((_, k)) => (*k).to_owned(),
+            None => {
+                return Err(ctx
+                    .error(mnode, format!("`paginate` over `{method}` needs `key`"))
+                    .with_hint(
+                        "`key` names the result member that holds the items, e.g. `key: tools`",
+                    ));
+            }
+        },
+    };
+    let params = map
+        .get("params")
+        .map(|p| template(ctx, p, scope))
+        .transpose()?;
+    let inode = map.require(ctx, "into", "`paginate`")?;
+    let into = string(ctx, inode, "`into`")?;
+    scope.check_new(ctx, inode, into, "variable name")?;
+    scope.define(into, inode.span.start.line());
+    Ok(StepKind::Paginate {
+        method: method.to_owned(),
+        key,
+        into: into.to_owned(),
+        params,
+    })
+}
+
+fn for_each(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
+    let map = Map::new(ctx, value, "`for_each`")?;
+    map.only(ctx, &["in", "as", "steps"], "`for_each`")?;
+    let in_node = map.require(ctx, "in", "`for_each`")?;
+    let list = string(ctx, in_node, "`in`")?;
+    super::vars::check_name(ctx, in_node, list, "variable name")?;
+    scope.use_var(ctx, in_node, list)?;
+    let as_node = map.require(ctx, "as", "`for_each`")?;
+    let bind = string(ctx, as_node, "`as`")?;
+    scope.check_new(ctx, as_node, bind, "variable name")?;
+    let mark = scope.len();
+    scope.define(bind, as_node.span.start.line());
+    let body = steps(
+        ctx,
+        map.require(ctx, "steps", "`for_each`")?,
+        scope,
+        false,
+        "`steps`",
+    )?;
+    scope.truncate(mark);
+    Ok(StepKind::ForEach {
+        list: list.to_owned(),
+        bind: bind.to_owned(),
+        steps: body,
+    })
+}
