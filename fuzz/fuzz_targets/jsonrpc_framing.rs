@@ -13,8 +13,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcpcheck_fuzz::FramingInput;
-use mcpcheck_fuzz::invariants::{KnownBugs, check};
+use mcpcheck_fuzz::invariants::check;
 
 fuzz_target!(|input: FramingInput| {
-    check(input.max_frame, &input.chunks, KnownBugs::Tolerate);
+    check(input.max_frame, &input.chunks);
 });

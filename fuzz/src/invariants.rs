@@ -9,20 +9,6 @@ use mcpcheck::protocol::jsonrpc::classify;
 use mcpcheck::transport::framing::{Decoded, FramingIssue, NdjsonDecoder, QUOTE_PREFIX, RawFrame};
 use serde_json::Value;
 
-/// What to do about library bugs that are known, reported, and pinned by a regression
-/// test in `harness/tests/framing_props.rs` (`mod regressions`).
-///
-/// The fuzzer and the property tests run with [`KnownBugs::Tolerate`] so that they keep
-/// looking for new bugs instead of finding the known one again on every run. Each
-/// tolerance is one `if` naming its regression test: when the bug is fixed, that test
-/// fails (it is `#[should_panic]`), and the tolerance is deleted together with the
-/// `should_panic` attribute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KnownBugs {
-    Tolerate,
-    Fail,
-}
-
 /// Decodes a stream fed in the given chunks, then finishes it.
 pub fn decode<'a>(max_frame: usize, chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<Decoded> {
     let mut decoder = NdjsonDecoder::new(max_frame);
@@ -35,34 +21,20 @@ pub fn decode<'a>(max_frame: usize, chunks: impl IntoIterator<Item = &'a [u8]>) 
 }
 
 /// Checks every invariant for a stream fed as `chunks`; returns the decoder's output.
-pub fn check(max_frame: usize, chunks: &[Vec<u8>], known: KnownBugs) -> Vec<Decoded> {
+pub fn check(max_frame: usize, chunks: &[Vec<u8>]) -> Vec<Decoded> {
     let input = chunks.concat();
     let whole = decode(max_frame, [input.as_slice()]);
     let chunked = decode(max_frame, chunks.iter().map(Vec::as_slice));
     let bytewise = decode(max_frame, input.chunks(1));
-    assert_same_output(max_frame, &whole, &chunked, "the given chunks", known);
-    assert_same_output(max_frame, &whole, &bytewise, "one byte at a time", known);
-    check_output(max_frame, &input, &whole, known);
+    assert_same_output(&whole, &chunked, "the given chunks");
+    assert_same_output(&whole, &bytewise, "one byte at a time");
+    check_output(max_frame, &input, &whole);
     whole
 }
 
 /// Chunking independence: the output for `other` chunking equals the output for the
 /// whole input pushed at once.
-pub fn assert_same_output(
-    max_frame: usize,
-    whole: &[Decoded],
-    other: &[Decoded],
-    how: &str,
-    known: KnownBugs,
-) {
-    let (whole, other) = match known {
-        KnownBugs::Fail => (whole.to_vec(), other.to_vec()),
-        // Tolerated: regressions::oversize_prefix_depends_on_chunking.
-        KnownBugs::Tolerate => (
-            clip_oversize_prefixes(max_frame, whole),
-            clip_oversize_prefixes(max_frame, other),
-        ),
-    };
+pub fn assert_same_output(whole: &[Decoded], other: &[Decoded], how: &str) {
     if let Some(i) = (0..whole.len().max(other.len())).find(|&i| whole.get(i) != other.get(i)) {
         panic!(
             "chunking changed the output: item {i} is {:?} when the input is pushed whole, \
@@ -73,32 +45,6 @@ pub fn assert_same_output(
             other.len()
         );
     }
-}
-
-/// The part of the known oversize-prefix bug: when `max_frame < QUOTE_PREFIX`, the
-/// quoted prefix of an over-long line stops growing at the chunk that crossed the limit.
-/// Clipping every prefix to `max_frame + 1` bytes (the least it can hold) hides only that.
-fn clip_oversize_prefixes(max_frame: usize, out: &[Decoded]) -> Vec<Decoded> {
-    out.iter()
-        .cloned()
-        .map(|d| match d {
-            Decoded::Issue(FramingIssue::Oversize {
-                offset,
-                len,
-                limit,
-                mut prefix,
-            }) => {
-                prefix.truncate((max_frame + 1).min(QUOTE_PREFIX));
-                Decoded::Issue(FramingIssue::Oversize {
-                    offset,
-                    len,
-                    limit,
-                    prefix,
-                })
-            }
-            other => other,
-        })
-        .collect()
 }
 
 /// One line of the input, as the stdio framing rule splits it.
@@ -143,7 +89,7 @@ enum Expect {
     Content,
 }
 
-fn expect(max_frame: usize, line: &Line<'_>, known: KnownBugs) -> Expect {
+fn expect(max_frame: usize, line: &Line<'_>) -> Expect {
     if line.raw.len() > max_frame {
         return Expect::Oversize;
     }
@@ -152,11 +98,8 @@ fn expect(max_frame: usize, line: &Line<'_>, known: KnownBugs) -> Expect {
         return Expect::InvalidUtf8;
     };
     // JSON whitespace is space, tab, CR and LF (RFC 8259 section 2); a line of anything
-    // else is not blank. Tolerated: regressions::unicode_whitespace_lines_vanish.
-    let blank = match known {
-        KnownBugs::Fail => text.trim_matches([' ', '\t', '\r']).is_empty(),
-        KnownBugs::Tolerate => text.trim().is_empty(),
-    };
+    // else is not blank (regressions::unicode_whitespace_lines_vanish).
+    let blank = text.trim_matches([' ', '\t', '\r']).is_empty();
     if blank {
         Expect::Blank
     } else {
@@ -192,7 +135,7 @@ fn check_frame(max_frame: usize, frame: &RawFrame, what: &str) {
 }
 
 /// Invariants of one decoded output against its input.
-pub fn check_output(max_frame: usize, input: &[u8], out: &[Decoded], known: KnownBugs) {
+pub fn check_output(max_frame: usize, input: &[u8], out: &[Decoded]) {
     let lines = lines(input);
     let index_of = |offset: u64| lines.binary_search_by_key(&offset, |l| l.offset).ok();
     // How each line was accounted for; every non-blank line exactly once.
@@ -260,7 +203,7 @@ pub fn check_output(max_frame: usize, input: &[u8], out: &[Decoded], known: Know
                     if taken == *n {
                         break;
                     }
-                    match expect(max_frame, line, known) {
+                    match expect(max_frame, line) {
                         Expect::Blank => continue,
                         Expect::Content => {}
                         other => panic!(
@@ -373,7 +316,7 @@ pub fn check_output(max_frame: usize, input: &[u8], out: &[Decoded], known: Know
 
     // Nothing vanishes: every line is reported as what it is, blank lines are not reported.
     for (line, how) in lines.iter().zip(&covered) {
-        let want = expect(max_frame, line, known);
+        let want = expect(max_frame, line);
         let ok = match (&want, how) {
             (Expect::Blank, None) => true,
             (Expect::Oversize, Some(k)) => *k == "oversize line",

@@ -108,6 +108,8 @@ pub struct NdjsonDecoder {
     /// Bracket nesting of the pending lines, so they are parsed only once the structure
     /// closes: re-parsing on every line would make recovery quadratic.
     nesting: Nesting,
+    /// JSON parses run so far: linear in the input, and tested to stay so.
+    parses: u64,
     out: Vec<Decoded>,
 }
 
@@ -157,12 +159,19 @@ impl NdjsonDecoder {
             pending: Vec::new(),
             pending_bytes: 0,
             nesting: Nesting::default(),
+            parses: 0,
             out: Vec::new(),
         }
     }
 
     pub fn max_frame(&self) -> usize {
         self.max_frame
+    }
+
+    /// How many JSON parses the decoder has run (each over at most one line, or one
+    /// recovered multi-line message). Tests use it to pin the cost as linear.
+    pub fn parse_attempts(&self) -> u64 {
+        self.parses
     }
 
     /// The bytes of the line read so far but not yet terminated by a newline, and the
@@ -200,16 +209,19 @@ impl NdjsonDecoder {
     }
 
     fn extend_line(&mut self, bytes: &[u8]) {
-        if let Some((seen, _)) = &mut self.oversize {
+        if let Some((seen, prefix)) = &mut self.oversize {
+            // Keep filling the quote up to its size, whatever the read boundaries were.
+            let room = QUOTE_PREFIX.saturating_sub(prefix.len());
+            prefix.extend_from_slice(&bytes[..room.min(bytes.len())]);
             *seen += bytes.len() as u64;
             return;
         }
         if self.line.len() + bytes.len() > self.max_frame {
             let mut prefix = std::mem::take(&mut self.line);
             let seen = (prefix.len() + bytes.len()) as u64;
-            let room = QUOTE_PREFIX.saturating_sub(prefix.len());
-            prefix.extend_from_slice(&bytes[..room.min(bytes.len())]);
             prefix.truncate(QUOTE_PREFIX);
+            let room = QUOTE_PREFIX - prefix.len();
+            prefix.extend_from_slice(&bytes[..room.min(bytes.len())]);
             self.oversize = Some((seen, prefix));
             return;
         }
@@ -260,14 +272,15 @@ impl NdjsonDecoder {
                 return;
             }
         };
-        if text.trim().is_empty() {
-            // Blank lines carry nothing; JSON allows the whitespace, so they are not an issue.
+        if text.trim_matches(JSON_WHITESPACE).is_empty() {
+            // Blank lines carry nothing; JSON allows the whitespace, so they are not an
+            // issue. Only JSON's whitespace counts: a form feed or no-break space is noise.
             return;
         }
         if !self.pending.is_empty() {
             // A line that is a whole message by itself is never swallowed into a pending one.
-            if let Ok(value) = serde_json::from_str::<Value>(&text)
-                && (value.is_object() || value.is_array())
+            if let Ok(value) = self.parse(&text)
+                && looks_like_message(&value)
             {
                 self.flush_pending();
                 self.out.push(Decoded::Frame(RawFrame {
@@ -308,7 +321,7 @@ impl NdjsonDecoder {
             }
             self.flush_pending();
         }
-        match serde_json::from_str::<Value>(&text) {
+        match self.parse(&text) {
             Ok(value) => self.out.push(Decoded::Frame(RawFrame {
                 offset,
                 bytes: text.into_bytes(),
@@ -328,14 +341,19 @@ impl NdjsonDecoder {
         }
     }
 
-    fn try_pending(&self) -> PendingState {
+    fn parse(&mut self, text: &str) -> serde_json::Result<Value> {
+        self.parses += 1;
+        serde_json::from_str(text)
+    }
+
+    fn try_pending(&mut self) -> PendingState {
         let joined = self
             .pending
             .iter()
             .map(|l| l.text.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        match serde_json::from_str::<Value>(&joined) {
+        match self.parse(&joined) {
             Ok(value) => PendingState::Complete(RawFrame {
                 offset: self.pending[0].offset,
                 bytes: joined.into_bytes(),
@@ -368,6 +386,19 @@ enum PendingState {
     Complete(RawFrame),
     NeedMore,
     Broken,
+}
+
+/// JSON's whitespace (RFC 8259, section 2); `\n` never reaches a line.
+const JSON_WHITESPACE: [char; 3] = [' ', '\t', '\r'];
+
+/// Whether a complete value on one line is a message in its own right, rather than a
+/// line of a pretty-printed one (`{}` or `[]` alone inside an array).
+fn looks_like_message(value: &Value) -> bool {
+    match value {
+        Value::Object(o) => o.contains_key("jsonrpc"),
+        Value::Array(a) => a.iter().any(|v| v.get("jsonrpc").is_some()),
+        _ => false,
+    }
 }
 
 fn starts_structure(text: &str) -> bool {
