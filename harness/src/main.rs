@@ -43,14 +43,30 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     mcpcheck::transport::reaper::install_signal_handlers().context("installing signal handlers")?;
     match cli.command {
         Command::Run(args) => run(*args).await,
+        Command::List { scenarios } => list(&scenarios),
         Command::Schemas(cmd) => schemas(cmd).await,
     }
 }
 
 async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     let (config, search) = cli::resolve::run(&args)?;
+    let scenarios =
+        cli::resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let store = Arc::new(SchemaStore::new(search));
-    let report = mcpcheck::runner::probe::run(&config, store).await?;
+    let mut report = mcpcheck::runner::probe::run(&config, store.clone()).await?;
+    let exec = Arc::new(mcpcheck::scenario::exec::ExecConfig {
+        server: config.server.clone(),
+        stdio: config.stdio.clone(),
+        session: config.session.clone(),
+        tools: args.call_tools,
+    });
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    let (outcomes, _) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
+    report.add_scenarios(outcomes);
     let human = mcpcheck::report::human::render(&report);
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),
@@ -66,9 +82,33 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(match report.verdict {
+        _ if report.has_errors() => ExitCode::from(EXIT_ERROR),
         Verdict::Pass => ExitCode::SUCCESS,
         Verdict::Fail => ExitCode::from(EXIT_FINDINGS),
     })
+}
+
+fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
+    let scenarios = cli::resolve::scenarios(paths, false, &[], &[])?;
+    for s in &scenarios {
+        let revs = s
+            .revisions
+            .iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let severity = if s.severity == mcpcheck::check::Severity::Warning {
+            "should"
+        } else {
+            "must"
+        };
+        println!(
+            "{:<44} {:<6} {:<44} {}  {}",
+            s.id, severity, revs, s.spec, s.title
+        );
+    }
+    println!("{} scenarios", scenarios.len());
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {

@@ -32,8 +32,8 @@ impl Severity {
 /// One broken rule, pinned to the message that broke it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
-    /// Stable id of the rule, e.g. `stdio.stdout-only-messages`.
-    pub rule: &'static str,
+    /// Stable id of the rule, e.g. `stdio.stdout-only-messages`, or a scenario's rule.
+    pub rule: String,
     pub severity: Severity,
     /// What happened, in one sentence.
     pub message: String,
@@ -57,10 +57,29 @@ impl Finding {
     /// A finding of `rule` in a session speaking `revision`.
     pub fn new(rule: &Rule, revision: Revision, message: impl Into<String>) -> Self {
         Finding {
-            rule: rule.id,
+            rule: rule.id.to_owned(),
             severity: rule.severity,
             message: message.into(),
             spec: rule.url(revision),
+            frame: None,
+            pointer: None,
+            expected: None,
+            evidence: None,
+        }
+    }
+
+    /// A finding of a rule defined outside the catalogue (a scenario's).
+    pub fn custom(
+        rule: impl Into<String>,
+        severity: Severity,
+        spec: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule: rule.into(),
+            severity,
+            message: message.into(),
+            spec: spec.into(),
             frame: None,
             pointer: None,
             expected: None,

@@ -21,6 +21,12 @@ pub enum Command {
         mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
         mcpcheck run --format json --output results.json -- ./target/debug/my-server")]
     Run(Box<RunArgs>),
+    /// List the scenarios: ids, titles, revisions and spec references.
+    List {
+        /// Scenario files or directories (default: the built-in suite).
+        #[arg(value_name = "SCENARIOS")]
+        scenarios: Vec<PathBuf>,
+    },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(subcommand)]
     Schemas(SchemasCommand),
@@ -31,9 +37,28 @@ pub struct RunArgs {
     /// Server command line, split like a shell would (quotes group words).
     #[arg(long, value_name = "CMD", conflicts_with = "command")]
     pub server: Option<String>,
+    /// Scenario files or directories to run instead of the built-in suite.
+    #[arg(value_name = "SCENARIOS")]
+    pub scenarios: Vec<PathBuf>,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// Also run the built-in suite when scenario files are given.
+    #[arg(long)]
+    pub builtin: bool,
+    /// Run only scenarios whose id matches this glob (repeatable), e.g. `tools/*`.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip scenarios whose id matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Scenarios run in parallel, each with its own server (default: number of cores).
+    #[arg(long, short, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all
+    /// (except destructiveHint).
+    #[arg(long, value_enum, default_value_t = crate::scenario::exec::ToolPolicy::Readonly)]
+    pub call_tools: crate::scenario::exec::ToolPolicy,
     /// Environment variable for the server (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
@@ -91,4 +116,14 @@ pub enum SchemasCommand {
         #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
         schema_dir: Option<PathBuf>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

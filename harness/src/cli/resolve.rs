@@ -29,6 +29,73 @@ pub fn revision(text: &str) -> Result<Revision, UsageError> {
     Ok(r)
 }
 
+/// Loads scenarios: the given files and directories, or the built-in suite; then filters
+/// them by id globs. Every file problem is reported, with its location.
+pub fn scenarios(
+    paths: &[std::path::PathBuf],
+    builtin: bool,
+    include: &[String],
+    exclude: &[String],
+) -> Result<Vec<crate::scenario::Scenario>, UsageError> {
+    use crate::scenario::parse;
+    let mut all = Vec::new();
+    let mut errors = Vec::new();
+    if paths.is_empty() || builtin {
+        match crate::scenario::builtin::scenarios() {
+            Ok(s) => all.extend(s),
+            Err(es) => errors.extend(es.into_iter().map(|e| e.to_string())),
+        }
+    }
+    for p in paths {
+        if p.is_dir() {
+            let (ok, errs) = parse::parse_dir(p);
+            all.extend(ok);
+            errors.extend(errs.into_iter().map(|e| e.to_string()));
+        } else if p.is_file() {
+            match parse::parse_file(p) {
+                Ok(s) => all.push(s),
+                Err(e) => errors.push(e.to_string()),
+            }
+        } else {
+            errors.push(format!(
+                "error: {}: no such scenario file or directory",
+                p.display()
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(UsageError(errors.join("\n")));
+    }
+    let globs = |pats: &[String], flag: &str| -> Result<Option<globset::GlobSet>, UsageError> {
+        if pats.is_empty() {
+            return Ok(None);
+        }
+        let mut b = globset::GlobSetBuilder::new();
+        for p in pats {
+            b.add(globset::Glob::new(p).map_err(|e| UsageError(format!("--{flag} {p:?}: {e}")))?);
+        }
+        b.build()
+            .map(Some)
+            .map_err(|e| UsageError(format!("--{flag}: {e}")))
+    };
+    let inc = globs(include, "include")?;
+    let exc = globs(exclude, "exclude")?;
+    all.retain(|s| {
+        inc.as_ref().is_none_or(|g| g.is_match(&s.id))
+            && !exc.as_ref().is_some_and(|g| g.is_match(&s.id))
+    });
+    let mut seen = std::collections::HashSet::new();
+    for s in &all {
+        if !seen.insert(s.id.clone()) {
+            return Err(UsageError(format!(
+                "scenario id `{}` is used twice (the second in {})",
+                s.id, s.source
+            )));
+        }
+    }
+    Ok(all)
+}
+
 /// Resolves `mcpcheck run` arguments.
 pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let mut server = match (&args.server, args.command.is_empty()) {

@@ -33,9 +33,12 @@ pub struct Notification {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
-    /// `None` is the JSON-RPC `null` id, allowed only on errors for requests whose id
-    /// could not be read (parse errors, invalid requests).
+    /// `None` is the JSON-RPC `null` id, or (2025-11-25 on) an omitted one: allowed only on
+    /// errors for requests whose id could not be read (parse errors, invalid requests).
     pub id: Option<RequestId>,
+    /// The error omitted `id` instead of sending `null`, which only 2025-11-25 and later
+    /// allow; the session judges it by revision.
+    pub id_omitted: bool,
     pub outcome: Outcome,
 }
 
@@ -118,7 +121,7 @@ pub enum InvalidReason {
     BothResultAndError,
     #[error("message has neither `method` nor `result`/`error`")]
     NeitherMethodNorResult,
-    #[error("response has no `id` member")]
+    #[error("result response has no `id` member")]
     ResponseWithoutId,
     #[error("result response has a null id; only error responses may use null")]
     ResultWithNullId,
@@ -270,15 +273,22 @@ fn classify_one(value: &Value, raw: &str, base: &str) -> Result<Message, Invalid
         (Some(result), None) => Outcome::Result(result.clone()),
         (None, Some(error)) => Outcome::Error(read_error(error, base)?),
     };
-    let id = match (id, &outcome) {
-        (IdState::Absent, _) => return Err(invalid(InvalidReason::ResponseWithoutId, base, "")),
+    let (id, id_omitted) = match (id, &outcome) {
+        (IdState::Absent, Outcome::Result(_)) => {
+            return Err(invalid(InvalidReason::ResponseWithoutId, base, ""));
+        }
+        (IdState::Absent, Outcome::Error(_)) => (None, true),
         (IdState::Null, Outcome::Result(_)) => {
             return Err(invalid(InvalidReason::ResultWithNullId, base, "id"));
         }
-        (IdState::Null, Outcome::Error(_)) => None,
-        (IdState::Present(id), _) => Some(id),
+        (IdState::Null, Outcome::Error(_)) => (None, false),
+        (IdState::Present(id), _) => (Some(id), false),
     };
-    Ok(Message::Response(Response { id, outcome }))
+    Ok(Message::Response(Response {
+        id,
+        id_omitted,
+        outcome,
+    }))
 }
 
 enum IdState {

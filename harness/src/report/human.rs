@@ -115,6 +115,41 @@ pub fn render(report: &RunReport) -> String {
             }
         }
     }
+    if !report.scenarios.is_empty() {
+        use crate::scenario::exec::Verdict as V;
+        let t = report.tally;
+        let _ = writeln!(w);
+        let _ = writeln!(
+            w,
+            "scenarios: {} pass, {} fail, {} warn, {} skip, {} error",
+            t.pass, t.fail, t.warn, t.skip, t.error
+        );
+        for o in &report.scenarios {
+            let (label, extra) = match &o.verdict {
+                V::Pass => ("pass", String::new()),
+                V::Fail => ("FAIL", String::new()),
+                V::Warn => ("warn", String::new()),
+                V::Skip { reason } => ("skip", format!(" — {reason}")),
+                V::Error { reason } => ("ERROR", format!(" — {reason}")),
+            };
+            let _ = writeln!(w, "  {label:<5} {}{extra}", o.id);
+            for f in o.findings.iter().chain(&o.protocol) {
+                let _ = writeln!(w, "        [{}] {}", f.rule, f.message);
+                if let Some(i) = f.frame {
+                    let frame = o.transcript.get(i).map(|e| e.text.as_str()).unwrap_or("");
+                    let _ = writeln!(
+                        w,
+                        "          frame #{i}: {}",
+                        crate::session::quote(frame, 200)
+                    );
+                }
+                let _ = writeln!(w, "          spec: {}", f.spec);
+            }
+            for u in &o.unchecked {
+                let _ = writeln!(w, "        not checked: {u}");
+            }
+        }
+    }
     let c = report.counts;
     let verdict = match report.verdict {
         Verdict::Pass => "PASS",

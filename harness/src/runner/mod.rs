@@ -4,6 +4,7 @@
 //! methods of every declared capability, with every frame checked on the way.
 
 pub mod probe;
+pub mod suite;
 
 use serde::Serialize;
 
@@ -64,6 +65,31 @@ pub struct RunReport {
     pub stderr: StderrSummary,
     pub duration_ms: u64,
     pub transcript: Vec<Entry>,
+    /// The scenario suite's outcomes, each from its own server process.
+    pub scenarios: Vec<crate::scenario::exec::ScenarioOutcome>,
+    pub tally: suite::Tally,
+}
+
+impl RunReport {
+    /// Folds the scenario outcomes into the report and its verdict.
+    pub fn add_scenarios(&mut self, outcomes: Vec<crate::scenario::exec::ScenarioOutcome>) {
+        use crate::scenario::exec::Verdict as V;
+        self.tally = suite::Tally::of(&outcomes);
+        let protocol_failure = outcomes
+            .iter()
+            .flat_map(|o| &o.protocol)
+            .any(|f| f.severity == Severity::Failure);
+        if self.tally.fail > 0 || protocol_failure {
+            self.verdict = Verdict::Fail;
+        }
+        let _ = V::Pass;
+        self.scenarios = outcomes;
+    }
+
+    /// Whether a scenario hit a harness or scenario-file problem (exit 2).
+    pub fn has_errors(&self) -> bool {
+        self.tally.error > 0
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

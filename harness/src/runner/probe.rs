@@ -150,6 +150,8 @@ pub async fn run(
         },
         duration_ms: started.elapsed().as_millis() as u64,
         transcript: record.transcript.entries().to_vec(),
+        scenarios: Vec::new(),
+        tally: super::suite::Tally::default(),
     })
 }
 

@@ -7,5 +7,7 @@ pub mod model;
 pub mod parse;
 
 pub use model::*;
+pub mod builtin;
+pub mod exec;
 pub mod matcher;
 pub mod template;

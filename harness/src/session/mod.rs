@@ -116,6 +116,17 @@ impl ServerProfile {
     }
 }
 
+/// Overrides of the handshake, for negotiation tests.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Handshake {
+    /// The version to request instead of the session's revision (may be one that does not exist).
+    pub protocol_version: Option<String>,
+    /// Client capabilities instead of the session's.
+    pub capabilities: Option<Value>,
+    /// Leave out `notifications/initialized`.
+    pub skip_initialized: bool,
+}
+
 /// Whether schema checks ran.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -255,7 +266,8 @@ impl Session {
         self.unsolicited.drain(..).collect()
     }
 
-    fn allocate_id(&mut self) -> RequestId {
+    /// The next id mcpcheck would use.
+    pub fn allocate_id(&mut self) -> RequestId {
         let id = RequestId::int(self.next_id);
         self.next_id += 1;
         id
@@ -410,9 +422,28 @@ impl Session {
 
     /// Runs the `initialize` handshake: request, result, `notifications/initialized`.
     pub async fn initialize(&mut self) -> Result<ServerProfile, SessionError> {
+        self.initialize_with(&Handshake::default())
+            .await
+            .map(|(profile, _)| profile)
+    }
+
+    /// The handshake with overrides (scenarios test negotiation with them). Returns the
+    /// server's profile and the raw reply, for checks on the result.
+    pub async fn initialize_with(
+        &mut self,
+        handshake: &Handshake,
+    ) -> Result<(ServerProfile, Reply), SessionError> {
+        let requested = handshake
+            .protocol_version
+            .clone()
+            .unwrap_or_else(|| self.config.revision.as_str().to_owned());
+        let capabilities = handshake
+            .capabilities
+            .clone()
+            .unwrap_or_else(|| self.config.client_capabilities.clone());
         let params = json!({
-            "protocolVersion": self.config.revision.as_str(),
-            "capabilities": self.config.client_capabilities,
+            "protocolVersion": requested,
+            "capabilities": capabilities,
             "clientInfo": { "name": "mcpcheck", "version": env!("CARGO_PKG_VERSION") },
         });
         let reply = self.request("initialize", Some(params)).await?;
@@ -430,22 +461,95 @@ impl Session {
                 .map(str::to_owned),
         };
         if let Some(error) = reply.error() {
-            let finding = Finding::new(
-                &rules::LIFECYCLE_VERSION,
-                self.revision,
-                format!(
-                    "`initialize` failed with error {} \"{}\"",
-                    error.code, error.message
-                ),
-            );
-            self.push_at(finding, reply.frame);
-        } else {
+            // A negotiation test may expect exactly this; only the default handshake judges it.
+            if handshake.protocol_version.is_none() {
+                let finding = Finding::new(
+                    &rules::LIFECYCLE_VERSION,
+                    self.revision,
+                    format!(
+                        "`initialize` failed with error {} \"{}\"",
+                        error.code, error.message
+                    ),
+                );
+                self.push_at(finding, reply.frame);
+            }
+        } else if handshake.protocol_version.is_none() {
             self.negotiate(&profile, reply.frame);
+        } else if let Some(rev) = profile
+            .protocol_version
+            .as_deref()
+            .and_then(|v| v.parse::<Revision>().ok())
+        {
+            // Speak whatever was agreed, so later results are validated against it.
+            self.revision = rev;
         }
         self.profile = Some(profile.clone());
-        self.notify("notifications/initialized", None).await?;
-        self.initialized_sent = true;
-        Ok(profile)
+        if !handshake.skip_initialized {
+            self.notify("notifications/initialized", None).await?;
+            self.initialized_sent = true;
+        }
+        Ok((profile, reply))
+    }
+
+    /// Registers a request that was sent some other way (raw bytes), so its response is
+    /// correlated and checked like any other.
+    pub fn expect_reply(&mut self, id: RequestId, method: &str) {
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_owned(),
+                revision: self.revision,
+            },
+        );
+    }
+
+    /// Waits up to `window` for the response to `id` without treating its absence as a
+    /// failure (no timeout finding, no cancellation): for "nothing comes back" checks.
+    pub async fn poll_reply(&mut self, id: &RequestId, window: Duration) -> Option<Reply> {
+        let deadline = tokio::time::Instant::now() + window;
+        loop {
+            if let Some(reply) = self.replies.remove(id) {
+                return Some(reply);
+            }
+            if self.stdout_closed {
+                return None;
+            }
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => self.stdout_closed = true,
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Waits up to `window` for the server process to end.
+    pub async fn wait_exit(&mut self, window: Duration) -> Option<ExitInfo> {
+        let deadline = tokio::time::Instant::now() + window;
+        while self.exit.is_none() {
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => {
+                    self.stdout_closed = true;
+                    // Output is closed; the exit itself may still be on its way.
+                    if tokio::time::Instant::now() >= deadline {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(_) => break,
+            }
+        }
+        self.exit.clone()
+    }
+
+    /// The schema of the revision spoken now, if one is at hand.
+    pub fn schema(&self) -> Arc<Result<crate::schema::SchemaSet, String>> {
+        self.schemas.get(self.revision)
+    }
+
+    /// The client's request to close stdin early (a scenario testing exit behaviour).
+    pub async fn close_input(&mut self) {
+        self.transport.close_input().await;
     }
 
     fn negotiate(&mut self, profile: &ServerProfile, frame: Option<usize>) {
@@ -778,6 +882,12 @@ impl Session {
         base: &str,
     ) {
         let rev = self.revision;
+        if response.id_omitted && rev < Revision::V2025_11_25 {
+            let f = Finding::new(&rules::JSONRPC_ID_TYPE, rev, "an error response omits `id`; before 2025-11-25 it must be present (null when the request id could not be read)")
+                .pointer(format!("{base}/id"))
+                .expected("\"id\": null");
+            self.push_at(f, index);
+        }
         let Some(id) = response.id.clone() else {
             // A null id answers a request whose id could not be read; nothing to correlate.
             if let Outcome::Error(_) = &response.outcome {

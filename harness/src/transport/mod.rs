@@ -104,6 +104,10 @@ pub trait Transport: Send {
     fn send_raw(&mut self, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>>;
     /// The next inbound item; `None` once everything has been delivered.
     fn recv(&mut self) -> BoxFuture<'_, Option<Inbound>>;
+    /// Closes the server's input (stdin) without waiting, where that means something.
+    fn close_input(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
     /// Ends the connection the way the transport's spec says.
     fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport>;
     /// What the server wrote to stderr, if it is a process.

@@ -389,6 +389,11 @@ impl Transport for StdioTransport {
         Box::pin(self.inbound.recv())
     }
 
+    fn close_input(&mut self) -> BoxFuture<'_, ()> {
+        self.stdin.take();
+        Box::pin(async {})
+    }
+
     fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport> {
         Box::pin(async move {
             let report = self.shutdown_inner().await;

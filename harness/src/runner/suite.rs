@@ -1,0 +1,78 @@
+//! Runs a set of scenarios, each on a fresh server, `jobs` at a time.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use tokio::sync::Semaphore;
+
+use crate::scenario::Scenario;
+use crate::scenario::exec::{self, ExecConfig, ScenarioOutcome, Verdict};
+use crate::schema::SchemaStore;
+
+/// How many scenarios ended each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub pass: usize,
+    pub fail: usize,
+    pub warn: usize,
+    pub skip: usize,
+    pub error: usize,
+}
+
+impl Tally {
+    pub fn of(outcomes: &[ScenarioOutcome]) -> Self {
+        let mut t = Tally::default();
+        for o in outcomes {
+            match o.verdict {
+                Verdict::Pass => t.pass += 1,
+                Verdict::Fail => t.fail += 1,
+                Verdict::Warn => t.warn += 1,
+                Verdict::Skip { .. } => t.skip += 1,
+                Verdict::Error { .. } => t.error += 1,
+            }
+        }
+        t
+    }
+}
+
+/// Runs `scenarios` with at most `jobs` servers alive at once; outcomes keep the input order.
+pub async fn run(
+    scenarios: &[Scenario],
+    config: Arc<ExecConfig>,
+    schemas: Arc<SchemaStore>,
+    jobs: usize,
+) -> (Vec<ScenarioOutcome>, u64) {
+    let started = Instant::now();
+    let gate = Arc::new(Semaphore::new(jobs.max(1)));
+    let mut handles = Vec::new();
+    for scenario in scenarios {
+        let scenario = scenario.clone();
+        let (config, schemas, gate) = (config.clone(), schemas.clone(), gate.clone());
+        handles.push(tokio::spawn(async move {
+            let _permit = gate
+                .acquire_owned()
+                .await
+                .expect("the semaphore is never closed");
+            exec::run(&scenario, &config, schemas).await
+        }));
+    }
+    let mut outcomes = Vec::new();
+    for (h, s) in handles.into_iter().zip(scenarios) {
+        outcomes.push(h.await.unwrap_or_else(|e| ScenarioOutcome {
+            id: s.id.clone(),
+            title: s.title.clone(),
+            spec: s.spec.clone(),
+            verdict: Verdict::Error {
+                reason: format!("the scenario task failed: {e}"),
+            },
+            findings: vec![],
+            protocol: vec![],
+            unchecked: vec![],
+            skipped_steps: vec![],
+            duration_ms: 0,
+            transcript: vec![],
+        }));
+    }
+    (outcomes, started.elapsed().as_millis() as u64)
+}

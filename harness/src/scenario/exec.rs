@@ -1,0 +1,964 @@
+//! Running one scenario against a fresh server.
+//!
+//! The session checks every frame as always; the scenario adds its own expectations.
+//! A session finding belongs to the scenario only when its rule is the scenario's rule;
+//! the rest are protocol findings of the run, so one defect fails the scenario written
+//! for it and not every scenario that happens to see it.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::matcher::{MatchContext, check_all};
+use super::model::{
+    Expectation, Initialize, RequestStep, ResponseExpectation, Scenario, Step, StepKind,
+    TransportKind,
+};
+use super::template::Vars;
+use crate::check::{Finding, Severity};
+use crate::protocol::{Message, Outcome, RequestId};
+use crate::schema::SchemaStore;
+use crate::session::{Entry, Handshake, Reply, Session, SessionConfig, SessionError, Unsolicited};
+use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
+
+/// Which tools a scenario may call: real tools have side effects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolPolicy {
+    /// No `tools/call` at all.
+    None,
+    /// Only tools annotated `readOnlyHint: true`.
+    #[default]
+    Readonly,
+    /// Every tool (except `destructiveHint: true` ones, unless allowed).
+    All,
+}
+
+/// What a scenario run needs.
+#[derive(Clone, Debug)]
+pub struct ExecConfig {
+    pub server: ServerCommand,
+    pub stdio: StdioOptions,
+    pub session: SessionConfig,
+    pub tools: ToolPolicy,
+}
+
+/// The verdict on one scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    /// A MUST-level expectation broke.
+    Fail,
+    /// Only SHOULD-level expectations broke.
+    Warn,
+    /// Not run, and why.
+    Skip {
+        reason: String,
+    },
+    /// A harness or setup problem, not the server's fault.
+    Error {
+        reason: String,
+    },
+}
+
+/// The outcome of one scenario.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioOutcome {
+    pub id: String,
+    pub title: String,
+    pub spec: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Broken expectations, and session findings of the scenario's own rule.
+    pub findings: Vec<Finding>,
+    /// Session findings of other rules: they count for the run, not for this scenario.
+    pub protocol: Vec<Finding>,
+    /// Checks that could not run (no schema), never counted as passed.
+    pub unchecked: Vec<String>,
+    /// Steps skipped (a tool the policy forbids), with why.
+    pub skipped_steps: Vec<String>,
+    pub duration_ms: u64,
+    pub transcript: Vec<Entry>,
+}
+
+/// Runs one scenario on a fresh server process.
+pub async fn run(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+) -> ScenarioOutcome {
+    let started = Instant::now();
+    let revision = config.session.revision;
+    let spec = if scenario.spec.starts_with("https://") {
+        scenario.spec.clone()
+    } else {
+        revision.spec_url(&scenario.spec)
+    };
+    let outcome =
+        |verdict, findings, protocol, transcript, unchecked, skipped_steps| ScenarioOutcome {
+            id: scenario.id.clone(),
+            title: scenario.title.clone(),
+            spec: spec.clone(),
+            verdict,
+            findings,
+            protocol,
+            unchecked,
+            skipped_steps,
+            duration_ms: started.elapsed().as_millis() as u64,
+            transcript,
+        };
+    if !scenario.revisions.contains(&revision) {
+        let list = scenario
+            .revisions
+            .iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let reason = format!("applies to {list}; this run speaks {revision}");
+        return outcome(
+            Verdict::Skip { reason },
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+        );
+    }
+    if !scenario.transports.contains(&TransportKind::Stdio) {
+        return outcome(
+            Verdict::Skip {
+                reason: "not for the stdio transport".into(),
+            },
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+        );
+    }
+    let transport = match StdioTransport::spawn(&config.server, config.stdio.clone(), started) {
+        Ok(t) => t,
+        Err(e) => {
+            return outcome(
+                Verdict::Error {
+                    reason: e.to_string(),
+                },
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+            );
+        }
+    };
+    let session = Session::new(
+        Box::new(transport),
+        schemas,
+        config.session.clone(),
+        started,
+    );
+    let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    let skip = exec.run_steps(&scenario.steps).await.err();
+    let Executor {
+        session,
+        mut findings,
+        unchecked,
+        skipped_steps,
+        ..
+    } = exec;
+    let record = session.finish().await;
+    let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    let (mine, protocol): (Vec<_>, Vec<_>) =
+        record.findings.into_iter().partition(|f| f.rule == rule);
+    findings.extend(mine);
+    let transcript = record.transcript.entries().to_vec();
+    let verdict = match skip {
+        Some(Stop::Skip(reason)) => Verdict::Skip { reason },
+        Some(Stop::Error(reason)) => Verdict::Error { reason },
+        _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
+        _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
+        _ => Verdict::Pass,
+    };
+    outcome(
+        verdict,
+        findings,
+        protocol,
+        transcript,
+        unchecked,
+        skipped_steps,
+    )
+}
+
+/// Why the steps stopped early.
+enum Stop {
+    /// The scenario does not apply (an unmet `requires`).
+    Skip(String),
+    /// The scenario cannot go on: its server is gone or a step failed in a way that makes
+    /// the rest meaningless (already recorded as a finding).
+    Failed,
+    /// A problem in the scenario or harness.
+    Error(String),
+}
+
+struct Executor<'a> {
+    scenario: &'a Scenario,
+    session: Session,
+    vars: Vars,
+    findings: Vec<Finding>,
+    unchecked: Vec<String>,
+    skipped_steps: Vec<String>,
+    policy: ToolPolicy,
+    /// Tools seen in any `tools/list` result, by name, for the call policy.
+    tools: BTreeMap<String, Value>,
+    /// Messages the server sent on its own, not yet matched by an expectation.
+    inbox: VecDeque<Unsolicited>,
+    spec: String,
+    severity: Severity,
+    rule: String,
+}
+
+impl<'a> Executor<'a> {
+    fn new(scenario: &'a Scenario, session: Session, policy: ToolPolicy, spec: String) -> Self {
+        let mut vars = Vars::new();
+        vars.insert("revision".into(), json!(session.revision().as_str()));
+        Executor {
+            scenario,
+            vars,
+            findings: Vec::new(),
+            unchecked: Vec::new(),
+            skipped_steps: Vec::new(),
+            policy,
+            tools: BTreeMap::new(),
+            inbox: VecDeque::new(),
+            spec,
+            severity: scenario.severity,
+            rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
+            session,
+        }
+    }
+
+    fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {
+        let mut f = Finding::custom(
+            self.rule.clone(),
+            self.severity,
+            self.spec.clone(),
+            format!("{message} ({}:{line})", self.scenario.source),
+        );
+        if let Some(i) = frame {
+            f = f.at_frame(i);
+        }
+        f
+    }
+
+    fn session_failure(&mut self, e: &SessionError) -> Stop {
+        // The server failed this scenario's own request: that is this scenario's failure,
+        // whatever the scenario's severity (no answer is never a SHOULD).
+        let mut f = self.session.finding_for(e);
+        f.rule = self.rule.clone();
+        f.severity = Severity::Failure;
+        self.findings.push(f);
+        Stop::Failed
+    }
+
+    fn render(&self, t: &super::model::Template, line: usize) -> Result<Value, Stop> {
+        t.render(&self.vars)
+            .map_err(|e| Stop::Error(format!("{}:{line}: {e}", self.scenario.source)))
+    }
+
+    async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
+        for step in steps {
+            Box::pin(self.run_step(step)).await?;
+        }
+        Ok(())
+    }
+
+    async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
+        let line = step.line;
+        match &step.kind {
+            StepKind::Initialize(Initialize::None) => Ok(()),
+            StepKind::Initialize(Initialize::Handshake(o)) => {
+                let handshake = Handshake {
+                    protocol_version: match &o.protocol_version {
+                        Some(t) => Some(match self.render(t, line)? {
+                            Value::String(s) => s,
+                            other => other.to_string(),
+                        }),
+                        None => None,
+                    },
+                    capabilities: o.capabilities.clone(),
+                    skip_initialized: o.skip_initialized,
+                };
+                let (profile, reply) = match self.session.initialize_with(&handshake).await {
+                    Ok(r) => r,
+                    Err(e) => return Err(self.session_failure(&e)),
+                };
+                if let Some(expect) = &o.expect {
+                    self.check_reply(expect, &reply, line, "initialize");
+                }
+                self.vars
+                    .insert("revision".into(), json!(self.session.revision().as_str()));
+                for need in &self.scenario.requires {
+                    let mut path = need.split('.');
+                    let top = path.next().unwrap_or_default();
+                    let mut cap = profile.capabilities.get(top);
+                    for sub in path {
+                        cap = cap
+                            .and_then(|c| c.get(sub))
+                            .filter(|v| !matches!(v, Value::Bool(false)));
+                    }
+                    if cap.is_none_or(Value::is_null) {
+                        return Err(Stop::Skip(format!("the server does not declare `{need}`")));
+                    }
+                }
+                Ok(())
+            }
+            StepKind::Request(r) => self.request(r).await,
+            StepKind::Notify { method, params } => {
+                let method = self.render_method(method, line)?;
+                let params = params.as_ref().map(|p| self.render(p, line)).transpose()?;
+                self.session
+                    .notify(&method, params)
+                    .await
+                    .map_err(|e| self.session_failure(&e))
+            }
+            StepKind::SendRaw(t) => {
+                let bytes = match self.render(t, line)? {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                self.register_raw_requests(&bytes);
+                self.session
+                    .send_raw(bytes.into_bytes())
+                    .await
+                    .map_err(|e| self.session_failure(&e))
+            }
+            StepKind::Expect(e) => self.expect(e, line).await,
+            StepKind::Concurrent(requests) => {
+                let mut sent = Vec::new();
+                for r in requests {
+                    if let Some((id, method)) = self.send(r).await? {
+                        sent.push((id, method, r));
+                    }
+                }
+                for (id, method, r) in sent {
+                    match self.session.wait_reply(&id).await {
+                        Ok(reply) => self.after_reply(r, &reply, &method, &id),
+                        Err(e) => return Err(self.session_failure(&e)),
+                    }
+                }
+                Ok(())
+            }
+            StepKind::ForEach { list, bind, steps } => {
+                let items = match self.vars.get(list) {
+                    Some(Value::Array(items)) => items.clone(),
+                    Some(other) => {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "`for_each` over `{list}`, which is {}, not a list",
+                                crate::protocol::jsonrpc::type_name(other)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                        return Err(Stop::Failed);
+                    }
+                    None => {
+                        return Err(Stop::Error(format!(
+                            "{}:{line}: no variable `{list}`",
+                            self.scenario.source
+                        )));
+                    }
+                };
+                for item in items {
+                    self.vars.insert(bind.clone(), item);
+                    self.run_steps(steps).await?;
+                }
+                self.vars.remove(bind);
+                Ok(())
+            }
+            StepKind::Paginate {
+                method,
+                key,
+                into,
+                params,
+            } => {
+                let base = params.as_ref().map(|p| self.render(p, line)).transpose()?;
+                let items = self.paginate(method, key, base, line).await?;
+                if method == "tools/list" {
+                    self.remember_tools(&items);
+                }
+                self.vars.insert(into.clone(), Value::Array(items));
+                Ok(())
+            }
+            StepKind::Sleep(d) => {
+                self.session.pump(*d).await;
+                Ok(())
+            }
+        }
+    }
+
+    fn render_method(&self, t: &super::model::Template, line: usize) -> Result<String, Stop> {
+        Ok(match self.render(t, line)? {
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+    }
+
+    /// Sends one request; `None` when the tool-call policy skips it.
+    async fn send(&mut self, r: &RequestStep) -> Result<Option<(RequestId, String)>, Stop> {
+        let method = self.render_method(&r.method, r.line)?;
+        let params = r
+            .params
+            .as_ref()
+            .map(|p| self.render(p, r.line))
+            .transpose()?;
+        if method == "tools/call" {
+            let name = params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            if let Some(why) = self.forbidden(&name) {
+                self.skipped_steps.push(format!(
+                    "{}:{}: tools/call `{name}` skipped: {why}",
+                    self.scenario.source, r.line
+                ));
+                return Ok(None);
+            }
+        }
+        let id = match &r.id {
+            Some(Value::String(s)) => RequestId::String(s.clone()),
+            Some(Value::Number(n)) => RequestId::Number(n.to_string()),
+            Some(other) => {
+                return Err(Stop::Error(format!(
+                    "{}:{}: id {other} is not a string or number",
+                    self.scenario.source, r.line
+                )));
+            }
+            None => self.session.allocate_id(),
+        };
+        self.session
+            .send_request(id.clone(), &method, params)
+            .await
+            .map_err(|e| self.session_failure(&e))?;
+        Ok(Some((id, method)))
+    }
+
+    async fn request(&mut self, r: &RequestStep) -> Result<(), Stop> {
+        let Some((id, method)) = self.send(r).await? else {
+            return Ok(());
+        };
+        if let Some(ResponseExpectation::Nothing(window)) = &r.expect {
+            if let Some(reply) = self.session.poll_reply(&id, *window).await {
+                let f = self.fail(
+                    r.line,
+                    format!("`{method}` was answered, but no response was expected"),
+                    reply.frame,
+                );
+                self.findings.push(f);
+            }
+            return Ok(());
+        }
+        match self.session.wait_reply(&id).await {
+            Ok(reply) => {
+                self.after_reply(r, &reply, &method, &id);
+                Ok(())
+            }
+            Err(e) => Err(self.session_failure(&e)),
+        }
+    }
+
+    fn after_reply(&mut self, r: &RequestStep, reply: &Reply, method: &str, id: &RequestId) {
+        if method == "tools/list"
+            && let Some(tools) = reply
+                .result()
+                .and_then(|res| res.get("tools"))
+                .and_then(Value::as_array)
+        {
+            let tools = tools.clone();
+            self.remember_tools(&tools);
+        }
+        let message = response_value(id, reply);
+        for (name, pointer) in &r.capture {
+            match message.pointer(pointer) {
+                Some(v) => {
+                    self.vars.insert(name.clone(), v.clone());
+                }
+                None => {
+                    let f = self.fail(r.line, format!("capture `{name}`: the response to `{method}` has nothing at `{pointer}`"), reply.frame)
+                        .pointer(pointer.clone());
+                    self.findings.push(f);
+                }
+            }
+        }
+        if let Some(expect) = &r.expect {
+            self.check_reply(expect, reply, r.line, method);
+        }
+    }
+
+    fn check_reply(
+        &mut self,
+        expect: &ResponseExpectation,
+        reply: &Reply,
+        line: usize,
+        method: &str,
+    ) {
+        let (checks, target, base) = match (expect, &reply.outcome) {
+            (ResponseExpectation::Result(checks), Outcome::Result(r)) => {
+                (checks, r.clone(), "/result")
+            }
+            (ResponseExpectation::Result(_), Outcome::Error(e)) => {
+                let f = self
+                    .fail(
+                        line,
+                        format!(
+                            "`{method}` answered with error {} \"{}\"; a result was expected",
+                            e.code, e.message
+                        ),
+                        reply.frame,
+                    )
+                    .pointer("/error")
+                    .expected("a result");
+                self.findings.push(f);
+                return;
+            }
+            (ResponseExpectation::Error { codes, checks }, Outcome::Error(e)) => {
+                if !codes.is_empty() && !codes.contains(&e.code) {
+                    let want = codes
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or ");
+                    let f = self
+                        .fail(
+                            line,
+                            format!(
+                                "`{method}` answered with error code {}; expected {want}",
+                                e.code
+                            ),
+                            reply.frame,
+                        )
+                        .pointer("/error/code")
+                        .expected(want);
+                    self.findings.push(f);
+                }
+                let value = json!({"code": e.code, "message": e.message, "data": e.data});
+                (checks, value, "/error")
+            }
+            (ResponseExpectation::Error { codes, .. }, Outcome::Result(_)) => {
+                let want = if codes.is_empty() {
+                    "an error".to_owned()
+                } else {
+                    format!(
+                        "error {}",
+                        codes
+                            .iter()
+                            .map(|c| c.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )
+                };
+                let f = self
+                    .fail(
+                        line,
+                        format!("`{method}` answered with a result; {want} was expected"),
+                        reply.frame,
+                    )
+                    .pointer("/result")
+                    .expected(want);
+                self.findings.push(f);
+                return;
+            }
+            (ResponseExpectation::Any(checks), Outcome::Result(r)) => {
+                (checks, r.clone(), "/result")
+            }
+            (ResponseExpectation::Any(checks), Outcome::Error(e)) => (
+                checks,
+                json!({"code": e.code, "message": e.message, "data": e.data}),
+                "/error",
+            ),
+            (ResponseExpectation::Nothing(_), _) => {
+                let f = self.fail(
+                    line,
+                    format!("`{method}` was answered, but no response was expected"),
+                    reply.frame,
+                );
+                self.findings.push(f);
+                return;
+            }
+        };
+        self.apply_checks(
+            checks,
+            &target,
+            base,
+            line,
+            reply.frame,
+            &format!("the response to `{method}`"),
+        );
+    }
+
+    fn apply_checks(
+        &mut self,
+        checks: &[super::model::Check],
+        target: &Value,
+        base: &str,
+        line: usize,
+        frame: Option<usize>,
+        what: &str,
+    ) {
+        let schema = self.session.schema();
+        let cx = MatchContext {
+            vars: &self.vars,
+            schema: schema.as_ref().as_ref().ok(),
+        };
+        let report = check_all(checks, target, cx);
+        self.unchecked.extend(
+            report
+                .skipped
+                .into_iter()
+                .map(|s| format!("{}: {s}", self.scenario.source)),
+        );
+        for m in report.mismatches {
+            let at = if m.pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                m.pointer.clone()
+            };
+            let f = self
+                .fail(
+                    m.line,
+                    format!(
+                        "{what}: at `{at}` expected {}, got {}",
+                        m.expected, m.actual
+                    ),
+                    frame,
+                )
+                .pointer(format!("{base}{}", m.pointer))
+                .expected(m.expected);
+            self.findings.push(f);
+        }
+        let _ = line;
+    }
+
+    async fn expect(&mut self, e: &Expectation, line: usize) -> Result<(), Stop> {
+        match e {
+            Expectation::Notification {
+                method,
+                within,
+                checks,
+            } => {
+                let deadline = tokio::time::Instant::now() + *within;
+                loop {
+                    self.collect();
+                    if let Some(pos) = self.inbox.iter().position(
+                        |u| matches!(&u.message, Message::Notification(n) if &n.method == method),
+                    ) {
+                        let u = self.inbox.remove(pos).expect("found above");
+                        let value = message_value(&u.message);
+                        self.apply_checks(
+                            checks,
+                            &value,
+                            "",
+                            line,
+                            u.frame,
+                            &format!("the `{method}` notification"),
+                        );
+                        return Ok(());
+                    }
+                    let now = tokio::time::Instant::now();
+                    if now >= deadline || self.session.is_closed() {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "no `{method}` notification arrived within {}",
+                                humantime::format_duration(*within)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                        return Ok(());
+                    }
+                    self.session
+                        .pump((deadline - now).min(Duration::from_millis(50)))
+                        .await;
+                }
+            }
+            Expectation::Nothing { within, methods } => {
+                self.session.pump(*within).await;
+                self.collect();
+                let unwanted: Vec<Unsolicited> = self
+                    .inbox
+                    .iter()
+                    .filter(|u| {
+                        methods.is_empty()
+                            || u.message
+                                .method()
+                                .is_some_and(|m| methods.iter().any(|x| x == m))
+                    })
+                    .cloned()
+                    .collect();
+                for u in unwanted {
+                    let what = match &u.message {
+                        Message::Response(_) => "a response".to_owned(),
+                        m => format!("a `{}` {}", m.method().unwrap_or_default(), m.kind()),
+                    };
+                    let f = self.fail(
+                        line,
+                        format!(
+                            "the server sent {what}; nothing was expected within {}",
+                            humantime::format_duration(*within)
+                        ),
+                        u.frame,
+                    );
+                    self.findings.push(f);
+                }
+                Ok(())
+            }
+            Expectation::Exit { within, code } => {
+                self.session.close_input().await;
+                match self.session.wait_exit(*within).await {
+                    None => {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "the server did not exit within {} of its input closing",
+                                humantime::format_duration(*within)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                    }
+                    Some(exit) => {
+                        if let Some(want) = code
+                            && exit != crate::transport::ExitInfo::Code(*want)
+                        {
+                            let f = self.fail(
+                                line,
+                                format!("the server ended with {exit}; expected exit code {want}"),
+                                None,
+                            );
+                            self.findings.push(f);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Expectation::Response { id, within, expect } => {
+                let reply = match id {
+                    Value::Null => self.null_id_response(*within).await,
+                    other => match id_of(other) {
+                        Some(rid) => self.session.poll_reply(&rid, *within).await,
+                        None => {
+                            return Err(Stop::Error(format!(
+                                "{}:{line}: id {other} is not a string, number or null",
+                                self.scenario.source
+                            )));
+                        }
+                    },
+                };
+                match (reply, expect) {
+                    (None, ResponseExpectation::Nothing(_)) => {}
+                    (None, _) => {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "no response with id {id} arrived within {}",
+                                humantime::format_duration(*within)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                    }
+                    (Some(reply), expect) => {
+                        self.check_reply(expect, &reply, line, &format!("request {id}"))
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A response with a null id (to a request whose id could not be read).
+    async fn null_id_response(&mut self, within: Duration) -> Option<Reply> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            self.collect();
+            if let Some(pos) = self
+                .inbox
+                .iter()
+                .position(|u| matches!(&u.message, Message::Response(r) if r.id.is_none()))
+            {
+                let u = self.inbox.remove(pos)?;
+                if let Message::Response(r) = u.message {
+                    return Some(Reply {
+                        frame: u.frame,
+                        outcome: r.outcome,
+                        salvaged: false,
+                    });
+                }
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline || self.session.is_closed() {
+                return None;
+            }
+            self.session
+                .pump((deadline - now).min(Duration::from_millis(50)))
+                .await;
+        }
+    }
+
+    fn collect(&mut self) {
+        self.inbox.extend(self.session.take_unsolicited());
+    }
+
+    /// Requests inside raw bytes are registered so their responses are correlated.
+    fn register_raw_requests(&mut self, text: &str) {
+        for line in text.lines() {
+            let Ok(value) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let items = match &value {
+                Value::Array(a) => a.clone(),
+                v => vec![v.clone()],
+            };
+            for item in items {
+                if let (Some(id), Some(method)) = (
+                    item.get("id").and_then(id_of),
+                    item.get("method").and_then(Value::as_str),
+                ) {
+                    self.session.expect_reply(id, method);
+                }
+            }
+        }
+    }
+
+    fn remember_tools(&mut self, tools: &[Value]) {
+        for t in tools {
+            if let Some(name) = t.get("name").and_then(Value::as_str) {
+                self.tools.insert(name.to_owned(), t.clone());
+            }
+        }
+    }
+
+    /// Why the policy forbids calling `name`, if it does.
+    fn forbidden(&self, name: &str) -> Option<String> {
+        let annotations = self.tools.get(name).and_then(|t| t.get("annotations"));
+        let flag = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
+        match self.policy {
+            ToolPolicy::None => Some("--call-tools none".into()),
+            ToolPolicy::Readonly if flag("readOnlyHint") != Some(true) => {
+                Some("not annotated readOnlyHint (--call-tools readonly)".into())
+            }
+            ToolPolicy::All if flag("destructiveHint") == Some(true) => {
+                Some("annotated destructiveHint".into())
+            }
+            _ => None,
+        }
+    }
+
+    async fn paginate(
+        &mut self,
+        method: &str,
+        key: &str,
+        base: Option<Value>,
+        line: usize,
+    ) -> Result<Vec<Value>, Stop> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..1000 {
+            let mut params = base.clone().unwrap_or_else(|| json!({}));
+            if let (Some(c), Value::Object(map)) = (&cursor, &mut params) {
+                map.insert("cursor".into(), json!(c));
+            }
+            let params = if params.as_object().is_some_and(|m| m.is_empty()) {
+                None
+            } else {
+                Some(params)
+            };
+            let reply = match self.session.request(method, params).await {
+                Ok(r) => r,
+                Err(e) => return Err(self.session_failure(&e)),
+            };
+            let Some(result) = reply.result() else {
+                let f = self.fail(
+                    line,
+                    format!("`{method}` answered with an error while paginating"),
+                    reply.frame,
+                );
+                self.findings.push(f);
+                return Err(Stop::Failed);
+            };
+            if let Some(page) = result.get(key).and_then(Value::as_array) {
+                items.extend(page.iter().cloned());
+            }
+            match result.get("nextCursor").and_then(Value::as_str) {
+                None => return Ok(items),
+                Some(next) if !seen.insert(next.to_owned()) => {
+                    let f = self
+                        .fail(
+                            line,
+                            format!(
+                                "`{method}` returned cursor {next:?} twice: the pagination loops"
+                            ),
+                            reply.frame,
+                        )
+                        .pointer("/result/nextCursor");
+                    self.findings.push(f);
+                    return Ok(items);
+                }
+                Some(next) => cursor = Some(next.to_owned()),
+            }
+        }
+        let f = self.fail(
+            line,
+            format!("`{method}` was still paginating after 1000 pages"),
+            None,
+        );
+        self.findings.push(f);
+        Ok(items)
+    }
+}
+
+fn id_of(v: &Value) -> Option<RequestId> {
+    match v {
+        Value::String(s) => Some(RequestId::String(s.clone())),
+        Value::Number(n) => Some(RequestId::Number(n.to_string())),
+        _ => None,
+    }
+}
+
+/// The response as a JSON-RPC message value, for `capture` pointers.
+fn response_value(id: &RequestId, reply: &Reply) -> Value {
+    match &reply.outcome {
+        Outcome::Result(r) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": r}),
+        Outcome::Error(e) => {
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": e.code, "message": e.message, "data": e.data}})
+        }
+    }
+}
+
+fn message_value(m: &Message) -> Value {
+    match m {
+        Message::Notification(n) => {
+            json!({"jsonrpc": "2.0", "method": n.method, "params": n.params})
+        }
+        Message::Request(r) => {
+            json!({"jsonrpc": "2.0", "id": r.id.to_value(), "method": r.method, "params": r.params})
+        }
+        Message::Response(r) => match &r.outcome {
+            Outcome::Result(v) => {
+                json!({"jsonrpc": "2.0", "id": r.id.as_ref().map(RequestId::to_value), "result": v})
+            }
+            Outcome::Error(e) => {
+                json!({"jsonrpc": "2.0", "id": r.id.as_ref().map(RequestId::to_value), "error": {"code": e.code, "message": e.message}})
+            }
+        },
+    }
+}
