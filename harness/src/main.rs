@@ -65,8 +65,8 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
             .map(|n| n.get())
             .unwrap_or(2)
     });
-    let (outcomes, _) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
-    report.add_scenarios(outcomes);
+    let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
+    report.add_scenarios(outcomes, took_ms);
     let human = mcpcheck::report::human::render(&report);
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),

@@ -156,9 +156,29 @@ pub fn render(report: &RunReport) -> String {
         Verdict::Fail => "FAIL",
     };
     let _ = writeln!(w);
+    let t = report.tally;
+    let scenarios = if report.scenarios.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; scenarios: {} pass, {} fail, {} warn, {} skip, {} error",
+            t.pass, t.fail, t.warn, t.skip, t.error
+        )
+    };
+    let protocol = report
+        .scenarios
+        .iter()
+        .flat_map(|o| &o.protocol)
+        .filter(|f| f.severity == Severity::Failure)
+        .count();
+    let protocol = if protocol > 0 {
+        format!(" (+{protocol} in scenario sessions)")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         w,
-        "{verdict}: {} failures, {} warnings, {} notes in {} ms",
+        "{verdict}: {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
         c.failures, c.warnings, c.infos, report.duration_ms
     );
     out

@@ -72,8 +72,12 @@ pub struct RunReport {
 
 impl RunReport {
     /// Folds the scenario outcomes into the report and its verdict.
-    pub fn add_scenarios(&mut self, outcomes: Vec<crate::scenario::exec::ScenarioOutcome>) {
-        use crate::scenario::exec::Verdict as V;
+    pub fn add_scenarios(
+        &mut self,
+        outcomes: Vec<crate::scenario::exec::ScenarioOutcome>,
+        took_ms: u64,
+    ) {
+        self.duration_ms += took_ms;
         self.tally = suite::Tally::of(&outcomes);
         let protocol_failure = outcomes
             .iter()
@@ -82,7 +86,6 @@ impl RunReport {
         if self.tally.fail > 0 || protocol_failure {
             self.verdict = Verdict::Fail;
         }
-        let _ = V::Pass;
         self.scenarios = outcomes;
     }
 

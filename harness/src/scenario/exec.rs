@@ -828,10 +828,16 @@ impl<'a> Executor<'a> {
                 v => vec![v.clone()],
             };
             for item in items {
-                if let (Some(id), Some(method)) = (
-                    item.get("id").and_then(id_of),
-                    item.get("method").and_then(Value::as_str),
-                ) {
+                // Anything with an id that is not itself a response expects an answer,
+                // including deliberately invalid requests (a method that is not a string).
+                let is_response = item.get("result").is_some() || item.get("error").is_some();
+                if let Some(id) = item.get("id").and_then(id_of)
+                    && !is_response
+                {
+                    let method = item
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(invalid request)");
                     self.session.expect_reply(id, method);
                 }
             }
