@@ -695,11 +695,15 @@ impl<'a> Executor<'a> {
                 let unwanted: Vec<Unsolicited> = self
                     .inbox
                     .iter()
-                    .filter(|u| {
-                        methods.is_empty()
-                            || u.message
-                                .method()
-                                .is_some_and(|m| methods.iter().any(|x| x == m))
+                    .filter(|u| match &u.message {
+                        // Servers may notify at any time: only named notifications count.
+                        Message::Notification(n) => methods.iter().any(|m| *m == n.method),
+                        other => {
+                            methods.is_empty()
+                                || other
+                                    .method()
+                                    .is_some_and(|m| methods.iter().any(|x| x == m))
+                        }
                     })
                     .cloned()
                     .collect();

@@ -147,7 +147,12 @@ struct Pending {
     method: String,
     /// The revision in force when the request was sent (decides its result schema).
     revision: Revision,
+    /// The request's `_meta.progressToken`: progress on it restarts the timeout.
+    progress_token: Option<Value>,
 }
+
+/// However much progress a request reports, it gets at most this many timeouts in all.
+const MAX_TIMEOUT_EXTENSIONS: u32 = 30;
 
 /// A message the server sent on its own (notification or request), kept for scenarios.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,6 +184,8 @@ pub struct Session {
     pending: HashMap<RequestId, Pending>,
     replies: HashMap<RequestId, Reply>,
     answered: HashSet<RequestId>,
+    /// Pending requests that reported progress since their timeout clock last started.
+    progressed: HashSet<RequestId>,
     /// Requests given up on after their timeout. A late answer is still checked (id type,
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
@@ -220,6 +227,7 @@ impl Session {
             replies: HashMap::new(),
             answered: HashSet::new(),
             expired: HashMap::new(),
+            progressed: HashSet::new(),
             unsolicited: VecDeque::new(),
             initialized_sent: false,
             stdout_closed: false,
@@ -302,11 +310,16 @@ impl Session {
         params: Option<Value>,
     ) -> Result<(), SessionError> {
         let bytes = request_json(&id, method, params.as_ref());
+        let progress_token = params
+            .as_ref()
+            .and_then(|p| p.pointer("/_meta/progressToken"))
+            .cloned();
         self.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
                 revision: self.revision,
+                progress_token,
             },
         );
         self.transcript
@@ -364,10 +377,17 @@ impl Session {
         } else {
             self.config.timeout
         };
-        let deadline = tokio::time::Instant::now() + timeout;
+        let mut deadline = tokio::time::Instant::now() + timeout;
+        let mut extensions = 0;
         loop {
             if let Some(reply) = self.replies.remove(id) {
                 return Ok(reply);
+            }
+            // A client may restart its timeout when the request reports progress
+            // (spec: basic/lifecycle#timeouts), so long-running tools are not hangs.
+            if self.progressed.remove(id) && extensions < MAX_TIMEOUT_EXTENSIONS {
+                extensions += 1;
+                deadline = tokio::time::Instant::now() + timeout;
             }
             if self.stdout_closed {
                 self.pending.remove(id);
@@ -499,6 +519,7 @@ impl Session {
             Pending {
                 method: method.to_owned(),
                 revision: self.revision,
+                progress_token: None,
             },
         );
     }
@@ -851,6 +872,16 @@ impl Session {
                     Some(&n.method),
                     Kind::Notification,
                 );
+                if n.method == "notifications/progress"
+                    && let Some(token) = n.params.as_ref().and_then(|p| p.get("progressToken"))
+                    && let Some(id) = self
+                        .pending
+                        .iter()
+                        .find(|(_, p)| p.progress_token.as_ref() == Some(token))
+                        .map(|(id, _)| id.clone())
+                {
+                    self.progressed.insert(id);
+                }
                 self.unsolicited.push_back(Unsolicited {
                     frame: index,
                     message: Message::Notification(n),
