@@ -697,7 +697,7 @@ impl<'a> Executor<'a> {
                     .iter()
                     .filter(|u| match &u.message {
                         // Servers may notify at any time: only named notifications count.
-                        Message::Notification(n) => methods.iter().any(|m| *m == n.method),
+                        Message::Notification(n) => methods.contains(&n.method),
                         other => {
                             methods.is_empty()
                                 || other
