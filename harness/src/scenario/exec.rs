@@ -412,12 +412,19 @@ impl<'a> Executor<'a> {
     /// Sends one request; `None` when the tool-call policy skips it.
     async fn send(&mut self, r: &RequestStep) -> Result<Option<(RequestId, String)>, Stop> {
         let method = self.render_method(&r.method, r.line)?;
-        let params = r
+        let mut params = r
             .params
             .as_ref()
             .map(|p| self.render(p, r.line))
             .transpose()?;
         if method == "tools/call" {
+            // Ask for progress, so a long-running tool that reports it is not taken for a hang.
+            if let Some(Value::Object(p)) = &mut params
+                && let Value::Object(meta) = p.entry("_meta").or_insert_with(|| json!({}))
+            {
+                meta.entry("progressToken")
+                    .or_insert_with(|| json!(format!("mcpcheck-{}", r.line)));
+            }
             let name = params
                 .as_ref()
                 .and_then(|p| p.get("name"))
