@@ -255,11 +255,15 @@ impl<'a> Executor<'a> {
     }
 
     fn session_failure(&mut self, e: &SessionError) -> Stop {
-        // The server failed this scenario's own request: that is this scenario's failure,
-        // whatever the scenario's severity (no answer is never a SHOULD).
+        // The server failed this scenario's own request: that is this scenario's failure.
         let mut f = self.session.finding_for(e);
         f.rule = self.rule.clone();
-        f.severity = Severity::Failure;
+        // A server that is gone fails whatever the scenario; silence in a SHOULD-level
+        // scenario (say, no answer to malformed input) is only as bad as that scenario.
+        f.severity = match e {
+            SessionError::Timeout { .. } => self.severity,
+            _ => Severity::Failure,
+        };
         self.findings.push(f);
         Stop::Failed
     }
@@ -697,11 +701,15 @@ impl<'a> Executor<'a> {
                 }
             }
             Expectation::Nothing { within, methods } => {
+                // Only what arrives during the window counts, not what came before it.
+                self.collect();
+                let before = self.inbox.len();
                 self.session.pump(*within).await;
                 self.collect();
                 let unwanted: Vec<Unsolicited> = self
                     .inbox
                     .iter()
+                    .skip(before)
                     .filter(|u| match &u.message {
                         // Servers may notify at any time: only named notifications count.
                         Message::Notification(n) => methods.contains(&n.method),

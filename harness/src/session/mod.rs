@@ -276,9 +276,17 @@ impl Session {
 
     /// The next id mcpcheck would use.
     pub fn allocate_id(&mut self) -> RequestId {
-        let id = RequestId::int(self.next_id);
-        self.next_id += 1;
-        id
+        // Skip ids a scenario chose itself, so the two never collide.
+        loop {
+            let id = RequestId::int(self.next_id);
+            self.next_id += 1;
+            if !self.pending.contains_key(&id)
+                && !self.answered.contains(&id)
+                && !self.expired.contains_key(&id)
+            {
+                return id;
+            }
+        }
     }
 
     /// Sends a request and waits for its response.
