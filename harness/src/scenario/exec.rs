@@ -305,6 +305,11 @@ impl<'a> Executor<'a> {
                 }
                 self.vars
                     .insert("revision".into(), json!(self.session.revision().as_str()));
+                // The scenario applies to the revision actually negotiated, not just the one asked for.
+                let spoken = self.session.revision();
+                if !self.scenario.revisions.contains(&spoken) {
+                    return Err(Stop::Skip(format!("the server negotiated {spoken}, which this scenario does not cover")));
+                }
                 for need in &self.scenario.requires {
                     let mut path = need.split('.');
                     let top = path.next().unwrap_or_default();
