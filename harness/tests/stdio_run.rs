@@ -26,7 +26,10 @@ const FAST: [&str; 10] = [
 #[test]
 fn reference_passes_at_every_handshake_revision_with_schema_checks_run() {
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        let (code, report, text) = run_json(&["--exclude", "*", "--protocol-version", rev], &[&reference()]);
+        let (code, report, text) = run_json(
+            &["--exclude", "*", "--protocol-version", rev],
+            &[&reference()],
+        );
         assert_eq!(code, 0, "{rev}: {text}\n{report:#}");
         assert_eq!(report["verdict"], "pass", "{rev}");
         assert_eq!(

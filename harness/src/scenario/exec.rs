@@ -216,6 +216,9 @@ struct Executor<'a> {
     tools: BTreeMap<String, Value>,
     /// Messages the server sent on its own, not yet matched by an expectation.
     inbox: VecDeque<Unsolicited>,
+    /// Inbox length when the last raw bytes were sent: a null-id response older than
+    /// that cannot answer them.
+    mark: usize,
     spec: String,
     severity: Severity,
     rule: String,
@@ -234,6 +237,7 @@ impl<'a> Executor<'a> {
             policy,
             tools: BTreeMap::new(),
             inbox: VecDeque::new(),
+            mark: 0,
             spec,
             severity: scenario.severity,
             rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
@@ -308,7 +312,14 @@ impl<'a> Executor<'a> {
                 // The scenario applies to the revision actually negotiated, not just the one asked for.
                 let spoken = self.session.revision();
                 if !self.scenario.revisions.contains(&spoken) {
-                    return Err(Stop::Skip(format!("the server negotiated {spoken}, which this scenario does not cover")));
+                    if !self.findings.is_empty() {
+                        // The handshake's own checks failed (a version not echoed, say):
+                        // that verdict stands; the rest of the scenario cannot run.
+                        return Err(Stop::Failed);
+                    }
+                    return Err(Stop::Skip(format!(
+                        "the server negotiated {spoken}, which this scenario does not cover"
+                    )));
                 }
                 for need in &self.scenario.requires {
                     let mut path = need.split('.');
@@ -340,6 +351,8 @@ impl<'a> Executor<'a> {
                     other => other.to_string(),
                 };
                 self.register_raw_requests(&bytes);
+                self.collect();
+                self.mark = self.inbox.len();
                 self.session
                     .send_raw(bytes.into_bytes())
                     .await
@@ -813,10 +826,13 @@ impl<'a> Executor<'a> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             self.collect();
+            let mark = self.mark.min(self.inbox.len());
             if let Some(pos) = self
                 .inbox
                 .iter()
+                .skip(mark)
                 .position(|u| matches!(&u.message, Message::Response(r) if r.id.is_none()))
+                .map(|p| p + mark)
             {
                 let u = self.inbox.remove(pos)?;
                 if let Message::Response(r) = u.message {
