@@ -116,28 +116,6 @@ pub fn findings_at(report: &serde_json::Value, severity: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Pids of all live processes whose command line contains `needle`.
-pub fn processes_matching(needle: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return pids;
-    };
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        // Zombies have an empty cmdline and are already dead.
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains(needle) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
 /// Pids of live (non-zombie) processes whose environment contains `KEY=VALUE` exactly.
 pub fn processes_with_env(key_value: &str) -> Vec<u32> {
     let mut pids = Vec::new();
