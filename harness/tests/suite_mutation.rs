@@ -169,3 +169,25 @@ fn each_defect_fails_exactly_its_scenarios() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+#[test]
+fn a_scenario_whose_tool_calls_were_all_forbidden_is_skipped_not_passed() {
+    let args = [
+        &FAST[..],
+        &[
+            "--call-tools",
+            "none",
+            "--include",
+            "tools/invalid-arguments-tool-error",
+        ],
+    ]
+    .concat();
+    let (_, report, text) = run_json(&args, &[&reference()]);
+    let s = &report["scenarios"][0];
+    assert_eq!(s["id"], "tools/invalid-arguments-tool-error", "{text}");
+    assert_eq!(s["verdict"], "skip", "{s:#}");
+    assert!(
+        s["reason"].as_str().unwrap().contains("--call-tools"),
+        "{s:#}"
+    );
+}

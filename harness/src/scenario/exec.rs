@@ -168,6 +168,7 @@ pub async fn run(
         mut findings,
         unchecked,
         skipped_steps,
+        tool_calls_sent,
         ..
     } = exec;
     let record = session.finish().await;
@@ -181,6 +182,14 @@ pub async fn run(
         Some(Stop::Error(reason)) => Verdict::Error { reason },
         _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
         _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
+        // Every tool call the scenario meant to make was forbidden by the policy: nothing
+        // was checked, so it is a skip, not a pass.
+        _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
+            reason: format!(
+                "every tools/call was skipped by --call-tools ({} calls)",
+                skipped_steps.len()
+            ),
+        },
         _ => Verdict::Pass,
     };
     outcome(
@@ -211,6 +220,8 @@ struct Executor<'a> {
     findings: Vec<Finding>,
     unchecked: Vec<String>,
     skipped_steps: Vec<String>,
+    /// `tools/call` requests actually sent (the policy may skip others).
+    tool_calls_sent: usize,
     policy: ToolPolicy,
     /// Tools seen in any `tools/list` result, by name, for the call policy.
     tools: BTreeMap<String, Value>,
@@ -234,6 +245,7 @@ impl<'a> Executor<'a> {
             findings: Vec::new(),
             unchecked: Vec::new(),
             skipped_steps: Vec::new(),
+            tool_calls_sent: 0,
             policy,
             tools: BTreeMap::new(),
             inbox: VecDeque::new(),
@@ -460,6 +472,7 @@ impl<'a> Executor<'a> {
                 ));
                 return Ok(None);
             }
+            self.tool_calls_sent += 1;
         }
         let id = match &r.id {
             Some(Value::String(s)) => RequestId::String(s.clone()),
