@@ -268,17 +268,7 @@ fn a_stderr_flood_is_drained_without_deadlock() {
 #[test]
 fn sigterm_to_mcpcheck_kills_the_server_group() {
     let marker = marker("sigterm");
-    let mut child = mcpcheck()
-        .args(["run", "--timeout", "60s", "--env", &marker, "--"])
-        .args([misbehaving().as_str(), "--defect", "hang"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(
-        eventually(10, || !processes_with_env(&marker).is_empty()),
-        "the server never started"
-    );
+    let mut child = spawn_on_hanging_server(&marker);
     // Let the session reach the hanging request.
     std::thread::sleep(std::time::Duration::from_millis(300));
     nix::sys::signal::kill(
@@ -298,17 +288,28 @@ fn sigterm_to_mcpcheck_kills_the_server_group() {
 #[test]
 fn sigkill_to_mcpcheck_still_takes_the_server_down() {
     let marker = marker("sigkill");
-    let mut child = mcpcheck()
-        .args(["run", "--timeout", "60s", "--env", &marker, "--"])
-        .args([misbehaving().as_str(), "--defect", "hang"])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    assert!(eventually(10, || !processes_with_env(&marker).is_empty()));
+    let mut child = spawn_on_hanging_server(&marker);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(
         eventually(5, || processes_with_env(&marker).is_empty()),
         "server survived SIGKILL of mcpcheck"
     );
+}
+
+/// Starts mcpcheck against a server that never answers `tools/list`, and waits until
+/// the server (found by its marker variable) is running.
+fn spawn_on_hanging_server(marker: &str) -> std::process::Child {
+    let child = mcpcheck()
+        .args(["run", "--timeout", "60s", "--env", marker, "--"])
+        .args([misbehaving().as_str(), "--defect", "hang"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        eventually(10, || !processes_with_env(marker).is_empty()),
+        "the server never started"
+    );
+    child
 }
