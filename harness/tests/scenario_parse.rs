@@ -97,7 +97,20 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
         spec: "basic/lifecycle#initialization".into(),
         revisions: vec![Revision::V2024_11_05, Revision::V2025_06_18],
         transports: vec![TransportKind::Stdio],
-        requires: vec!["tools".into(), "resources.subscribe".into()],
+        requires: vec![
+            Requirement {
+                capability: "tools".into(),
+                declared: true,
+            },
+            Requirement {
+                capability: "resources.subscribe".into(),
+                declared: true,
+            },
+            Requirement {
+                capability: "prompts".into(),
+                declared: false,
+            },
+        ],
         severity: Severity::Warning,
         official: vec!["server-initialize".into()],
         rule: Some("lifecycle.initialize-result".into()),
@@ -230,6 +243,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                         ),
                         check("/params/total", Matcher::Equals(t(json!(100))), 46),
                     ],
+                    skip_if_absent: false,
                 }),
             },
             Step {
@@ -275,6 +289,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                 kind: StepKind::ForEach {
                     list: "all_tools".into(),
                     bind: "tool".into(),
+                    filter: vec![],
                     steps: vec![Step {
                         line: 59,
                         kind: StepKind::Request(RequestStep {
@@ -292,6 +307,65 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
             },
             Step {
                 line: 63,
+                kind: StepKind::ForEach {
+                    list: "all_tools".into(),
+                    bind: "t2".into(),
+                    filter: vec![check("/outputSchema", Matcher::Exists(true), 66)],
+                    steps: vec![
+                        Step {
+                            line: 68,
+                            kind: StepKind::Request(RequestStep {
+                                params: Some(t(
+                                    json!({ "name": "${t2.name}", "arguments": "${t2|sample_arguments}" }),
+                                )),
+                                expect: Some(ResponseExpectation::OneOf(vec![
+                                    ResponseExpectation::Error {
+                                        codes: vec![-32602],
+                                        checks: vec![],
+                                    },
+                                    ResponseExpectation::Result(vec![check(
+                                        "/structuredContent",
+                                        Matcher::ConformsTo(t(json!("${t2.outputSchema}"))),
+                                        72,
+                                    )]),
+                                ])),
+                                ..req("tools/call", 68)
+                            }),
+                        },
+                        Step {
+                            line: 73,
+                            kind: StepKind::Check {
+                                value: t(json!("${t2}")),
+                                checks: vec![
+                                    check(
+                                        "/name",
+                                        Matcher::Regex("^[A-Za-z0-9_.-]{1,128}$".into()),
+                                        76,
+                                    ),
+                                    check("/inputSchema", Matcher::JsonSchema(true), 77),
+                                    check(
+                                        "",
+                                        Matcher::ExactlyOne(vec!["text".into(), "blob".into()]),
+                                        78,
+                                    ),
+                                    check("/blob", Matcher::Base64(false), 79),
+                                ],
+                            },
+                        },
+                    ],
+                },
+            },
+            Step {
+                line: 80,
+                kind: StepKind::Expect(Expectation::Notification {
+                    method: "notifications/progress".into(),
+                    within: ms(0),
+                    checks: vec![],
+                    skip_if_absent: true,
+                }),
+            },
+            Step {
+                line: 81,
                 kind: StepKind::Expect(Expectation::Exit {
                     within: ms(5000),
                     code: Some(0),

@@ -169,6 +169,8 @@ pub async fn run(
         unchecked,
         skipped_steps,
         tool_calls_sent,
+        loop_runs,
+        not_exercised,
         ..
     } = exec;
     let record = session.finish().await;
@@ -177,11 +179,22 @@ pub async fn run(
         record.findings.into_iter().partition(|f| f.rule == rule);
     findings.extend(mine);
     let transcript = record.transcript.entries().to_vec();
+    // Nothing of what the scenario checks exists on this server (a deciding loop never
+    // ran, or an awaited notification never came): not a pass.
+    let unexercised = not_exercised.or_else(|| {
+        loop_runs
+            .values()
+            .find(|(n, counted, _)| *counted && *n == 0)
+            .map(|(_, _, list)| format!("nothing to check: no element of `{list}` to run on"))
+    });
     let verdict = match skip {
         Some(Stop::Skip(reason)) => Verdict::Skip { reason },
         Some(Stop::Error(reason)) => Verdict::Error { reason },
         _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
         _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
+        _ if unexercised.is_some() => Verdict::Skip {
+            reason: unexercised.unwrap_or_default(),
+        },
         // Every tool call the scenario meant to make was forbidden by the policy: nothing
         // was checked, so it is a skip, not a pass.
         _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
@@ -222,9 +235,18 @@ struct Executor<'a> {
     skipped_steps: Vec<String>,
     /// `tools/call` requests actually sent (the policy may skip others).
     tool_calls_sent: usize,
+    /// Per `for_each` step (by line): iterations run, whether it decides the verdict when
+    /// it never runs, and the list's name.
+    loop_runs: BTreeMap<usize, (usize, bool, String)>,
+    /// How many `for_each` bodies the current step is inside.
+    depth: usize,
+    /// Set by an `expect: notification` with `otherwise: skip` that saw nothing.
+    not_exercised: Option<String>,
     policy: ToolPolicy,
     /// Tools seen in any `tools/list` result, by name, for the call policy.
     tools: BTreeMap<String, Value>,
+    /// Whether a `tools/list` result has been seen (so `tools` is the server's list).
+    tools_listed: bool,
     /// Messages the server sent on its own, not yet matched by an expectation.
     inbox: VecDeque<Unsolicited>,
     /// Inbox length when the last raw bytes were sent: a null-id response older than
@@ -246,8 +268,12 @@ impl<'a> Executor<'a> {
             unchecked: Vec::new(),
             skipped_steps: Vec::new(),
             tool_calls_sent: 0,
+            loop_runs: BTreeMap::new(),
+            depth: 0,
+            not_exercised: None,
             policy,
             tools: BTreeMap::new(),
+            tools_listed: false,
             inbox: VecDeque::new(),
             mark: 0,
             spec,
@@ -334,7 +360,7 @@ impl<'a> Executor<'a> {
                     )));
                 }
                 for need in &self.scenario.requires {
-                    let mut path = need.split('.');
+                    let mut path = need.capability.split('.');
                     let top = path.next().unwrap_or_default();
                     let mut cap = profile.capabilities.get(top);
                     for sub in path {
@@ -342,8 +368,21 @@ impl<'a> Executor<'a> {
                             .and_then(|c| c.get(sub))
                             .filter(|v| !matches!(v, Value::Bool(false)));
                     }
-                    if cap.is_none_or(Value::is_null) {
-                        return Err(Stop::Skip(format!("the server does not declare `{need}`")));
+                    let declared = !cap.is_none_or(Value::is_null);
+                    match (need.declared, declared) {
+                        (true, false) => {
+                            return Err(Stop::Skip(format!(
+                                "the server does not declare `{}`",
+                                need.capability
+                            )));
+                        }
+                        (false, true) => {
+                            return Err(Stop::Skip(format!(
+                                "the server declares `{}` (this checks servers without it)",
+                                need.capability
+                            )));
+                        }
+                        _ => {}
                     }
                 }
                 Ok(())
@@ -386,7 +425,17 @@ impl<'a> Executor<'a> {
                 }
                 Ok(())
             }
-            StepKind::ForEach { list, bind, steps } => {
+            StepKind::Check { value, checks } => {
+                let v = self.render(value, line)?;
+                self.apply_checks(checks, &v, "", line, None, "the checked value");
+                Ok(())
+            }
+            StepKind::ForEach {
+                list,
+                bind,
+                filter,
+                steps,
+            } => {
                 let items = match self.vars.get(list) {
                     Some(Value::Array(items)) => items.clone(),
                     Some(other) => {
@@ -408,9 +457,32 @@ impl<'a> Executor<'a> {
                         )));
                     }
                 };
+                // A loop that selects (`where`), or one at the top of the scenario, is
+                // what the scenario checks: if it never has anything to run on, nothing
+                // was checked (see `run`).
+                let counted = !filter.is_empty() || self.depth == 0;
+                self.loop_runs
+                    .entry(line)
+                    .or_insert((0, counted, list.clone()));
                 for item in items {
+                    if !filter.is_empty() {
+                        let schema = self.session.schema();
+                        let cx = MatchContext {
+                            vars: &self.vars,
+                            schema: schema.as_ref().as_ref().ok(),
+                        };
+                        if !check_all(filter, &item, cx).mismatches.is_empty() {
+                            continue;
+                        }
+                    }
+                    if let Some(r) = self.loop_runs.get_mut(&line) {
+                        r.0 += 1;
+                    }
                     self.vars.insert(bind.clone(), item);
-                    self.run_steps(steps).await?;
+                    self.depth += 1;
+                    let done = self.run_steps(steps).await;
+                    self.depth -= 1;
+                    done?;
                 }
                 self.vars.remove(bind);
                 Ok(())
@@ -424,7 +496,7 @@ impl<'a> Executor<'a> {
                 let base = params.as_ref().map(|p| self.render(p, line)).transpose()?;
                 let items = self.paginate(method, key, base, line).await?;
                 if method == "tools/list" {
-                    self.remember_tools(&items);
+                    self.remember_tools(&items, true);
                 }
                 self.vars.insert(into.clone(), Value::Array(items));
                 Ok(())
@@ -518,13 +590,12 @@ impl<'a> Executor<'a> {
 
     fn after_reply(&mut self, r: &RequestStep, reply: &Reply, method: &str, id: &RequestId) {
         if method == "tools/list"
-            && let Some(tools) = reply
-                .result()
-                .and_then(|res| res.get("tools"))
-                .and_then(Value::as_array)
+            && let Some(result) = reply.result()
+            && let Some(tools) = result.get("tools").and_then(Value::as_array)
         {
             let tools = tools.clone();
-            self.remember_tools(&tools);
+            let complete = result.get("nextCursor").is_none() && r.params.is_none();
+            self.remember_tools(&tools, complete);
         }
         let message = response_value(id, reply);
         for (name, pointer) in &r.capture {
@@ -625,6 +696,45 @@ impl<'a> Executor<'a> {
                 json!({"code": e.code, "message": e.message, "data": e.data}),
                 "/error",
             ),
+            (ResponseExpectation::OneOf(alternatives), _) => {
+                // Each alternative is tried on its own; the response passes if one holds.
+                let before = self.findings.len();
+                let mut failures = Vec::new();
+                for alt in alternatives {
+                    self.check_reply(alt, reply, line, method);
+                    let new: Vec<Finding> = self.findings.drain(before..).collect();
+                    if new.is_empty() {
+                        return;
+                    }
+                    failures.push(
+                        new.iter()
+                            .map(|f| f.message.clone())
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    );
+                }
+                let pointer = match reply.outcome {
+                    Outcome::Result(_) => "/result",
+                    Outcome::Error(_) => "/error",
+                };
+                let detail = failures
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!("({}) {m}", i + 1))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let f = self
+                    .fail(
+                        line,
+                        format!(
+                            "`{method}`: the response matches none of the alternatives: {detail}"
+                        ),
+                        reply.frame,
+                    )
+                    .pointer(pointer);
+                self.findings.push(f);
+                return;
+            }
             (ResponseExpectation::Nothing(_), _) => {
                 let f = self.fail(
                     line,
@@ -694,6 +804,7 @@ impl<'a> Executor<'a> {
                 method,
                 within,
                 checks,
+                skip_if_absent,
             } => {
                 let deadline = tokio::time::Instant::now() + *within;
                 loop {
@@ -715,6 +826,11 @@ impl<'a> Executor<'a> {
                     }
                     let now = tokio::time::Instant::now();
                     if now >= deadline || self.session.is_closed() {
+                        if *skip_if_absent && !self.session.is_closed() {
+                            self.not_exercised =
+                                Some(format!("the server sent no `{method}` (nothing to check)"));
+                            return Ok(());
+                        }
                         let f = self.fail(
                             line,
                             format!(
@@ -897,7 +1013,9 @@ impl<'a> Executor<'a> {
         }
     }
 
-    fn remember_tools(&mut self, tools: &[Value]) {
+    /// Records listed tools; `complete` when the list has no further page.
+    fn remember_tools(&mut self, tools: &[Value], complete: bool) {
+        self.tools_listed |= complete;
         for t in tools {
             if let Some(name) = t.get("name").and_then(Value::as_str) {
                 self.tools.insert(name.to_owned(), t.clone());
@@ -905,8 +1023,13 @@ impl<'a> Executor<'a> {
         }
     }
 
-    /// Why the policy forbids calling `name`, if it does.
+    /// Why the policy forbids calling `name`, if it does. A name the server's tool list
+    /// (already fetched) does not have names no tool, so calling it has no side effect:
+    /// that is how unknown-tool handling is tested under any policy but `none`.
     fn forbidden(&self, name: &str) -> Option<String> {
+        if self.tools_listed && !self.tools.contains_key(name) && self.policy != ToolPolicy::None {
+            return None;
+        }
         let annotations = self.tools.get(name).and_then(|t| t.get("annotations"));
         let flag = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
         match self.policy {

@@ -135,6 +135,41 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
                 true
             }
         },
+        Matcher::ExactlyOne(keys) => actual
+            .as_object()
+            .is_some_and(|o| keys.iter().filter(|k| o.contains_key(*k)).count() == 1),
+        Matcher::Base64(want) => {
+            use base64::Engine as _;
+            let valid = actual
+                .as_str()
+                .is_some_and(|s| base64::engine::general_purpose::STANDARD.decode(s).is_ok());
+            valid == *want
+        }
+        Matcher::JsonSchema(want) => {
+            return match (jsonschema::meta::validate(actual), want) {
+                (Ok(()), true) | (Err(_), false) => Ok(()),
+                (Err(e), true) => Err(Unmet::Expected(format!(
+                    "a valid JSON Schema ({e} at `{}`)",
+                    e.instance_path()
+                ))),
+                (Ok(()), false) => Err(Unmet::Expected("an invalid JSON Schema".into())),
+            };
+        }
+        Matcher::ConformsTo(t) => {
+            let schema = t.render(cx.vars).map_err(|e| e.to_string())?;
+            let validator = jsonschema::validator_for(&schema).map_err(|e| {
+                Unmet::Skipped(format!(
+                    "`conforms_to` not checked: the schema does not compile ({e})"
+                ))
+            })?;
+            if let Some(e) = validator.iter_errors(actual).next() {
+                return Err(Unmet::Expected(format!(
+                    "valid against the given schema ({e} at `{}`)",
+                    e.instance_path()
+                )));
+            }
+            true
+        }
         Matcher::Exists(_) | Matcher::All(_) => unreachable!("handled above"),
     };
     if holds {
@@ -168,6 +203,18 @@ pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
         Matcher::Schema(d) => format!("valid {d}"),
         Matcher::Exists(true) => "a value here".into(),
         Matcher::Exists(false) => "no value here".into(),
+        Matcher::ExactlyOne(keys) => format!(
+            "an object with exactly one of {}",
+            keys.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Matcher::Base64(true) => "a valid base64 string".into(),
+        Matcher::Base64(false) => "a string that is not valid base64".into(),
+        Matcher::JsonSchema(true) => "a valid JSON Schema".into(),
+        Matcher::JsonSchema(false) => "an invalid JSON Schema".into(),
+        Matcher::ConformsTo(t) => format!("valid against {}", render(t)),
         Matcher::All(all) => all
             .iter()
             .map(|m| describe(m, cx))
@@ -277,6 +324,50 @@ mod tests {
             r.skipped,
             vec!["line 7: `schema: Tool` not checked: no schema for this revision"]
         );
+    }
+
+    #[test]
+    fn content_and_schema_matchers_hold_and_fail() {
+        let v = json!({
+            "text": {"uri": "a", "text": "hi"},
+            "both": {"uri": "b", "text": "hi", "blob": "aGk="},
+            "blob": "aGk=",
+            "bad": "a$b",
+            "schema": {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]},
+            "broken": {"type": 7},
+            "out": {"sum": 3},
+            "wrong": {"sum": "3"}
+        });
+        let one = || Matcher::ExactlyOne(vec!["text".into(), "blob".into()]);
+        let conforms = || {
+            Matcher::ConformsTo(Template(
+                json!({"type": "object", "required": ["sum"], "properties": {"sum": {"type": "number"}}}),
+            ))
+        };
+        let holds = [
+            check("/text", one()),
+            check("/blob", Matcher::Base64(true)),
+            check("/bad", Matcher::Base64(false)),
+            check("/schema", Matcher::JsonSchema(true)),
+            check("/broken", Matcher::JsonSchema(false)),
+            check("/out", conforms()),
+        ];
+        assert_eq!(run(&holds, &v), vec![]);
+        let fails = [
+            check("/both", one()),
+            check("/bad", Matcher::Base64(true)),
+            check("/broken", Matcher::JsonSchema(true)),
+            check("/wrong", conforms()),
+        ];
+        let m = run(&fails, &v);
+        assert_eq!(m.len(), 4, "{m:#?}");
+        assert!(m[0].expected.contains("exactly one of `text`, `blob`"));
+        assert!(
+            m[2].expected.starts_with("a valid JSON Schema"),
+            "{}",
+            m[2].expected
+        );
+        assert!(m[3].expected.contains("at `/sum`"), "{}", m[3].expected);
     }
 
     #[test]

@@ -10,4 +10,5 @@ pub use model::*;
 pub mod builtin;
 pub mod exec;
 pub mod matcher;
+pub mod synth;
 pub mod template;

@@ -27,9 +27,9 @@ pub struct Scenario {
     pub revisions: Vec<Revision>,
     /// Transports it applies to.
     pub transports: Vec<TransportKind>,
-    /// Server capabilities (top-level keys of `capabilities`, or dotted sub-keys like
-    /// `resources.subscribe`) the server must declare; otherwise the scenario is skipped.
-    pub requires: Vec<String>,
+    /// Server capabilities the server must declare (or, negated, must not); otherwise the
+    /// scenario is skipped.
+    pub requires: Vec<Requirement>,
     /// `must` -> a broken expectation is a failure; `should` -> a warning.
     pub severity: Severity,
     /// Ids of scenarios in the official suite (`@modelcontextprotocol/conformance`) that
@@ -41,6 +41,25 @@ pub struct Scenario {
     /// Where the scenario came from, for messages (`scenarios/lifecycle/x.yaml`, or
     /// `builtin:lifecycle/x.yaml`).
     pub source: String,
+}
+
+/// A condition on the server's declared capabilities: `tools`, `resources.subscribe`, or
+/// negated `!tools` (for checks of what a server without the capability does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    /// A top-level key of `capabilities`, or a dotted sub-key like `resources.subscribe`.
+    pub capability: String,
+    /// `false` for `!capability`: the server must *not* declare it.
+    pub declared: bool,
+}
+
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.declared {
+            f.write_str("!")?;
+        }
+        f.write_str(&self.capability)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,11 +94,20 @@ pub enum StepKind {
     /// Several requests sent back to back before any response is read; responses may
     /// arrive in any order and each is matched by id.
     Concurrent(Vec<RequestStep>),
-    /// Runs `steps` once per element of a captured list, binding it to `as`.
+    /// Runs `steps` once per element of a captured list (those matching `filter`), binding
+    /// it to `as`. With no element to run on, the scenario has nothing to check: it is
+    /// skipped (unless something already failed).
     ForEach {
         list: String,
         bind: String,
+        filter: Vec<Check>,
         steps: Vec<Step>,
+    },
+    /// Applies checks to a value built from variables (`${tool}`): per-item rules that no
+    /// single response carries, such as a tool's name format or a content's encoding.
+    Check {
+        value: Template,
+        checks: Vec<Check>,
     },
     /// Follows `nextCursor` through a list method, collecting the items under `key`
     /// into the variable `into`; detects cursor loops.
@@ -134,6 +162,9 @@ pub enum ResponseExpectation {
     Error { codes: Vec<i64>, checks: Vec<Check> },
     /// Either a result or an error (only the checks apply).
     Any(Vec<Check>),
+    /// At least one of these alternatives holds (a spec that allows either an error or an
+    /// `isError` result, say).
+    OneOf(Vec<ResponseExpectation>),
     /// No response at all within the window (for notifications sent as requests, say).
     Nothing(Duration),
 }
@@ -146,6 +177,9 @@ pub enum Expectation {
         method: String,
         within: Duration,
         checks: Vec<Check>,
+        /// No such notification means the server does not exercise the rule (no tool
+        /// reports progress, say): the scenario is skipped rather than failed.
+        skip_if_absent: bool,
     },
     /// No message at all (of the listed methods, or of any kind when empty) within the window.
     Nothing {
@@ -194,6 +228,15 @@ pub enum Matcher {
     Schema(String),
     /// The pointer resolves (true) or does not (false).
     Exists(bool),
+    /// An object with exactly one of these members (`text` xor `blob`, say).
+    ExactlyOne(Vec<String>),
+    /// A string that is (true) or is not (false) valid standard base64 with padding.
+    Base64(bool),
+    /// A value that is (true) or is not (false) a valid JSON Schema (checked against its
+    /// metaschema, 2020-12 unless `$schema` names another draft).
+    JsonSchema(bool),
+    /// Valid against the JSON Schema this renders to (a tool's `outputSchema`, say).
+    ConformsTo(Template),
     /// All of these hold.
     All(Vec<Matcher>),
 }

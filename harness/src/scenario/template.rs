@@ -3,7 +3,8 @@
 //! A string that is exactly one reference becomes the referenced value with its JSON
 //! type (`"${tools}"` -> an array); references inside a longer string become text.
 //! A reference is a variable name, optionally followed by a JSON pointer
-//! (`${tool/name}`) or dotted path (`${tool.name}`, shorthand for `/name`).
+//! (`${tool/name}`) or dotted path (`${tool.name}`, shorthand for `/name`), and optionally
+//! by a filter (`${tool|sample_arguments}`, see `scenario::synth`).
 
 use std::collections::BTreeMap;
 
@@ -79,6 +80,16 @@ fn text_of(v: &Value) -> String {
 }
 
 fn lookup(reference: &str, vars: &Vars) -> Result<Value, Unresolved> {
+    if let Some((inner, filter)) = reference.split_once('|') {
+        let value = lookup(inner.trim(), vars).map_err(|mut e| {
+            e.reference = reference.to_owned();
+            e
+        })?;
+        return super::synth::apply(filter.trim(), &value).map_err(|reason| Unresolved {
+            reference: reference.to_owned(),
+            reason,
+        });
+    }
     let unresolved = |reason: String| Unresolved {
         reference: reference.to_owned(),
         reason,
@@ -169,6 +180,23 @@ mod tests {
             .render(&vars())
             .unwrap_err();
         assert!(e.to_string().contains("nothing at `/missing`"), "{e}");
+    }
+
+    #[test]
+    fn filters_apply_to_the_referenced_value() {
+        let mut v = vars();
+        v.insert(
+            "prompt".into(),
+            json!({"name": "greet", "arguments": [{"name": "who", "required": true}]}),
+        );
+        assert_eq!(
+            Template(json!({"arguments": "${prompt|required_arguments}"}))
+                .render(&v)
+                .unwrap(),
+            json!({"arguments": {"who": "mcpcheck"}})
+        );
+        let e = Template(json!("${prompt|nope}")).render(&v).unwrap_err();
+        assert!(e.to_string().contains("no filter `nope`"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,19 @@ use crate::scenario::model::{Check, JsonType, Matcher, ResponseExpectation};
 use saphyr::{ScalarOwned, YamlDataOwned};
 
 pub const MATCHERS: &[&str] = &[
-    "equals", "subset", "regex", "type", "length", "one_of", "range", "schema", "exists",
+    "equals",
+    "subset",
+    "regex",
+    "type",
+    "length",
+    "one_of",
+    "range",
+    "schema",
+    "exists",
+    "exactly_one",
+    "base64",
+    "json_schema",
+    "conforms_to",
 ];
 
 const JSON_TYPES: &[&str] = &[
@@ -17,7 +29,7 @@ const JSON_TYPES: &[&str] = &[
 ];
 
 /// The kinds of response expectation, one of which a response expectation names.
-pub const RESPONSE_KINDS: &[&str] = &["result", "error", "any", "nothing"];
+pub const RESPONSE_KINDS: &[&str] = &["result", "error", "any", "one_of", "nothing"];
 
 /// Errors unless `p` is a JSON pointer: `""` or `/`-separated tokens with `~0`/`~1` escapes.
 pub(crate) fn check_pointer(ctx: &Ctx<'_>, node: &Node, p: &str) -> R<()> {
@@ -168,6 +180,18 @@ fn matcher(ctx: &Ctx<'_>, name: &str, knode: &Node, value: &Node, scope: &Scope)
             Matcher::Schema(name.to_owned())
         }
         "exists" => Matcher::Exists(super::yaml::boolean(ctx, value, "`exists`")?),
+        "exactly_one" => {
+            let keys = super::yaml::string_list(ctx, value, "`exactly_one`")?;
+            if keys.len() < 2 {
+                return Err(ctx
+                    .error(value, "`exactly_one` needs at least two member names")
+                    .with_hint("to require one member, use `exists: true` at its pointer"));
+            }
+            Matcher::ExactlyOne(keys.into_iter().map(|(k, _)| k.to_owned()).collect())
+        }
+        "base64" => Matcher::Base64(super::yaml::boolean(ctx, value, "`base64`")?),
+        "json_schema" => Matcher::JsonSchema(super::yaml::boolean(ctx, value, "`json_schema`")?),
+        "conforms_to" => Matcher::ConformsTo(template(ctx, value, scope)?),
         other => return Err(unknown_matcher(ctx, knode, other)),
     })
 }
@@ -261,7 +285,7 @@ pub(crate) fn response_expectation(
                 .error_at(
                     map.node.span.start,
                     1,
-                    format!("{what} says neither `result`, `error`, `any` nor `nothing`"),
+                    format!("{what} says neither `result`, `error`, `any`, `one_of` nor `nothing`"),
                 )
                 .with_hint("say what the response must be, e.g. `result: {}`"));
         }
@@ -277,6 +301,28 @@ pub(crate) fn response_expectation(
     Ok(match kind {
         "result" => ResponseExpectation::Result(checks(ctx, value, scope, "`result`", &[])?),
         "any" => ResponseExpectation::Any(checks(ctx, value, scope, "`any`", &[])?),
+        "one_of" => {
+            let items = sequence(ctx, value, "`one_of`")?;
+            if items.len() < 2 {
+                return Err(ctx
+                    .error(value, "`one_of` needs at least two alternatives")
+                    .with_hint("with one alternative, write it directly"));
+            }
+            let alternatives = items
+                .iter()
+                .map(|item| {
+                    let m = Map::new(ctx, item, "a `one_of` alternative")?;
+                    let alt = response_expectation(ctx, &m, scope, "a `one_of` alternative", &[])?;
+                    if matches!(alt, ResponseExpectation::OneOf(_) | ResponseExpectation::Nothing(_)) {
+                        return Err(ctx
+                            .error(item, "a `one_of` alternative is a `result`, `error` or `any`")
+                            .with_hint("`one_of` lists responses; `nothing` and nested `one_of` do not fit"));
+                    }
+                    Ok(alt)
+                })
+                .collect::<R<_>>()?;
+            ResponseExpectation::OneOf(alternatives)
+        }
         "nothing" => ResponseExpectation::Nothing(duration(ctx, value, "`nothing`")?),
         "error" => {
             let codes = match Map::new_or_empty(ctx, value, "`error`")?.get("code") {

@@ -22,7 +22,9 @@ pub use self::steps::{DEFAULT_WITHIN, STEP_KINDS};
 pub use self::vars::BUILTINS;
 use self::vars::Scope;
 use self::yaml::{Ctx, Map, Node, R, nonempty_string, string, string_list, suggest, to_json};
-use super::model::{Initialize, InitializeOverrides, Scenario, Step, StepKind, TransportKind};
+use super::model::{
+    Initialize, InitializeOverrides, Requirement, Scenario, Step, StepKind, TransportKind,
+};
 use crate::check::Severity;
 use crate::protocol::Revision;
 
@@ -210,16 +212,23 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         Some(node) => string_list(ctx, node, "requires")?
             .into_iter()
             .map(|(s, n)| {
-                let ok = s.split('.').all(|part| {
+                let (declared, name) = match s.strip_prefix('!') {
+                    Some(rest) => (false, rest),
+                    None => (true, s),
+                };
+                let ok = name.split('.').all(|part| {
                     part.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
                         && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 });
                 if ok {
-                    Ok(s.to_owned())
+                    Ok(Requirement {
+                        capability: name.to_owned(),
+                        declared,
+                    })
                 } else {
                     Err(ctx
                         .error(n, format!("`{s}` is not a capability"))
-                        .with_hint("name a key of the server's `capabilities`, or a dotted sub-key like `resources.subscribe`"))
+                        .with_hint("name a key of the server's `capabilities`, or a dotted sub-key like `resources.subscribe`; `!tools` means the server must not declare `tools`"))
                 }
             })
             .collect::<R<_>>()?,

@@ -24,6 +24,7 @@ pub const STEP_KINDS: &[&str] = &[
     "concurrent",
     "paginate",
     "for_each",
+    "check",
     "sleep",
 ];
 
@@ -185,6 +186,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         "concurrent" => concurrent(ctx, value, scope)?,
         "paginate" => paginate(ctx, value, scope)?,
         "for_each" => for_each(ctx, value, scope)?,
+        "check" => check_step(ctx, value, scope)?,
         "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
         _ => unreachable!("kind_of returns a step kind"),
     };
@@ -405,15 +407,33 @@ fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expectation> {
                     method: plain_string(ctx, v, "the notification method")?.to_owned(),
                     within: DEFAULT_WITHIN,
                     checks: Vec::new(),
+                    skip_if_absent: false,
                 });
             }
             let m = Map::new(ctx, v, "`notification`")?;
-            m.only(ctx, &["method", "within", "match"], "`notification`")?;
+            m.only(
+                ctx,
+                &["method", "within", "match", "otherwise"],
+                "`notification`",
+            )?;
             let method =
                 plain_string(ctx, m.require(ctx, "method", "`notification`")?, "`method`")?;
+            let skip_if_absent = match m.get("otherwise") {
+                None => false,
+                Some(o) => match as_str(o) {
+                    Some("fail") => false,
+                    Some("skip") => true,
+                    _ => {
+                        return Err(ctx
+                            .error(o, "`otherwise` is `fail` or `skip`")
+                            .with_hint("`skip`: no such notification means the server does not exercise this, so the scenario is skipped"));
+                    }
+                },
+            };
             Expectation::Notification {
                 method: method.to_owned(),
                 within: within(ctx, &m)?,
+                skip_if_absent,
                 checks: match m.get("match") {
                     Some(c) => checks(ctx, c, scope, "`match`", &[])?,
                     None => Vec::new(),
@@ -583,9 +603,24 @@ fn paginate(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     })
 }
 
+/// `check: { value, match }`: checks on a value built from variables.
+fn check_step(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<StepKind> {
+    let map = Map::new(ctx, value, "`check`")?;
+    map.only(ctx, &["value", "match"], "`check`")?;
+    let v = template(ctx, map.require(ctx, "value", "`check`")?, scope)?;
+    let mnode = map.require(ctx, "match", "`check`")?;
+    let checks = checks(ctx, mnode, scope, "`match`", &[])?;
+    if checks.is_empty() {
+        return Err(ctx
+            .error(mnode, "`match` has no checks")
+            .with_hint("map JSON pointers to matchers, e.g. `/name: { regex: '^[a-z]+$' }`"));
+    }
+    Ok(StepKind::Check { value: v, checks })
+}
+
 fn for_each(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     let map = Map::new(ctx, value, "`for_each`")?;
-    map.only(ctx, &["in", "as", "steps"], "`for_each`")?;
+    map.only(ctx, &["in", "as", "where", "steps"], "`for_each`")?;
     let in_node = map.require(ctx, "in", "`for_each`")?;
     let list = string(ctx, in_node, "`in`")?;
     super::vars::check_name(ctx, in_node, list, "variable name")?;
@@ -595,6 +630,10 @@ fn for_each(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     scope.check_new(ctx, as_node, bind, "variable name")?;
     let mark = scope.len();
     scope.define(bind, as_node.span.start.line());
+    let filter = match map.get("where") {
+        Some(w) => checks(ctx, w, scope, "`where`", &[])?,
+        None => Vec::new(),
+    };
     let body = steps(
         ctx,
         map.require(ctx, "steps", "`for_each`")?,
@@ -606,6 +645,7 @@ fn for_each(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     Ok(StepKind::ForEach {
         list: list.to_owned(),
         bind: bind.to_owned(),
+        filter,
         steps: body,
     })
 }

@@ -1,7 +1,7 @@
 //! Variables: where they are defined (`capture`, `paginate.into`, `for_each.as`) and the
 //! `${...}` references to them inside templates.
 
-use super::yaml::{Ctx, Node, R, as_str, suggest, to_json};
+use super::yaml::{Ctx, Node, R, as_str, list, suggest, to_json};
 use crate::scenario::model::Template;
 use saphyr::YamlDataOwned;
 
@@ -124,7 +124,21 @@ pub(crate) fn check_string_refs(ctx: &Ctx<'_>, node: &Node, s: &str, scope: &Sco
                 "references look like `${name}`, `${name.field}` or `${name/json/pointer}`",
             ));
         };
-        let inner = &after[..end];
+        let mut inner = &after[..end];
+        if let Some((reference, filter)) = inner.split_once('|') {
+            let filter = filter.trim();
+            if !crate::scenario::synth::FILTERS.contains(&filter) {
+                let e = ctx.error(node, format!("no filter `{filter}` in `${{{inner}}}`"));
+                return Err(match suggest(filter, crate::scenario::synth::FILTERS) {
+                    Some(s) => e.with_hint(format!("did you mean `{s}`?")),
+                    None => e.with_hint(format!(
+                        "filters: {}",
+                        list(crate::scenario::synth::FILTERS)
+                    )),
+                });
+            }
+            inner = reference.trim();
+        }
         let root_end = inner.find(['.', '/']).unwrap_or(inner.len());
         let root = &inner[..root_end];
         check_name(ctx, node, root, "variable name").map_err(|e| {

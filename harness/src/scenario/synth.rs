@@ -1,0 +1,236 @@
+//! Argument synthesis: valid arguments for a tool or a prompt the scenario only knows by
+//! what the server listed, so that "call every tool" and "get every prompt" exercise the
+//! success path instead of the invalid-arguments path.
+//!
+//! Used through template filters: `${tool|sample_arguments}` (from the tool's
+//! `inputSchema`) and `${prompt|required_arguments}` (from the prompt's `arguments`).
+
+use serde_json::{Map, Value, json};
+
+/// The filters a `${...|filter}` reference may name.
+pub const FILTERS: &[&str] = &["sample_arguments", "required_arguments"];
+
+/// Applies a filter to a value; `Err` says why it cannot.
+pub fn apply(filter: &str, value: &Value) -> Result<Value, String> {
+    match filter {
+        "sample_arguments" => Ok(sample_arguments(value)),
+        "required_arguments" => Ok(required_arguments(value)),
+        other => Err(format!(
+            "no filter `{other}` (filters: {})",
+            FILTERS.join(", ")
+        )),
+    }
+}
+
+/// Arguments for a tool: every required property of its `inputSchema`, with a value
+/// the schema accepts where one can be read off it (const, enum, default, examples,
+/// type and bounds). A tool without an `inputSchema` gets `{}`.
+pub fn sample_arguments(tool: &Value) -> Value {
+    match tool.get("inputSchema") {
+        Some(schema) => match sample(schema, 0) {
+            v @ Value::Object(_) => v,
+            _ => json!({}),
+        },
+        None => json!({}),
+    }
+}
+
+/// Arguments for a prompt: each argument marked `required: true`, given a short string
+/// (prompt arguments are strings in every revision).
+pub fn required_arguments(prompt: &Value) -> Value {
+    let mut out = Map::new();
+    for arg in prompt
+        .get("arguments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if arg.get("required").and_then(Value::as_bool) == Some(true)
+            && let Some(name) = arg.get("name").and_then(Value::as_str)
+        {
+            out.insert(name.to_owned(), json!("mcpcheck"));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Deep enough for real tool schemas; deeper nesting gets `null`.
+const MAX_DEPTH: usize = 8;
+
+/// A value valid against `schema` as far as its keywords tell.
+fn sample(schema: &Value, depth: usize) -> Value {
+    let Some(s) = schema.as_object() else {
+        return Value::Null;
+    };
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    if let Some(v) = s.get("const") {
+        return v.clone();
+    }
+    if let Some(v) = s
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return v.clone();
+    }
+    if let Some(v) = s.get("default") {
+        return v.clone();
+    }
+    if let Some(v) = s
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return v.clone();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(first) = s.get(key).and_then(Value::as_array).and_then(|a| a.first()) {
+            return sample(first, depth + 1);
+        }
+    }
+    if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+        let mut merged = Map::new();
+        for part in all {
+            if let Value::Object(o) = sample(part, depth + 1) {
+                merged.extend(o);
+            }
+        }
+        return Value::Object(merged);
+    }
+    let ty = match s.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
+        _ if s.contains_key("properties") => "object",
+        _ => "string",
+    };
+    match ty {
+        "object" => {
+            let props = s.get("properties").and_then(Value::as_object);
+            let mut out = Map::new();
+            for name in s
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                let v = props
+                    .and_then(|p| p.get(name))
+                    .map(|p| sample(p, depth + 1))
+                    .unwrap_or_else(|| json!("mcpcheck"));
+                out.insert(name.to_owned(), v);
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            let n = s
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                .min(8);
+            let item = s
+                .get("items")
+                .map_or(json!("mcpcheck"), |i| sample(i, depth + 1));
+            Value::Array(vec![item; n as usize])
+        }
+        "integer" | "number" => {
+            let bound = |k: &str| s.get(k).and_then(Value::as_f64);
+            let low =
+                bound("minimum").or_else(|| bound("exclusiveMinimum").map(|m| m.floor() + 1.0));
+            let high =
+                bound("maximum").or_else(|| bound("exclusiveMaximum").map(|m| m.ceil() - 1.0));
+            let n = match (low, high) {
+                (Some(l), _) => l.ceil(),
+                (None, Some(h)) => h.floor().min(1.0),
+                (None, None) => 1.0,
+            };
+            if ty == "integer" || n.fract() == 0.0 {
+                json!(n as i64)
+            } else {
+                json!(n)
+            }
+        }
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        _ => {
+            let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let mut text = "mcpcheck".to_owned();
+            while text.len() < min {
+                text.push('x');
+            }
+            if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
+                text.truncate(max as usize);
+            }
+            json!(text)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validates(schema: &Value, v: &Value) -> bool {
+        jsonschema::is_valid(schema, v)
+    }
+
+    #[test]
+    fn required_properties_get_values_their_schemas_accept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "message": {"type": "string", "minLength": 12},
+                "count": {"type": "integer", "minimum": 3, "maximum": 9},
+                "ratio": {"type": "number", "exclusiveMinimum": 0.5},
+                "mode": {"type": "string", "enum": ["fast", "slow"]},
+                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                "nested": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"]},
+                "optional": {"type": "string"}
+            },
+            "required": ["message", "count", "ratio", "mode", "tags", "nested"]
+        });
+        let args = sample_arguments(&json!({"name": "t", "inputSchema": schema}));
+        assert!(validates(&schema, &args), "{args}");
+        assert!(
+            args.get("optional").is_none(),
+            "only required properties: {args}"
+        );
+        assert_eq!(args["mode"], "fast");
+        assert_eq!(args["count"], 3);
+    }
+
+    #[test]
+    fn tools_without_schema_or_required_properties_get_an_empty_object() {
+        assert_eq!(sample_arguments(&json!({"name": "t"})), json!({}));
+        assert_eq!(
+            sample_arguments(&json!({"inputSchema": {"type": "object"}})),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn prompts_get_their_required_arguments_only() {
+        let prompt = json!({"name": "greet", "arguments": [
+            {"name": "who", "required": true},
+            {"name": "tone"},
+            {"name": "lang", "required": false}
+        ]});
+        assert_eq!(required_arguments(&prompt), json!({"who": "mcpcheck"}));
+        assert_eq!(required_arguments(&json!({"name": "hello"})), json!({}));
+    }
+
+    #[test]
+    fn unknown_filters_are_named() {
+        assert!(
+            apply("nope", &json!({}))
+                .unwrap_err()
+                .contains("sample_arguments")
+        );
+    }
+}
