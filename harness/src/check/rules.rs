@@ -106,6 +106,12 @@ rules! {
         "The server must only use client features (roots, sampling, elicitation) the client declared.";
     LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, [R1 => "basic/lifecycle#initialization"],
         "Before `notifications/initialized` the server should send only pings and logging.";
+    LIFECYCLE_SERVER_CAPABILITY = "lifecycle.server-capability-respected", Failure, [R1 => "basic/lifecycle#operation", R5 => "basic/patterns/subscriptions"],
+        "The server only uses capabilities it declared: no `notifications/*/list_changed` without `listChanged`, no `notifications/message` without `logging` (a MUST from 2025-06-18, a SHOULD before).";
+    PROGRESS_ACTIVE_TOKEN = "progress.active-token", Failure, [R1 => "basic/utilities/progress#behavior-requirements", R5 => "basic/patterns/progress"],
+        "Progress notifications only reference the progressToken of a request still in progress.";
+    PROGRESS_INCREASING = "progress.increasing", Failure, [R1 => "basic/utilities/progress#progress-flow", R5 => "basic/patterns/progress"],
+        "The `progress` value increases with each notification for a token.";
     SESSION_EXITED = "session.server-exited", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "The server process ended while a request was waiting for its response.";
     SESSION_TIMEOUT = "session.request-timeout", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],

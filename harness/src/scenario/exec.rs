@@ -192,9 +192,7 @@ pub async fn run(
         Some(Stop::Error(reason)) => Verdict::Error { reason },
         _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
         _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
-        _ if unexercised.is_some() => Verdict::Skip {
-            reason: unexercised.unwrap_or_default(),
-        },
+
         // Every tool call the scenario meant to make was forbidden by the policy: nothing
         // was checked, so it is a skip, not a pass.
         _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
@@ -202,6 +200,9 @@ pub async fn run(
                 "every tools/call was skipped by --call-tools ({} calls)",
                 skipped_steps.len()
             ),
+        },
+        _ if unexercised.is_some() => Verdict::Skip {
+            reason: unexercised.unwrap_or_default(),
         },
         _ => Verdict::Pass,
     };

@@ -186,6 +186,8 @@ pub struct Session {
     answered: HashSet<RequestId>,
     /// Pending requests that reported progress since their timeout clock last started.
     progressed: HashSet<RequestId>,
+    /// The last `progress` value seen per progress token (its JSON text).
+    last_progress: HashMap<String, f64>,
     /// Requests given up on after their timeout. A late answer is still checked (id type,
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
@@ -228,6 +230,7 @@ impl Session {
             answered: HashSet::new(),
             expired: HashMap::new(),
             progressed: HashSet::new(),
+            last_progress: HashMap::new(),
             unsolicited: VecDeque::new(),
             initialized_sent: false,
             stdout_closed: false,
@@ -874,15 +877,11 @@ impl Session {
             Message::Notification(n) => {
                 self.check_schema(value, index, base, Some(&n.method), Kind::Notification);
                 if n.method == "notifications/progress"
-                    && let Some(token) = n.params.as_ref().and_then(|p| p.get("progressToken"))
-                    && let Some(id) = self
-                        .pending
-                        .iter()
-                        .find(|(_, p)| p.progress_token.as_ref() == Some(token))
-                        .map(|(id, _)| id.clone())
+                    && let Some(params) = n.params.as_ref()
                 {
-                    self.progressed.insert(id);
+                    self.check_progress(params, index, base);
                 }
+                self.check_list_changed(&n.method, index, base);
                 self.unsolicited.push_back(Unsolicited {
                     frame: index,
                     message: Message::Notification(n),
@@ -897,6 +896,106 @@ impl Session {
                 });
             }
         }
+    }
+
+    /// Progress must name a request still in progress (a timed-out one may still be
+    /// running on the server) and must increase per token
+    /// (`basic/utilities/progress`); progress also restarts that request's timeout.
+    fn check_progress(&mut self, params: &Value, index: Option<usize>, base: &str) {
+        let Some(token) = params.get("progressToken") else {
+            return; // the schema check reports the missing member
+        };
+        let rev = self.revision;
+        let active = self
+            .pending
+            .iter()
+            .find(|(_, p)| p.progress_token.as_ref() == Some(token))
+            .map(|(id, _)| id.clone());
+        let timed_out = self
+            .expired
+            .values()
+            .any(|p| p.progress_token.as_ref() == Some(token));
+        match active {
+            Some(id) => {
+                self.progressed.insert(id);
+            }
+            None if timed_out => {}
+            None => {
+                let f = Finding::new(
+                    &rules::PROGRESS_ACTIVE_TOKEN,
+                    rev,
+                    format!(
+                        "notifications/progress for token {token}, which no request in progress carries (never sent, or already answered)"
+                    ),
+                )
+                .pointer(format!("{base}/params/progressToken"));
+                self.push_at(f, index);
+                return;
+            }
+        }
+        let Some(progress) = params.get("progress").and_then(Value::as_f64) else {
+            return;
+        };
+        let key = token.to_string();
+        if let Some(&last) = self.last_progress.get(&key)
+            && progress <= last
+        {
+            let f = Finding::new(
+                &rules::PROGRESS_INCREASING,
+                rev,
+                format!(
+                    "notifications/progress for token {token} went from {last} to {progress}; it must increase with each notification"
+                ),
+            )
+            .pointer(format!("{base}/params/progress"))
+            .expected(format!("a progress above {last}"));
+            self.push_at(f, index);
+        }
+        self.last_progress.insert(key, progress);
+    }
+
+    /// `notifications/{tools,prompts,resources}/list_changed` needs `listChanged: true` in
+    /// the matching server capability (`basic/lifecycle#operation`).
+    /// Likewise `notifications/message` needs the `logging` capability
+    /// (`server/utilities/logging#capabilities`).
+    fn check_list_changed(&mut self, method: &str, index: Option<usize>, base: &str) {
+        let (area, sub) = match method
+            .strip_prefix("notifications/")
+            .and_then(|m| m.strip_suffix("/list_changed"))
+        {
+            Some(a @ ("tools" | "prompts" | "resources")) => (a, Some("listChanged")),
+            _ if method == "notifications/message" => ("logging", None),
+            _ => return,
+        };
+        let Some(profile) = &self.profile else {
+            return;
+        };
+        let cap = profile.capabilities.get(area).filter(|c| !c.is_null());
+        let declared = match sub {
+            Some(sub) => cap.and_then(|c| c.get(sub)).and_then(Value::as_bool) == Some(true),
+            None => cap.is_some(),
+        };
+        if declared {
+            return;
+        }
+        let rev = self.revision;
+        let needed = match sub {
+            Some(sub) => format!("{area}.{sub}: true"),
+            None => area.to_owned(),
+        };
+        let mut f = Finding::new(
+            &rules::LIFECYCLE_SERVER_CAPABILITY,
+            rev,
+            format!("the server sent `{method}` without declaring `capabilities.{needed}`"),
+        )
+        .pointer(format!("{base}/method"))
+        .expected(format!("no `{method}`, or `{needed}` at initialize"));
+        if rev < Revision::V2025_06_18 {
+            // "Both parties SHOULD ... only use capabilities that were successfully
+            // negotiated" until 2025-06-18 made it a MUST.
+            f.severity = crate::check::Severity::Warning;
+        }
+        self.push_at(f, index);
     }
 
     fn ingest_response(
