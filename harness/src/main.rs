@@ -59,6 +59,7 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
         stdio: config.stdio.clone(),
         session: config.session.clone(),
         tools: args.call_tools,
+        tool_args: Arc::new(cli::resolve::tool_args(args.tool_args.as_deref())?),
     });
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()

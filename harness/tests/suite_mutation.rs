@@ -191,3 +191,62 @@ fn a_scenario_whose_tool_calls_were_all_forbidden_is_skipped_not_passed() {
         "{s:#}"
     );
 }
+
+/// `--tool-args` opts a tool in under `--call-tools readonly` and supplies its arguments
+/// (`${tool|sample_arguments}` gives them); without it the non-read-only tool is skipped.
+#[test]
+fn tool_args_opt_a_tool_in_and_supply_its_arguments() {
+    let file = tempfile_path("tool-args.yaml");
+    std::fs::write(&file, "write_note: { name: from-tool-args, text: hello }\n").unwrap();
+    let calls_to_write_note = |report: &serde_json::Value| -> Vec<serde_json::Value> {
+        report["scenarios"][0]["transcript"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["direction"] == "sent")
+            .filter_map(|e| serde_json::from_str::<serde_json::Value>(e["text"].as_str()?).ok())
+            .filter(|m| m["method"] == "tools/call" && m["params"]["name"] == "write_note")
+            .collect()
+    };
+    let include = ["--include", "notifications/progress-increasing"];
+    let with = [
+        &FAST[..],
+        &include,
+        &["--tool-args", file.to_str().unwrap()],
+    ]
+    .concat();
+    let (_, report, text) = run_json(&with, &[&reference()]);
+    let calls = calls_to_write_note(&report);
+    assert_eq!(calls.len(), 1, "{text}");
+    assert_eq!(
+        calls[0]["params"]["arguments"],
+        serde_json::json!({"name": "from-tool-args", "text": "hello"})
+    );
+
+    let (_, report, text) = run_json(&[&FAST[..], &include].concat(), &[&reference()]);
+    assert!(calls_to_write_note(&report).is_empty(), "{text}");
+    let skipped = report["scenarios"][0]["skipped_steps"].to_string();
+    assert!(skipped.contains("write_note"), "{skipped}");
+    let _ = std::fs::remove_file(&file);
+
+    let bad = tempfile_path("bad-tool-args.yaml");
+    std::fs::write(&bad, "write_note: [1, 2]\n").unwrap();
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--tool-args",
+            bad.to_str().unwrap(),
+            "--",
+            &reference(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("the arguments of `write_note` must be a mapping"),
+        "{}",
+        describe(&out)
+    );
+    let _ = std::fs::remove_file(&bad);
+}

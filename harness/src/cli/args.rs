@@ -59,6 +59,11 @@ pub struct RunArgs {
     /// (except destructiveHint).
     #[arg(long, value_enum, default_value_t = crate::scenario::exec::ToolPolicy::Readonly)]
     pub call_tools: crate::scenario::exec::ToolPolicy,
+    /// Arguments to call tools with: a YAML or JSON file mapping tool names to argument
+    /// objects. Listed tools may be called under `--call-tools readonly` too, and
+    /// `${tool|sample_arguments}` in scenarios gives these instead of synthesized ones.
+    #[arg(long, value_name = "FILE")]
+    pub tool_args: Option<PathBuf>,
     /// Environment variable for the server (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,

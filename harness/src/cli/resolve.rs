@@ -165,3 +165,31 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         SearchPath::standard(args.schema_dir.as_deref()),
     ))
 }
+
+/// Reads `--tool-args FILE`: a mapping of tool names to argument objects.
+pub fn tool_args(
+    path: Option<&std::path::Path>,
+) -> Result<std::collections::BTreeMap<String, serde_json::Value>, UsageError> {
+    let Some(path) = path else {
+        return Ok(Default::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("--tool-args {}: {e}", path.display())))?;
+    let name = path.display().to_string();
+    let value = crate::scenario::parse::to_json_document(&name, &text)
+        .map_err(|e| UsageError(format!("--tool-args: {e}")))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(UsageError(format!(
+            "--tool-args {name}: expected a mapping of tool names to argument objects, e.g. `echo: {{ message: hi }}`"
+        )));
+    };
+    map.into_iter()
+        .map(|(tool, args)| match args {
+            serde_json::Value::Object(_) => Ok((tool, args)),
+            other => Err(UsageError(format!(
+                "--tool-args {name}: the arguments of `{tool}` must be a mapping, not {}",
+                crate::protocol::jsonrpc::type_name(&other)
+            ))),
+        })
+        .collect()
+}

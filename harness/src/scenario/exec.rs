@@ -44,6 +44,9 @@ pub struct ExecConfig {
     pub stdio: StdioOptions,
     pub session: SessionConfig,
     pub tools: ToolPolicy,
+    /// User-given arguments per tool name (`--tool-args`): those tools may be called
+    /// under `readonly` too, with these arguments.
+    pub tool_args: Arc<BTreeMap<String, Value>>,
 }
 
 /// The verdict on one scenario.
@@ -162,6 +165,11 @@ pub async fn run(
         started,
     );
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
+    exec.vars.insert(
+        super::synth::TOOL_ARGS.into(),
+        Value::Object(config.tool_args.as_ref().clone().into_iter().collect()),
+    );
     let skip = exec.run_steps(&scenario.steps).await.err();
     let Executor {
         session,
@@ -1029,6 +1037,14 @@ impl<'a> Executor<'a> {
     /// that is how unknown-tool handling is tested under any policy but `none`.
     fn forbidden(&self, name: &str) -> Option<String> {
         if self.tools_listed && !self.tools.contains_key(name) && self.policy != ToolPolicy::None {
+            return None;
+        }
+        // The user gave arguments for this tool: they opted in to calling it.
+        let user_given = self
+            .vars
+            .get(super::synth::TOOL_ARGS)
+            .is_some_and(|m| m.get(name).is_some());
+        if user_given && self.policy != ToolPolicy::None {
             return None;
         }
         let annotations = self.tools.get(name).and_then(|t| t.get("annotations"));

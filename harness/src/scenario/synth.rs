@@ -10,10 +10,20 @@ use serde_json::{Map, Value, json};
 /// The filters a `${...|filter}` reference may name.
 pub const FILTERS: &[&str] = &["sample_arguments", "required_arguments"];
 
-/// Applies a filter to a value; `Err` says why it cannot.
-pub fn apply(filter: &str, value: &Value) -> Result<Value, String> {
+/// The built-in variable holding `--tool-args`: tool name -> arguments object.
+pub const TOOL_ARGS: &str = "tool_args";
+
+/// Applies a filter to a value; `Err` says why it cannot. `vars` supplies the user's
+/// `--tool-args`, which win over synthesized arguments.
+pub fn apply(filter: &str, value: &Value, vars: &super::template::Vars) -> Result<Value, String> {
     match filter {
-        "sample_arguments" => Ok(sample_arguments(value)),
+        "sample_arguments" => {
+            let given = value
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| vars.get(TOOL_ARGS)?.get(name));
+            Ok(given.cloned().unwrap_or_else(|| sample_arguments(value)))
+        }
         "required_arguments" => Ok(required_arguments(value)),
         other => Err(format!(
             "no filter `{other}` (filters: {})",
@@ -227,10 +237,28 @@ mod tests {
 
     #[test]
     fn unknown_filters_are_named() {
+        let vars = Default::default();
         assert!(
-            apply("nope", &json!({}))
+            apply("nope", &json!({}), &vars)
                 .unwrap_err()
                 .contains("sample_arguments")
         );
+    }
+
+    #[test]
+    fn user_given_tool_arguments_win() {
+        let mut vars = super::super::template::Vars::new();
+        vars.insert(
+            TOOL_ARGS.into(),
+            json!({"echo": {"message": "from the user"}}),
+        );
+        let tool =
+            json!({"name": "echo", "inputSchema": {"type": "object", "required": ["message"]}});
+        assert_eq!(
+            apply("sample_arguments", &tool, &vars).unwrap(),
+            json!({"message": "from the user"})
+        );
+        let other = json!({"name": "add", "inputSchema": {"type": "object"}});
+        assert_eq!(apply("sample_arguments", &other, &vars).unwrap(), json!({}));
     }
 }

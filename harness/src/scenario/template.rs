@@ -85,7 +85,7 @@ fn lookup(reference: &str, vars: &Vars) -> Result<Value, Unresolved> {
             e.reference = reference.to_owned();
             e
         })?;
-        return super::synth::apply(filter.trim(), &value).map_err(|reason| Unresolved {
+        return super::synth::apply(filter.trim(), &value, vars).map_err(|reason| Unresolved {
             reference: reference.to_owned(),
             reason,
         });
