@@ -45,6 +45,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run(*args).await,
         Command::List { scenarios } => list(&scenarios),
         Command::Schemas(cmd) => schemas(cmd).await,
+        Command::Snapshot(args) => snapshot(*args).await,
     }
 }
 
@@ -162,4 +163,83 @@ async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `mcpcheck snapshot`: capture, compare with the accepted files, report; exit 1 on change.
+async fn snapshot(args: cli::snapshot::SnapshotArgs) -> anyhow::Result<ExitCode> {
+    use mcpcheck::snapshot::{Status, compare};
+    let (server, capture) = cli::snapshot::resolve(&args)?;
+    let started = std::time::Instant::now();
+    let snap = capture
+        .command(&server)
+        .await
+        .with_context(|| format!("snapshotting `{}`", server.display()))?;
+    let mut result = compare::compare(&snap, &args.dir, args.accept)?;
+    if args.review {
+        for area in result
+            .areas
+            .iter_mut()
+            .filter(|a| a.status == Status::Changed)
+        {
+            print!("{}", area.diff.as_deref().unwrap_or_default());
+            if ask(&format!("accept the change to {}? [y/N] ", area.area))? {
+                compare::accept_pending(&args.dir, &area.area)?;
+                area.status = Status::Accepted;
+            }
+        }
+    }
+    let took_ms = started.elapsed().as_millis() as u64;
+    match args.format {
+        Format::Json => {
+            let report = serde_json::json!({
+                "format_version": mcpcheck::runner::REPORT_FORMAT_VERSION,
+                "mcpcheck_version": env!("CARGO_PKG_VERSION"),
+                "server": server.display(),
+                "duration_ms": took_ms,
+                "snapshot": result,
+            });
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        Format::Human => {
+            for a in &result.areas {
+                if !args.review
+                    && let Some(diff) = &a.diff
+                {
+                    print!("{diff}");
+                }
+            }
+            for a in &result.areas {
+                let what = match a.status {
+                    Status::Unchanged => "unchanged",
+                    Status::Written => "written (first run)",
+                    Status::Changed => "CHANGED (pending as .snap.new)",
+                    Status::Accepted => "changed, accepted",
+                };
+                println!("{:<10} {what}  {}", a.area, a.path);
+            }
+            if result.has_changes() {
+                println!(
+                    "snapshot changed: accept with `mcpcheck snapshot --accept` (or --review, or `cargo insta review`)"
+                );
+            }
+        }
+    }
+    Ok(if result.has_changes() {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Asks a yes/no question on the terminal; anything but y/yes (or end of input) is no.
+fn ask(question: &str) -> anyhow::Result<bool> {
+    use std::io::Write;
+    print!("{question}");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }

@@ -30,6 +30,14 @@ pub enum Command {
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(subcommand)]
     Schemas(SchemasCommand),
+    /// Snapshot the server's surface and response shapes; fail when they change.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck snapshot -- ./target/debug/my-server            # first run writes snapshots/\n  \
+        mcpcheck snapshot --dir tests/snapshots -- ./my-server    # later runs diff, exit 1 on change\n  \
+        mcpcheck snapshot --accept -- ./my-server                 # accept the changes\n\n\
+        Pending changes are written as NAME.snap.new (insta's format); `cargo insta review` can\n\
+        review them too.")]
+    Snapshot(Box<crate::cli::snapshot::SnapshotArgs>),
 }
 
 #[derive(Debug, Args)]
