@@ -68,7 +68,26 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     });
     let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
     report.add_scenarios(outcomes, took_ms);
-    let human = mcpcheck::report::human::render(&report);
+    if let Some(dir) = &args.snapshot_dir {
+        let capture = mcpcheck::snapshot::Capture {
+            options: mcpcheck::snapshot::SnapshotOptions {
+                call_tools: args.call_tools,
+                ..Default::default()
+            },
+            session: config.session.clone(),
+            stdio: config.stdio.clone(),
+            schema_dir: args.schema_dir.clone(),
+        };
+        let snap = capture
+            .command(&config.server)
+            .await
+            .context("taking the snapshot for --snapshot-dir")?;
+        report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
+    }
+    let mut human = mcpcheck::report::human::render(&report);
+    if let Some(c) = &report.snapshot {
+        human.push_str(&snapshot_summary(c, true, "snapshot "));
+    }
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),
         (Format::Human, Some(path)) => {
@@ -201,22 +220,8 @@ async fn snapshot(args: cli::snapshot::SnapshotArgs) -> anyhow::Result<ExitCode>
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
         Format::Human => {
-            for a in &result.areas {
-                if !args.review
-                    && let Some(diff) = &a.diff
-                {
-                    print!("{diff}");
-                }
-            }
-            for a in &result.areas {
-                let what = match a.status {
-                    Status::Unchanged => "unchanged",
-                    Status::Written => "written (first run)",
-                    Status::Changed => "CHANGED (pending as .snap.new)",
-                    Status::Accepted => "changed, accepted",
-                };
-                println!("{:<10} {what}  {}", a.area, a.path);
-            }
+            // --review already showed each diff as it asked.
+            print!("{}", snapshot_summary(&result, !args.review, ""));
             if result.has_changes() {
                 println!(
                     "snapshot changed: accept with `mcpcheck snapshot --accept` (or --review, or `cargo insta review`)"
@@ -229,6 +234,27 @@ async fn snapshot(args: cli::snapshot::SnapshotArgs) -> anyhow::Result<ExitCode>
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The snapshot part of the human report: diffs, then one line per area.
+fn snapshot_summary(c: &mcpcheck::snapshot::Comparison, diffs: bool, prefix: &str) -> String {
+    use mcpcheck::snapshot::Status;
+    let mut out = String::new();
+    for a in c.areas.iter().filter(|_| diffs) {
+        if let Some(diff) = &a.diff {
+            out.push_str(diff);
+        }
+    }
+    for a in &c.areas {
+        let what = match a.status {
+            Status::Unchanged => "unchanged",
+            Status::Written => "written (first run)",
+            Status::Changed => "CHANGED (pending as .snap.new)",
+            Status::Accepted => "changed, accepted",
+        };
+        out.push_str(&format!("{prefix}{:<10} {what}  {}\n", a.area, a.path));
+    }
+    out
 }
 
 /// Asks a yes/no question on the terminal; anything but y/yes (or end of input) is no.

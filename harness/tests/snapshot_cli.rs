@@ -276,3 +276,29 @@ fn a_missing_area_file_is_a_change_and_bad_pointers_are_usage_errors() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&vol);
 }
+
+#[test]
+fn run_with_a_snapshot_dir_reports_a_snapshot_area_and_fails_on_change() {
+    let dir = fresh_dir("snap-run");
+    let d = dir.display().to_string();
+    let args = [
+        "--include",
+        "tools/list-result",
+        "--snapshot-dir",
+        d.as_str(),
+    ];
+    let server = reference();
+    let (code1, report, text) = common::run_json(&args, &[&server]);
+    assert_eq!(code1, 0, "{text}");
+    assert_eq!(
+        report["snapshot"]["areas"][0]["status"], "written",
+        "{report}"
+    );
+    let (code2, report, text) = common::run_json(&args, &[&server, "--variant", "content-type"]);
+    assert_eq!(code2, 1, "{text}");
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(report["snapshot"]["areas"][1]["area"], "tools");
+    assert_eq!(report["snapshot"]["areas"][1]["status"], "changed");
+    assert!(text.contains("+          mimeType: image/png"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -40,7 +40,9 @@ fn capture(answers: Value) -> Snapshot {
                 ..Capture::default()
             };
             capture
-                .transport(Box::new(StreamTransport::new(client_in, client_out, "test")))
+                .transport(Box::new(StreamTransport::new(
+                    client_in, client_out, "test",
+                )))
                 .await
         })
         .expect("capture")

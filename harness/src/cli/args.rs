@@ -67,6 +67,10 @@ pub struct RunArgs {
     /// (except destructiveHint).
     #[arg(long, value_enum, default_value_t = crate::scenario::exec::ToolPolicy::Readonly)]
     pub call_tools: crate::scenario::exec::ToolPolicy,
+    /// Also compare the server's snapshot with the one accepted in DIR (see `mcpcheck
+    /// snapshot`); a change fails the run and is written beside it as `.snap.new`.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
     /// Environment variable for the server (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
