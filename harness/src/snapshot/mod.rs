@@ -47,7 +47,8 @@ pub use compare::{Comparison, Status, compare};
 /// Why a snapshot could not be taken or stored.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("could not start the server: {0}")]
+    /// The server could not be started (the transport's error says why).
+    #[error(transparent)]
     Start(#[from] crate::transport::TransportError),
     #[error("{0}")]
     Session(String),
