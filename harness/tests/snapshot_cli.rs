@@ -302,3 +302,31 @@ fn run_with_a_snapshot_dir_reports_a_snapshot_area_and_fails_on_change() {
     assert!(text.contains("+          mimeType: image/png"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_named_call_overrides_the_policy_and_the_synthesized_arguments() {
+    let dir = fresh_dir("snap-call");
+    let out = snapshot(
+        &dir,
+        &[
+            "--call",
+            r#"write_note={"name":"note","text":"body"}"#,
+            "--call",
+            r#"echo={"message":"hi"}"#,
+        ],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    let tools = read(dir.join("tools.snap"));
+    assert!(
+        tools.contains("  write_note:\n    arguments:\n      name: note\n      text: body\n    result:"),
+        "{tools}"
+    );
+    assert!(
+        tools.contains("  echo:\n    arguments:\n      message: hi\n"),
+        "{tools}"
+    );
+    let bad = snapshot(&dir, &["--call", "echo=[1]"], &[]);
+    assert_eq!(code(&bad), 2, "{}", describe(&bad));
+    let _ = std::fs::remove_dir_all(&dir);
+}

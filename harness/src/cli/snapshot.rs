@@ -35,6 +35,10 @@ pub struct SnapshotArgs {
     /// (repeatable; `*` matches any one segment), e.g. /tools/list/*/description.
     #[arg(long, value_name = "POINTER")]
     pub volatile: Vec<String>,
+    /// Call TOOL with these arguments (a JSON object) instead of synthesized ones, even if
+    /// --call-tools would skip it (repeatable), e.g. --call 'write_note={"name":"a","text":"b"}'.
+    #[arg(long = "call", value_name = "TOOL=JSON")]
+    pub calls: Vec<String>,
     /// Keep array lengths in result shapes (default: one entry per distinct element shape).
     #[arg(long)]
     pub array_lengths: bool,
@@ -103,11 +107,27 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(ServerCommand, Capture), UsageErr
         .iter()
         .map(|p| PointerPattern::parse(p).map_err(|e| UsageError(format!("--volatile {e}"))))
         .collect::<Result<_, _>>()?;
+    let mut calls = std::collections::BTreeMap::new();
+    for c in &args.calls {
+        let (tool, json) = c
+            .split_once('=')
+            .filter(|(t, _)| !t.is_empty())
+            .ok_or_else(|| UsageError(format!("--call {c:?}: expected TOOL=JSON")))?;
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| UsageError(format!("--call {tool}: the arguments are not JSON: {e}")))?;
+        if !value.is_object() {
+            return Err(UsageError(format!(
+                "--call {tool}: the arguments must be a JSON object"
+            )));
+        }
+        calls.insert(tool.to_owned(), value);
+    }
     let capture = Capture {
         options: SnapshotOptions {
             call_tools: args.call_tools,
             array_lengths: args.array_lengths,
             volatile,
+            calls,
         },
         session: SessionConfig {
             revision: resolve::revision(&args.protocol_version)?,

@@ -139,11 +139,16 @@ impl Walker<'_> {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            if let Some(why) = args::forbidden(options.call_tools, tool) {
-                calls.insert(name.to_owned(), json!({"skipped": why}));
-                continue;
-            }
-            let arguments = args::tool_arguments(tool.get("inputSchema"));
+            let arguments = match options.calls.get(name) {
+                Some(given) => given.clone(),
+                None => {
+                    if let Some(why) = args::forbidden(options.call_tools, tool) {
+                        calls.insert(name.to_owned(), json!({"skipped": why}));
+                        continue;
+                    }
+                    args::tool_arguments(tool.get("inputSchema"))
+                }
+            };
             let reply = self
                 .request("tools/call", json!({"name": name, "arguments": arguments}))
                 .await?;

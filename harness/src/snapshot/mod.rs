@@ -69,6 +69,9 @@ pub struct SnapshotOptions {
     pub array_lengths: bool,
     /// Pointers into the document (`/tools/list/*/description`) whose values are volatile.
     pub volatile: Vec<PointerPattern>,
+    /// Tools to call with these arguments instead of synthesized ones, even if the policy
+    /// would skip them: the user named them.
+    pub calls: std::collections::BTreeMap<String, Value>,
 }
 
 /// One capture: the redacted document, and the unredacted one with the list of
