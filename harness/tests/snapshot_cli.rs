@@ -319,7 +319,9 @@ fn a_named_call_overrides_the_policy_and_the_synthesized_arguments() {
     assert_eq!(code(&out), 0, "{}", describe(&out));
     let tools = read(dir.join("tools.snap"));
     assert!(
-        tools.contains("  write_note:\n    arguments:\n      name: note\n      text: body\n    result:"),
+        tools.contains(
+            "  write_note:\n    arguments:\n      name: note\n      text: body\n    result:"
+        ),
         "{tools}"
     );
     assert!(

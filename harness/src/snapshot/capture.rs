@@ -14,7 +14,8 @@ use crate::session::{Handshake, Reply, Session};
 const MAX_PAGES: usize = 1000;
 
 /// The unredacted snapshot document of a session that has not been initialized yet:
-/// `{server, tools, resources, prompts}`.
+/// `{server, tools, resources, prompts}`. Key order is settled afterwards, by
+/// [`Snapshot::from_document`](super::Snapshot::from_document).
 pub async fn document(
     session: &mut Session,
     options: &SnapshotOptions,
@@ -186,7 +187,7 @@ impl Walker<'_> {
         }
         out.insert("list".into(), Value::Array(list));
         out.insert("reads".into(), Value::Object(reads));
-        Ok(sorted(out))
+        Ok(Value::Object(out))
     }
 
     async fn prompts(&mut self) -> Result<Value, SnapshotError> {
@@ -217,10 +218,4 @@ fn merge(into: &mut Value, from: Value) {
     if let (Value::Object(a), Value::Object(b)) = (into, from) {
         a.extend(b);
     }
-}
-
-fn sorted(map: Map<String, Value>) -> Value {
-    let mut entries: Vec<_> = map.into_iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    Value::Object(entries.into_iter().collect())
 }
