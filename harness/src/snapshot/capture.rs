@@ -84,10 +84,13 @@ impl Walker<'_> {
     fn outcome_shape(&self, reply: &Reply) -> Value {
         match &reply.outcome {
             Outcome::Result(r) => json!({"result": shape(r, self.shapes)}),
-            Outcome::Error(e) => json!({"error": shape(
-                &json!({"code": e.code, "message": e.message, "data": e.data}),
-                self.shapes
-            )}),
+            Outcome::Error(e) => {
+                let mut error = json!({"code": e.code, "message": e.message});
+                if let Some(data) = &e.data {
+                    error["data"] = data.clone();
+                }
+                json!({"error": shape(&error, self.shapes)})
+            }
         }
     }
 
