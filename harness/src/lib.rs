@@ -12,4 +12,5 @@ pub mod runner;
 pub mod scenario;
 pub mod schema;
 pub mod session;
+pub mod snapshot;
 pub mod transport;

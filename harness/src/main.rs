@@ -45,6 +45,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run(*args).await,
         Command::List { scenarios } => list(&scenarios),
         Command::Schemas(cmd) => schemas(cmd).await,
+        Command::Snapshot(args) => snapshot(*args).await,
     }
 }
 
@@ -68,7 +69,26 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     });
     let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
     report.add_scenarios(outcomes, took_ms);
-    let human = mcpcheck::report::human::render(&report);
+    if let Some(dir) = &args.snapshot_dir {
+        let capture = mcpcheck::snapshot::Capture {
+            options: mcpcheck::snapshot::SnapshotOptions {
+                call_tools: args.call_tools,
+                ..Default::default()
+            },
+            session: config.session.clone(),
+            stdio: config.stdio.clone(),
+            schema_dir: args.schema_dir.clone(),
+        };
+        let snap = capture
+            .command(&config.server)
+            .await
+            .context("taking the snapshot for --snapshot-dir")?;
+        report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
+    }
+    let mut human = mcpcheck::report::human::render(&report);
+    if let Some(c) = &report.snapshot {
+        human.push_str(&snapshot_summary(c, true, "snapshot "));
+    }
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),
         (Format::Human, Some(path)) => {
@@ -163,4 +183,90 @@ async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `mcpcheck snapshot`: capture, compare with the accepted files, report; exit 1 on change.
+async fn snapshot(args: cli::snapshot::SnapshotArgs) -> anyhow::Result<ExitCode> {
+    use mcpcheck::snapshot::{Status, compare};
+    let (server, capture) = cli::snapshot::resolve(&args)?;
+    let started = std::time::Instant::now();
+    let snap = capture
+        .command(&server)
+        .await
+        .with_context(|| format!("snapshotting `{}`", server.display()))?;
+    let mut result = compare::compare(&snap, &args.dir, args.accept)?;
+    if args.review {
+        for area in result
+            .areas
+            .iter_mut()
+            .filter(|a| a.status == Status::Changed)
+        {
+            print!("{}", area.diff.as_deref().unwrap_or_default());
+            if ask(&format!("accept the change to {}? [y/N] ", area.area))? {
+                compare::accept_pending(&args.dir, &area.area)?;
+                area.status = Status::Accepted;
+            }
+        }
+    }
+    let took_ms = started.elapsed().as_millis() as u64;
+    match args.format {
+        Format::Json => {
+            let report = serde_json::json!({
+                "format_version": mcpcheck::runner::REPORT_FORMAT_VERSION,
+                "mcpcheck_version": env!("CARGO_PKG_VERSION"),
+                "server": server.display(),
+                "duration_ms": took_ms,
+                "snapshot": result,
+            });
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        Format::Human => {
+            // --review already showed each diff as it asked.
+            print!("{}", snapshot_summary(&result, !args.review, ""));
+            if result.has_changes() {
+                println!(
+                    "snapshot changed: accept with `mcpcheck snapshot --accept` (or --review, or `cargo insta review`)"
+                );
+            }
+        }
+    }
+    Ok(if result.has_changes() {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The snapshot part of the human report: diffs, then one line per area.
+fn snapshot_summary(c: &mcpcheck::snapshot::Comparison, diffs: bool, prefix: &str) -> String {
+    use mcpcheck::snapshot::Status;
+    let mut out = String::new();
+    for a in c.areas.iter().filter(|_| diffs) {
+        if let Some(diff) = &a.diff {
+            out.push_str(diff);
+        }
+    }
+    for a in &c.areas {
+        let what = match a.status {
+            Status::Unchanged => "unchanged",
+            Status::Written => "written (first run)",
+            Status::Changed => "CHANGED (pending as .snap.new)",
+            Status::Accepted => "changed, accepted",
+        };
+        out.push_str(&format!("{prefix}{:<10} {what}  {}\n", a.area, a.path));
+    }
+    out
+}
+
+/// Asks a yes/no question on the terminal; anything but y/yes (or end of input) is no.
+fn ask(question: &str) -> anyhow::Result<bool> {
+    use std::io::Write;
+    print!("{question}");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }

@@ -30,6 +30,14 @@ pub enum Command {
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(subcommand)]
     Schemas(SchemasCommand),
+    /// Snapshot the server's surface and response shapes; fail when they change.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck snapshot -- ./target/debug/my-server            # first run writes snapshots/\n  \
+        mcpcheck snapshot --dir tests/snapshots -- ./my-server    # later runs diff, exit 1 on change\n  \
+        mcpcheck snapshot --accept -- ./my-server                 # accept the changes\n\n\
+        Pending changes are written as NAME.snap.new (insta's format); `cargo insta review` can\n\
+        review them too.")]
+    Snapshot(Box<crate::cli::snapshot::SnapshotArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -64,6 +72,10 @@ pub struct RunArgs {
     /// `${tool|sample_arguments}` in scenarios gives these instead of synthesized ones.
     #[arg(long, value_name = "FILE")]
     pub tool_args: Option<PathBuf>,
+    /// Also compare the server's snapshot with the one accepted in DIR (see `mcpcheck
+    /// snapshot`); a change fails the run and is written beside it as `.snap.new`.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
     /// Environment variable for the server (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,

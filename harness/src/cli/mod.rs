@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod resolve;
+pub mod snapshot;
 
 pub use args::{Cli, Command, Format, RunArgs, SchemasCommand};
 

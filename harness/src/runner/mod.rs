@@ -68,6 +68,9 @@ pub struct RunReport {
     /// The scenario suite's outcomes, each from its own server process.
     pub scenarios: Vec<crate::scenario::exec::ScenarioOutcome>,
     pub tally: suite::Tally,
+    /// `--snapshot-dir`: the server's snapshot compared with the accepted one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<crate::snapshot::Comparison>,
 }
 
 impl RunReport {
@@ -87,6 +90,14 @@ impl RunReport {
             self.verdict = Verdict::Fail;
         }
         self.scenarios = outcomes;
+    }
+
+    /// Folds a snapshot comparison into the report: an unaccepted change fails the run.
+    pub fn add_snapshot(&mut self, comparison: crate::snapshot::Comparison) {
+        if comparison.has_changes() {
+            self.verdict = Verdict::Fail;
+        }
+        self.snapshot = Some(comparison);
     }
 
     /// Whether a scenario hit a harness or scenario-file problem (exit 2).

@@ -152,6 +152,7 @@ pub async fn run(
         transcript: record.transcript.entries().to_vec(),
         scenarios: Vec::new(),
         tally: super::suite::Tally::default(),
+        snapshot: None,
     })
 }
 

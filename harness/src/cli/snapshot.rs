@@ -1,0 +1,145 @@
+//! `mcpcheck snapshot`: its arguments, and their resolution into a capture configuration.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{Format, UsageError, resolve};
+use crate::scenario::exec::ToolPolicy;
+use crate::session::SessionConfig;
+use crate::snapshot::{Capture, PointerPattern, SnapshotOptions};
+use crate::transport::stdio::{ServerCommand, StdioOptions};
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// Server command line, split like a shell would (quotes group words).
+    #[arg(long, value_name = "CMD", conflicts_with = "command")]
+    pub server: Option<String>,
+    /// Server command after `--`, passed without any splitting.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// Directory of the snapshot files (one per area: server, tools, resources, prompts).
+    #[arg(long, value_name = "DIR", default_value = "snapshots")]
+    pub dir: PathBuf,
+    /// Accept every change: the new snapshots replace the old ones.
+    #[arg(long, conflicts_with = "review")]
+    pub accept: bool,
+    /// Show each change and ask on stdin whether to accept it.
+    #[arg(long)]
+    pub review: bool,
+    /// Which tools may be called to snapshot their result shapes: none, readonly (annotated
+    /// readOnlyHint) or all (except destructiveHint).
+    #[arg(long, value_enum, default_value_t = ToolPolicy::Readonly)]
+    pub call_tools: ToolPolicy,
+    /// A JSON pointer into the snapshot whose value is volatile and gets a placeholder
+    /// (repeatable; `*` matches any one segment), e.g. /tools/list/*/description.
+    #[arg(long, value_name = "POINTER")]
+    pub volatile: Vec<String>,
+    /// Call TOOL with these arguments (a JSON object) instead of synthesized ones, even if
+    /// --call-tools would skip it (repeatable), e.g. --call 'write_note={"name":"a","text":"b"}'.
+    #[arg(long = "call", value_name = "TOOL=JSON")]
+    pub calls: Vec<String>,
+    /// Keep array lengths in result shapes (default: one entry per distinct element shape).
+    #[arg(long)]
+    pub array_lengths: bool,
+    /// Environment variable for the server (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Working directory for the server.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Protocol revision to request.
+    #[arg(long, value_name = "REVISION", default_value = "2025-11-25")]
+    pub protocol_version: String,
+    /// How long to wait for each response (e.g. 500ms, 10s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub timeout: String,
+    /// How long to wait for the `initialize` response, which includes the server's start-up.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub startup_timeout: String,
+    /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
+    #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+    /// Output on stdout: human (diffs) or json (the "snapshot" report area).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// Resolves `mcpcheck snapshot` arguments into the server to start and how to capture.
+pub fn resolve(args: &SnapshotArgs) -> Result<(ServerCommand, Capture), UsageError> {
+    let mut server = match (&args.server, args.command.is_empty()) {
+        (Some(line), true) => {
+            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
+        }
+        (None, false) => ServerCommand::from_argv(args.command.clone())
+            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
+        (None, true) => {
+            return Err(UsageError("no server to snapshot: give --server \"CMD ARGS\" or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`".into()));
+        }
+        (Some(_), false) => {
+            return Err(UsageError(
+                "give the server either with --server or after --, not both".into(),
+            ));
+        }
+    };
+    for kv in &args.env {
+        let (k, v) = kv
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty())
+            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
+        server.env.insert(k.to_owned(), v.to_owned());
+    }
+    if let Some(cwd) = &args.cwd {
+        if !cwd.is_dir() {
+            return Err(UsageError(format!(
+                "--cwd {}: not a directory",
+                cwd.display()
+            )));
+        }
+        server.cwd = Some(cwd.clone());
+    }
+    let timeout = resolve::duration("timeout", &args.timeout)?;
+    if timeout.is_zero() {
+        return Err(UsageError("--timeout must be greater than zero".into()));
+    }
+    let volatile = args
+        .volatile
+        .iter()
+        .map(|p| PointerPattern::parse(p).map_err(|e| UsageError(format!("--volatile {e}"))))
+        .collect::<Result<_, _>>()?;
+    let mut calls = std::collections::BTreeMap::new();
+    for c in &args.calls {
+        let (tool, json) = c
+            .split_once('=')
+            .filter(|(t, _)| !t.is_empty())
+            .ok_or_else(|| UsageError(format!("--call {c:?}: expected TOOL=JSON")))?;
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| UsageError(format!("--call {tool}: the arguments are not JSON: {e}")))?;
+        if !value.is_object() {
+            return Err(UsageError(format!(
+                "--call {tool}: the arguments must be a JSON object"
+            )));
+        }
+        calls.insert(tool.to_owned(), value);
+    }
+    let capture = Capture {
+        options: SnapshotOptions {
+            call_tools: args.call_tools,
+            array_lengths: args.array_lengths,
+            volatile,
+            calls,
+        },
+        session: SessionConfig {
+            revision: resolve::revision(&args.protocol_version)?,
+            timeout,
+            startup_timeout: resolve::duration("startup-timeout", &args.startup_timeout)?,
+            ..SessionConfig::default()
+        },
+        stdio: StdioOptions {
+            write_timeout: timeout,
+            ..StdioOptions::default()
+        },
+        schema_dir: args.schema_dir.clone(),
+    };
+    Ok((server, capture))
+}
