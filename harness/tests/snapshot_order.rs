@@ -87,7 +87,7 @@ fn list_order_key_order_and_schema_sets_do_not_change_the_snapshot() {
     // The call was made with synthesized arguments for the required properties.
     assert_eq!(
         a.area("tools")["calls"]["alpha"]["arguments"],
-        json!({"x": "example", "y": "example"})
+        json!({"x": "mcpcheck", "y": "mcpcheck"})
     );
 }
 

@@ -37,6 +37,25 @@ pub enum ToolPolicy {
     All,
 }
 
+impl ToolPolicy {
+    /// Why this policy forbids calling `tool` (its `tools/list` entry, if known), if it
+    /// does: `readonly` needs `readOnlyHint: true`; `all` still skips `destructiveHint: true`.
+    pub fn forbids(self, tool: Option<&Value>) -> Option<String> {
+        let annotations = tool.and_then(|t| t.get("annotations"));
+        let flag = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
+        match self {
+            ToolPolicy::None => Some("--call-tools none".into()),
+            ToolPolicy::Readonly if flag("readOnlyHint") != Some(true) => {
+                Some("not annotated readOnlyHint (--call-tools readonly)".into())
+            }
+            ToolPolicy::All if flag("destructiveHint") == Some(true) => {
+                Some("annotated destructiveHint".into())
+            }
+            _ => None,
+        }
+    }
+}
+
 /// What a scenario run needs.
 #[derive(Clone, Debug)]
 pub struct ExecConfig {
@@ -1047,18 +1066,7 @@ impl<'a> Executor<'a> {
         if user_given && self.policy != ToolPolicy::None {
             return None;
         }
-        let annotations = self.tools.get(name).and_then(|t| t.get("annotations"));
-        let flag = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
-        match self.policy {
-            ToolPolicy::None => Some("--call-tools none".into()),
-            ToolPolicy::Readonly if flag("readOnlyHint") != Some(true) => {
-                Some("not annotated readOnlyHint (--call-tools readonly)".into())
-            }
-            ToolPolicy::All if flag("destructiveHint") == Some(true) => {
-                Some("annotated destructiveHint".into())
-            }
-            _ => None,
-        }
+        self.policy.forbids(self.tools.get(name))
     }
 
     async fn paginate(

@@ -170,7 +170,15 @@ fn sample(schema: &Value, depth: usize) -> Value {
         "null" => Value::Null,
         _ => {
             let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let mut text = "mcpcheck".to_owned();
+            let mut text = match s.get("format").and_then(Value::as_str) {
+                Some("uri" | "uri-reference" | "iri" | "url") => "https://example.com/".to_owned(),
+                Some("email") => "user@example.com".to_owned(),
+                Some("date-time") => "2000-01-01T00:00:00Z".to_owned(),
+                Some("date") => "2000-01-01".to_owned(),
+                Some("time") => "00:00:00Z".to_owned(),
+                Some("uuid") => "00000000-0000-0000-0000-000000000000".to_owned(),
+                _ => "mcpcheck".to_owned(),
+            };
             while text.len() < min {
                 text.push('x');
             }
@@ -206,6 +214,12 @@ mod tests {
             "required": ["message", "count", "ratio", "mode", "tags", "nested"]
         });
         let args = sample_arguments(&json!({"name": "t", "inputSchema": schema}));
+        let dated = json!({"type": "object", "required": ["when"],
+            "properties": {"when": {"type": "string", "format": "date-time"}}});
+        assert_eq!(
+            sample_arguments(&json!({"inputSchema": dated}))["when"],
+            "2000-01-01T00:00:00Z"
+        );
         assert!(validates(&schema, &args), "{args}");
         assert!(
             args.get("optional").is_none(),
