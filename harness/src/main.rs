@@ -55,8 +55,7 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(SchemaStore::new(search));
     let mut report = mcpcheck::runner::probe::run(&config, store.clone()).await?;
     let exec = Arc::new(mcpcheck::scenario::exec::ExecConfig {
-        server: config.server.clone(),
-        stdio: config.stdio.clone(),
+        target: config.target.clone(),
         session: config.session.clone(),
         tools: args.call_tools,
     });
@@ -67,17 +66,20 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     });
     let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
     report.add_scenarios(outcomes, took_ms);
-    let human = mcpcheck::report::human::render(&report);
+    // A bearer token never leaves the process, whatever echoed it.
+    let secrets = config.target.secrets().to_vec();
+    let redact = |text: String| mcpcheck::transport::http::redact(&text, &secrets);
+    let human = redact(mcpcheck::report::human::render(&report));
+    let json = || redact(mcpcheck::report::to_json(&report));
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),
         (Format::Human, Some(path)) => {
             std::fs::write(path, &human).with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
-        (Format::Json, None) => println!("{}", mcpcheck::report::to_json(&report)),
+        (Format::Json, None) => println!("{}", json()),
         (Format::Json, Some(path)) => {
-            std::fs::write(path, mcpcheck::report::to_json(&report))
-                .with_context(|| format!("writing {}", path.display()))?;
+            std::fs::write(path, json()).with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
     }

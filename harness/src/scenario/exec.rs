@@ -22,7 +22,7 @@ use crate::check::{Finding, Severity};
 use crate::protocol::{Message, Outcome, RequestId};
 use crate::schema::SchemaStore;
 use crate::session::{Entry, Handshake, Reply, Session, SessionConfig, SessionError, Unsolicited};
-use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
+use crate::transport::target::Target;
 
 /// Which tools a scenario may call: real tools have side effects.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -40,8 +40,8 @@ pub enum ToolPolicy {
 /// What a scenario run needs.
 #[derive(Clone, Debug)]
 pub struct ExecConfig {
-    pub server: ServerCommand,
-    pub stdio: StdioOptions,
+    /// The server: spawned afresh, or a fresh HTTP session, per scenario.
+    pub target: Target,
     pub session: SessionConfig,
     pub tools: ToolPolicy,
 }
@@ -128,10 +128,15 @@ pub async fn run(
             vec![],
         );
     }
-    if !scenario.transports.contains(&TransportKind::Stdio) {
+    let kind = config.target.kind();
+    if !scenario.transports.contains(&kind) {
+        let name = match kind {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "Streamable HTTP",
+        };
         return outcome(
             Verdict::Skip {
-                reason: "not for the stdio transport".into(),
+                reason: format!("not for the {name} transport"),
             },
             vec![],
             vec![],
@@ -140,7 +145,7 @@ pub async fn run(
             vec![],
         );
     }
-    let transport = match StdioTransport::spawn(&config.server, config.stdio.clone(), started) {
+    let transport = match config.target.open(started) {
         Ok(t) => t,
         Err(e) => {
             return outcome(
@@ -155,12 +160,7 @@ pub async fn run(
             );
         }
     };
-    let session = Session::new(
-        Box::new(transport),
-        schemas,
-        config.session.clone(),
-        started,
-    );
+    let session = Session::new(transport, schemas, config.session.clone(), started);
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
     let skip = exec.run_steps(&scenario.steps).await.err();
     let Executor {
