@@ -433,6 +433,20 @@ impl<'a> Executor<'a> {
                 self.session.pump(*d).await;
                 Ok(())
             }
+            StepKind::Http(h) => {
+                let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
+                match super::http_step::run(h, body, &mut self.session).await {
+                    Ok(problems) => {
+                        for p in problems {
+                            let f = self.fail(line, p, None);
+                            self.findings.push(f);
+                        }
+                        Ok(())
+                    }
+                    Err(super::http_step::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+                    Err(super::http_step::HttpStop::Error(r)) => Err(Stop::Error(r)),
+                }
+            }
         }
     }
 

@@ -9,5 +9,6 @@ pub mod parse;
 pub use model::*;
 pub mod builtin;
 pub mod exec;
+pub mod http_step;
 pub mod matcher;
 pub mod template;

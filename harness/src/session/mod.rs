@@ -269,6 +269,11 @@ impl Session {
         self.transport.http()
     }
 
+    /// Records bytes sent outside the transport (a scenario's raw exchange).
+    pub fn record_sent(&mut self, text: String) -> Option<usize> {
+        self.transcript.push(Direction::Sent, text)
+    }
+
     /// Records an HTTP exchange made outside the transport (a scenario's raw exchange).
     pub fn record_http(&mut self, record: crate::transport::http::HttpRecord) -> Option<usize> {
         self.transcript.push_http(record)

@@ -131,6 +131,9 @@ pub enum HttpRecord {
         #[serde(skip_serializing_if = "Option::is_none")]
         retry_ms: Option<u64>,
         data_bytes: usize,
+        /// The data, for raw scenario exchanges (the transport's messages are frames).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
     },
     /// An SSE stream ended (or broke).
     StreamEnd { stream: String, reason: String },
@@ -208,6 +211,10 @@ impl HttpHandle {
     }
     pub fn session_id(&self) -> Option<String> {
         self.lock().session_id.clone()
+    }
+    /// Whether an `initialize` was answered on this connection.
+    pub fn initialized(&self) -> bool {
+        self.lock().revision.is_some()
     }
     /// The `MCP-Protocol-Version` value the transport sends, if any.
     pub fn protocol_version_header(&self) -> Option<String> {
@@ -586,6 +593,7 @@ async fn read_sse(
                     event: ev.event.clone(),
                     retry_ms: ev.retry.map(|d| d.as_millis() as u64),
                     data_bytes: ev.data.len(),
+                    data: None,
                 };
                 if tx.send(Inbound::Http(record)).await.is_err() {
                     return;

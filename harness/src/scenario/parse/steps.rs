@@ -25,6 +25,7 @@ pub const STEP_KINDS: &[&str] = &[
     "paginate",
     "for_each",
     "sleep",
+    "http",
 ];
 
 /// How long a wait lasts when `within` is not given.
@@ -186,6 +187,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         "paginate" => paginate(ctx, value, scope)?,
         "for_each" => for_each(ctx, value, scope)?,
         "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
+        "http" => StepKind::Http(Box::new(super::http::http(ctx, value, scope)?)),
         _ => unreachable!("kind_of returns a step kind"),
     };
     Ok(Step { line, kind })
