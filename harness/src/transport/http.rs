@@ -526,6 +526,9 @@ async fn exchange(
     // error without an id. Anything else is only evidence in the transcript.
     if content_type.starts_with("application/json") || (!text.trim().is_empty() && status >= 400) {
         match serde_json::from_str::<Value>(text.trim()) {
+            // An HTTP error may carry "a JSON-RPC error response that has no id"
+            // (basic/transports): evidence in the transcript, not a message to correlate.
+            Ok(value) if status >= 400 && value.get("id").is_none() => {}
             Ok(value) => {
                 messages += 1;
                 deliver(&handle, value, text.trim(), &tx).await
