@@ -12,7 +12,8 @@ Prompt:    greet                                    - one required argument `nam
 mcp 2.x also answers `server/discover` (revision 2026-07-28) on the same stdio
 connection when the client's first request is `server/discover` instead of `initialize`.
 
-Usage: python mcp_sdk_server.py
+Usage: python mcp_sdk_server.py              (stdio)
+       python mcp_sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT, path /mcp)
 """
 
 from __future__ import annotations
@@ -143,5 +144,18 @@ async def amain() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def serve_http(port: int) -> None:
+    """Streamable HTTP at http://127.0.0.1:PORT/mcp (the SDK's own app; it turns on its
+    Host/Origin checks for a loopback host)."""
+    import uvicorn
+
+    app = build().streamable_http_app(host="127.0.0.1")
+    print(f"mcp_sdk_server: mcp {version('mcp')} on http://127.0.0.1:{port}/mcp", file=sys.stderr)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
-    anyio.run(amain)
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        serve_http(int(sys.argv[2]))
+    else:
+        anyio.run(amain)
