@@ -443,3 +443,100 @@ fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
     }
     problems
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::StepKind;
+    use crate::scenario::parse::parse_scenario;
+
+    fn scenario(step: &str) -> Result<HttpStep, String> {
+        let text = format!(
+            "id: http/t\ntitle: t\nspec: basic/transports\ntransports: [http]\nsteps:\n  - initialize: {{}}\n  - http:\n{step}"
+        );
+        let s = parse_scenario("t.yaml", &text).map_err(|e| e.to_string())?;
+        match &s.steps[1].kind {
+            StepKind::Http(h) => Ok((**h).clone()),
+            other => Err(format!("{other:?}")),
+        }
+    }
+
+    #[test]
+    fn parses_every_setting() {
+        let h = scenario(
+            "      method: delete\n      session: omit\n      protocol_version: \"1999-01-01\"\n      headers: { Origin: \"http://x.example\" }\n      within: 1s\n      expect:\n        status: [200, 4xx]\n        skip_on_status: 405\n        body: empty\n        content_type: Text/Event-Stream\n        headers: { Mcp-Session-Id: \"^a\" }\n        response: { id: x-1, error: true }\n",
+        )
+        .unwrap();
+        assert_eq!(h.method, "DELETE");
+        assert_eq!(h.session, HeaderChoice::Omit);
+        assert_eq!(h.protocol_version, HeaderChoice::Value("1999-01-01".into()));
+        assert_eq!(
+            h.headers,
+            vec![("Origin".into(), "http://x.example".into())]
+        );
+        assert_eq!(h.within, Duration::from_secs(1));
+        let e = &h.expect;
+        assert_eq!(e.status, vec![Status::Exact(200), Status::Class(4)]);
+        assert_eq!(e.skip_on_status, vec![405]);
+        assert!(e.empty_body);
+        assert_eq!(e.content_type, vec!["text/event-stream"]);
+        assert_eq!(e.headers[0].0, "mcp-session-id");
+        assert_eq!(e.response, Some((serde_json::json!("x-1"), Some(true))));
+        assert!(Status::Class(4).matches(404) && !Status::Class(4).matches(500));
+    }
+
+    #[test]
+    fn rejects_what_it_cannot_send_or_check() {
+        let bad = [
+            ("      expect: { status: 6xx }\n", "not an HTTP status"),
+            ("      expect: { status: 99 }\n", "not an HTTP status"),
+            ("      method: TRACE\n", "not a method"),
+            ("      expect: { body: full }\n", "`body` expects `empty`"),
+            (
+                "      expect: { headers: { x: \"(\" } }\n",
+                "regular expression",
+            ),
+            ("      expect: { skip_on_status: 4xx }\n", "exact statuses"),
+            ("      bogus: 1\n", "bogus"),
+        ];
+        for (step, want) in bad {
+            let err = scenario(step).unwrap_err();
+            assert!(err.contains(want), "{step}: {err}");
+        }
+    }
+
+    #[test]
+    fn checks_report_each_broken_expectation() {
+        let step = HttpStep {
+            method: "POST".into(),
+            body: None,
+            session: HeaderChoice::Current,
+            protocol_version: HeaderChoice::Current,
+            headers: vec![],
+            within: Duration::from_secs(1),
+            expect: HttpExpect {
+                status: vec![Status::Exact(202)],
+                empty_body: true,
+                response: Some((serde_json::json!(1), Some(false))),
+                ..HttpExpect::default()
+            },
+        };
+        let answer = Answer {
+            status: 200,
+            headers: reqwest::header::HeaderMap::new(),
+            body: b"{}".to_vec(),
+            messages: vec![
+                serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "x"}}),
+            ],
+        };
+        let problems = check(&step, &answer);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        let ok = Answer {
+            status: 202,
+            headers: reqwest::header::HeaderMap::new(),
+            body: vec![],
+            messages: vec![serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}})],
+        };
+        assert!(check(&step, &ok).is_empty());
+    }
+}
