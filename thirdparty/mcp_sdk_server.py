@@ -14,6 +14,7 @@ connection when the client's first request is `server/discover` instead of `init
 
 Usage: python mcp_sdk_server.py              (stdio)
        python mcp_sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT, path /mcp)
+       python mcp_sdk_server.py --sse PORT   (2024-11-05 HTTP+SSE on 127.0.0.1:PORT, path /sse)
 """
 
 from __future__ import annotations
@@ -154,8 +155,32 @@ def serve_http(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
+def serve_sse(port: int) -> None:
+    """The 2024-11-05 HTTP+SSE transport: GET /sse opens the stream (its first event names
+    the POST endpoint), messages are POSTed to /messages/."""
+    import uvicorn
+    from mcp.server.sse import SseServerTransport
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Mount, Route
+
+    server = build()
+    sse = SseServerTransport("/messages/")
+
+    async def handle_sse(request):
+        async with sse.connect_sse(request.scope, request.receive, request._send) as streams:
+            await server.run(streams[0], streams[1], server.create_initialization_options())
+        return Response()
+
+    app = Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]), Mount("/messages/", app=sse.handle_post_message)])
+    print(f"mcp_sdk_server: mcp {version('mcp')} on http://127.0.0.1:{port}/sse", file=sys.stderr)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
         serve_http(int(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "--sse":
+        serve_sse(int(sys.argv[2]))
     else:
         anyio.run(amain)

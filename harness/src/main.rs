@@ -49,7 +49,13 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
-    let (config, search) = cli::resolve::run(&args)?;
+    let (mut config, search) = cli::resolve::run(&args)?;
+    if args.url.is_some()
+        && args.transport == cli::args::HttpTransportArg::Auto
+        && let mcpcheck::transport::target::Target::Http(options) = &config.target
+    {
+        config.target = mcpcheck::transport::sse::detect(options).await;
+    }
     let scenarios =
         cli::resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let store = Arc::new(SchemaStore::new(search));

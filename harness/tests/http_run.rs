@@ -282,3 +282,80 @@ fn only_loopback_urls_and_valid_flags() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The Python SDK's 2024-11-05 HTTP+SSE server (thirdparty/mcp_sdk_server.py --sse), when
+/// thirdparty/setup.sh has installed it.
+fn python_sse_server() -> Option<HttpServer> {
+    let python = workspace().join("thirdparty/.venv/bin/python");
+    if !python.exists() {
+        eprintln!("skipping: thirdparty/.venv is not installed (bash thirdparty/setup.sh)");
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let script = workspace().join("thirdparty/mcp_sdk_server.py");
+    let server = HttpServer::start(
+        &python.display().to_string(),
+        &[&script.display().to_string(), "--sse", &port],
+    );
+    // The URL is printed before uvicorn listens: wait for the port.
+    let addr = format!("127.0.0.1:{port}");
+    assert!(
+        eventually(20, || std::net::TcpStream::connect(&addr).is_ok()),
+        "the SSE server did not listen"
+    );
+    Some(server)
+}
+
+#[test]
+fn legacy_http_sse_is_detected_and_passes_the_suite() {
+    let Some(server) = python_sse_server() else {
+        return;
+    };
+    // auto: the POST is refused (405), the GET's first event is `endpoint`.
+    let (code, report, text) = run_url(&server.url, &["--protocol-version", "2024-11-05"], &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        report["server"].as_str().unwrap().contains("HTTP+SSE"),
+        "{text}"
+    );
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(verdicts(&report, "fail").is_empty(), "{text}");
+    assert!(verdicts(&report, "pass").len() >= 20, "{text}");
+    let endpoint_event = report["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["http"]["event"] == "endpoint");
+    assert!(endpoint_event, "no endpoint event recorded");
+    // Forced Streamable HTTP on the same URL: the endpoint is not one (exit 2).
+    let (code, _, text) = run_url(
+        &server.url,
+        &["--transport", "streamable-http", "--exclude", "*"],
+        &[],
+    );
+    assert_eq!(code, 2, "{text}");
+}
+
+#[test]
+fn auto_detection_keeps_streamable_http() {
+    let server = reference_http();
+    let (code, report, text) = run_url(&server.url, &["--exclude", "*"], &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(!report["server"].as_str().unwrap().contains("HTTP+SSE"));
+    let (code, report, text) = run_url(
+        &server.url,
+        &["--transport", "sse", "--exclude", "*", "--timeout", "2s"],
+        &[],
+    );
+    assert_eq!(
+        code, 2,
+        "a Streamable HTTP endpoint taken as HTTP+SSE: {text}"
+    );
+    assert!(text.contains("not an HTTP+SSE endpoint"), "{text}");
+    let _ = report;
+}

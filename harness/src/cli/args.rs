@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// e.g. `http://127.0.0.1:8808/mcp`.
     #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
     pub url: Option<String>,
+    /// The HTTP transport of --url: auto (detect as the spec's backwards-compatibility
+    /// section says), streamable-http (2025-03-26 on) or sse (the HTTP+SSE of 2024-11-05).
+    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "url")]
+    pub transport: HttpTransportArg,
     /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
     #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
     pub headers: Vec<String>,
@@ -104,6 +108,13 @@ pub struct RunArgs {
     /// Write the report to this file instead of stdout (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HttpTransportArg {
+    Auto,
+    StreamableHttp,
+    Sse,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -196,7 +196,10 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     options.max_frame = args.max_frame_size;
     Ok((
         ProbeConfig {
-            target: Target::Http(options),
+            target: match args.transport {
+                super::args::HttpTransportArg::Sse => Target::Sse(options),
+                _ => Target::Http(options),
+            },
             session,
         },
         SearchPath::standard(args.schema_dir.as_deref()),

@@ -117,11 +117,13 @@ pub async fn run(
     body: Option<Value>,
     session: &mut Session,
 ) -> Result<Vec<String>, HttpStop> {
+    // The step speaks Streamable HTTP; over stdio or the 2024-11-05 HTTP+SSE transport
+    // it does not apply.
     let Some(handle) = session.http() else {
-        return Err(HttpStop::Error(
-            "an `http` step needs an HTTP server (--url); give the scenario `transports: [http]`"
-                .into(),
-        ));
+        return Err(HttpStop::Skip(format!(
+            "the `http` step needs a Streamable HTTP endpoint; this run uses {}",
+            session.describe_server()
+        )));
     };
     let current_session = handle.session_id();
     if step.session == HeaderChoice::Omit && current_session.is_none() && handle.initialized() {

@@ -220,6 +220,14 @@ impl HttpHandle {
     pub fn protocol_version_header(&self) -> Option<String> {
         version_header(&self.lock())
     }
+    /// A handle for a connection that has no session state (the legacy SSE transport).
+    pub(crate) fn detached(client: reqwest::Client, options: HttpOptions) -> Self {
+        HttpHandle {
+            client,
+            options: Arc::new(options),
+            state: Arc::new(Mutex::new(State::default())),
+        }
+    }
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -240,7 +248,7 @@ fn version_header(state: &State) -> Option<String> {
     }
 }
 
-fn record_headers(headers: &HeaderMap, options: &HttpOptions) -> Vec<(String, String)> {
+pub(crate) fn record_headers(headers: &HeaderMap, options: &HttpOptions) -> Vec<(String, String)> {
     headers
         .iter()
         .map(|(k, v)| {
@@ -258,6 +266,17 @@ fn record_headers(headers: &HeaderMap, options: &HttpOptions) -> Vec<(String, St
         .collect()
 }
 
+/// The HTTP client every exchange uses: no redirects, no proxies (targets are loopback).
+pub(crate) fn client(options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
+    super::install_crypto_provider();
+    reqwest::Client::builder()
+        .connect_timeout(options.timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .map_err(|e| HttpError::Client(e.to_string()))
+}
+
 /// A Streamable HTTP connection to one server session.
 #[derive(Debug)]
 pub struct HttpTransport {
@@ -271,13 +290,7 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     pub fn new(options: HttpOptions) -> Result<Self, HttpError> {
-        super::install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .connect_timeout(options.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .map_err(|e| HttpError::Client(e.to_string()))?;
+        let client = client(&options)?;
         let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
         Ok(HttpTransport {
             handle: HttpHandle {
@@ -561,7 +574,7 @@ enum Head {
 }
 
 /// Reads a whole body, up to `max` bytes.
-async fn read_body(response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
+pub(crate) async fn read_body(response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
     let mut stream = response.bytes_stream();
     let mut out = Vec::new();
     while let Some(chunk) = stream.next().await {
@@ -644,7 +657,12 @@ async fn read_sse(
 }
 
 /// Hands one message to the session, noting the negotiated revision on the way.
-async fn deliver(handle: &HttpHandle, value: Value, text: &str, tx: &mpsc::Sender<Inbound>) {
+pub(crate) async fn deliver(
+    handle: &HttpHandle,
+    value: Value,
+    text: &str,
+    tx: &mpsc::Sender<Inbound>,
+) {
     {
         let mut s = handle.lock();
         if let Some(init) = &s.initialize_id
@@ -676,12 +694,22 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
     match first {
         HttpRecord::Failed { url, error, .. } => Some(format!("cannot reach {url}: {error}")),
         HttpRecord::Exchange {
+            method,
             url,
             status,
             response_headers,
             ..
         } => {
             let ct = header_of(response_headers, "content-type").unwrap_or("");
+            // The HTTP+SSE transport starts with a GET that must open an SSE stream.
+            if method == "GET" {
+                let sse = ct.to_ascii_lowercase().starts_with("text/event-stream");
+                return (*status != 200 || !sse).then(|| {
+                    format!(
+                        "{url} answered the GET with {status} ({ct:?}): not an HTTP+SSE endpoint"
+                    )
+                });
+            }
             let ct_lower = ct.to_ascii_lowercase();
             let mcp_type = ct_lower.starts_with("application/json")
                 || ct_lower.starts_with("text/event-stream");
@@ -690,7 +718,7 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
                     "{url} answered `initialize` with {status}: it needs credentials (--bearer-env VAR or --header \"Authorization: ...\")"
                 )),
                 404 | 405 => Some(format!(
-                    "{url} answered `initialize` with {status}: not an MCP endpoint (is the path right? a 2024-11-05 HTTP+SSE server is not supported yet)"
+                    "{url} answered `initialize` with {status}: not an MCP endpoint (is the path right? for a 2024-11-05 HTTP+SSE server give its SSE URL, with --transport auto or sse)"
                 )),
                 300..=399 => Some(format!(
                     "{url} answered `initialize` with a redirect ({status}); give the final URL"

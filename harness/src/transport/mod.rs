@@ -7,6 +7,7 @@
 pub mod framing;
 pub mod http;
 pub mod reaper;
+pub mod sse;
 pub mod stderr;
 pub mod stdio;
 pub mod target;

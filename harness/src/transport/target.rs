@@ -17,6 +17,9 @@ pub enum Target {
     },
     /// A Streamable HTTP endpoint; each session is a new MCP session on it.
     Http(HttpOptions),
+    /// A 2024-11-05 HTTP+SSE endpoint (the URL of its SSE stream); each session opens a
+    /// new stream.
+    Sse(HttpOptions),
 }
 
 /// The two transports, as scenarios name them.
@@ -26,7 +29,7 @@ impl Target {
     pub fn kind(&self) -> TransportKind {
         match self {
             Target::Stdio { .. } => TransportKind::Stdio,
-            Target::Http(_) => TransportKind::Http,
+            Target::Http(_) | Target::Sse(_) => TransportKind::Http,
         }
     }
 
@@ -43,6 +46,9 @@ impl Target {
                 HttpTransport::new(options.clone())
                     .map_err(|e| TransportError::Http(e.to_string()))?,
             )),
+            Target::Sse(options) => Ok(Box::new(super::sse::SseTransport::connect(
+                options.clone(),
+            )?)),
         }
     }
 
@@ -50,7 +56,7 @@ impl Target {
     pub fn secrets(&self) -> &[String] {
         match self {
             Target::Stdio { .. } => &[],
-            Target::Http(o) => &o.secrets,
+            Target::Http(o) | Target::Sse(o) => &o.secrets,
         }
     }
 }
