@@ -770,7 +770,11 @@ impl Transport for HttpTransport {
                 && let Some(tx) = self.tx.clone()
             {
                 let req = self.request(reqwest::Method::DELETE, POST_ACCEPT);
-                exchange(self.handle.clone(), req, tx, None, false).await;
+                // Bounded: a server could answer DELETE with a stream that never ends.
+                let wait = self.handle.options.timeout;
+                let _ =
+                    tokio::time::timeout(wait, exchange(self.handle.clone(), req, tx, None, false))
+                        .await;
             }
             for t in self.tasks.drain(..) {
                 t.abort();
