@@ -111,10 +111,15 @@ impl SseTransport {
         let status = response.status().as_u16();
         let response_headers = record_headers(response.headers(), options);
         // Responses come on the stream; the POST's own body is only evidence.
-        let body = super::http::read_body(response, options.max_frame)
-            .await
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let body = tokio::time::timeout(
+            options.timeout,
+            super::http::read_body(response, options.max_frame),
+        )
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
         let _ = tx
             .send(Inbound::Http(HttpRecord::Exchange {
                 method: "POST".into(),
