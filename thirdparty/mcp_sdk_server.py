@@ -12,7 +12,9 @@ Prompt:    greet                                    - one required argument `nam
 mcp 2.x also answers `server/discover` (revision 2026-07-28) on the same stdio
 connection when the client's first request is `server/discover` instead of `initialize`.
 
-Usage: python mcp_sdk_server.py
+Usage: python mcp_sdk_server.py              (stdio)
+       python mcp_sdk_server.py --http PORT  (Streamable HTTP on 127.0.0.1:PORT, path /mcp)
+       python mcp_sdk_server.py --sse PORT   (2024-11-05 HTTP+SSE on 127.0.0.1:PORT, path /sse)
 """
 
 from __future__ import annotations
@@ -143,5 +145,42 @@ async def amain() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def serve_http(port: int) -> None:
+    """Streamable HTTP at http://127.0.0.1:PORT/mcp (the SDK's own app; it turns on its
+    Host/Origin checks for a loopback host)."""
+    import uvicorn
+
+    app = build().streamable_http_app(host="127.0.0.1")
+    print(f"mcp_sdk_server: mcp {version('mcp')} on http://127.0.0.1:{port}/mcp", file=sys.stderr)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def serve_sse(port: int) -> None:
+    """The 2024-11-05 HTTP+SSE transport: GET /sse opens the stream (its first event names
+    the POST endpoint), messages are POSTed to /messages/."""
+    import uvicorn
+    from mcp.server.sse import SseServerTransport
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Mount, Route
+
+    server = build()
+    sse = SseServerTransport("/messages/")
+
+    async def handle_sse(request):
+        async with sse.connect_sse(request.scope, request.receive, request._send) as streams:
+            await server.run(streams[0], streams[1], server.create_initialization_options())
+        return Response()
+
+    app = Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]), Mount("/messages/", app=sse.handle_post_message)])
+    print(f"mcp_sdk_server: mcp {version('mcp')} on http://127.0.0.1:{port}/sse", file=sys.stderr)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
-    anyio.run(amain)
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        serve_http(int(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "--sse":
+        serve_sse(int(sys.argv[2]))
+    else:
+        anyio.run(amain)

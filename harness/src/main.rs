@@ -50,14 +50,19 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
-    let (config, search) = cli::resolve::run(&args)?;
+    let (mut config, search) = cli::resolve::run(&args)?;
+    if args.url.is_some()
+        && args.transport == cli::args::HttpTransportArg::Auto
+        && let mcpcheck::transport::target::Target::Http(options) = &config.target
+    {
+        config.target = mcpcheck::transport::sse::detect(options).await;
+    }
     let scenarios =
         cli::resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let store = Arc::new(SchemaStore::new(search));
     let mut report = mcpcheck::runner::probe::run(&config, store.clone()).await?;
     let exec = Arc::new(mcpcheck::scenario::exec::ExecConfig {
-        server: config.server.clone(),
-        stdio: config.stdio.clone(),
+        target: config.target.clone(),
         session: config.session.clone(),
         tools: args.call_tools,
         tool_args: Arc::new(cli::resolve::tool_args(args.tool_args.as_deref())?),
@@ -70,35 +75,46 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
     report.add_scenarios(outcomes, took_ms);
     if let Some(dir) = &args.snapshot_dir {
+        let mcpcheck::transport::target::Target::Stdio { server, options } = &config.target
+        else {
+            return Err(cli::UsageError(
+                "--snapshot-dir works with a server command for now, not with --url".into(),
+            )
+            .into());
+        };
         let capture = mcpcheck::snapshot::Capture {
             options: mcpcheck::snapshot::SnapshotOptions {
                 call_tools: args.call_tools,
                 ..Default::default()
             },
             session: config.session.clone(),
-            stdio: config.stdio.clone(),
+            stdio: options.clone(),
             schema_dir: args.schema_dir.clone(),
         };
         let snap = capture
-            .command(&config.server)
+            .command(server)
             .await
             .context("taking the snapshot for --snapshot-dir")?;
         report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
     }
+    // A bearer token never leaves the process, whatever echoed it.
+    let secrets = config.target.secrets().to_vec();
+    let redact = |text: String| mcpcheck::transport::http::redact(&text, &secrets);
     let mut human = mcpcheck::report::human::render(&report);
     if let Some(c) = &report.snapshot {
         human.push_str(&snapshot_summary(c, true, "snapshot "));
     }
+    let human = redact(human);
+    let json = || redact(mcpcheck::report::to_json(&report));
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),
         (Format::Human, Some(path)) => {
             std::fs::write(path, &human).with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
-        (Format::Json, None) => println!("{}", mcpcheck::report::to_json(&report)),
+        (Format::Json, None) => println!("{}", json()),
         (Format::Json, Some(path)) => {
-            std::fs::write(path, mcpcheck::report::to_json(&report))
-                .with_context(|| format!("writing {}", path.display()))?;
+            std::fs::write(path, json()).with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
     }

@@ -19,7 +19,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         mcpcheck run -- python3 server.py --flag\n  \
         mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
-        mcpcheck run --format json --output results.json -- ./target/debug/my-server")]
+        mcpcheck run --format json --output results.json -- ./target/debug/my-server\n  \
+        mcpcheck run --url http://127.0.0.1:8808/mcp --bearer-env MCP_TOKEN")]
     Run(Box<RunArgs>),
     /// List the scenarios: ids, titles, revisions and spec references.
     List {
@@ -51,6 +52,21 @@ pub struct RunArgs {
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// A Streamable HTTP server's MCP endpoint (loopback only), instead of a command,
+    /// e.g. `http://127.0.0.1:8808/mcp`.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
+    pub url: Option<String>,
+    /// The HTTP transport of --url: auto (detect as the spec's backwards-compatibility
+    /// section says), streamable-http (2025-03-26 on) or sse (the HTTP+SSE of 2024-11-05).
+    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "url")]
+    pub transport: HttpTransportArg,
+    /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Environment variable holding a bearer token for --url; it is sent as
+    /// `Authorization: Bearer ...` and redacted from every output.
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub bearer_env: Option<String>,
     /// Also run the built-in suite when scenario files are given.
     #[arg(long)]
     pub builtin: bool,
@@ -109,6 +125,13 @@ pub struct RunArgs {
     /// Write the report to this file instead of stdout (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HttpTransportArg {
+    Auto,
+    StreamableHttp,
+    Sse,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

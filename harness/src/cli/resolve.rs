@@ -7,7 +7,9 @@ use crate::protocol::Revision;
 use crate::runner::probe::ProbeConfig;
 use crate::schema::SearchPath;
 use crate::session::SessionConfig;
+use crate::transport::http::HttpOptions;
 use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
+use crate::transport::target::Target;
 
 /// Parses a duration like `500ms`, `10s` or `1m`.
 pub fn duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
@@ -98,6 +100,9 @@ pub fn scenarios(
 
 /// Resolves `mcpcheck run` arguments.
 pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
+    if args.url.is_some() {
+        return run_http(args);
+    }
     let mut server = match (&args.server, args.command.is_empty()) {
         (Some(line), true) => {
             ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
@@ -105,7 +110,7 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         (None, false) => ServerCommand::from_argv(args.command.clone())
             .map_err(|_| UsageError("the server command after -- is empty".into()))?,
         (None, true) => {
-            return Err(UsageError("no server to check: give --server \"CMD ARGS\" or put the command after --, e.g. `mcpcheck run -- python3 server.py`".into()));
+            return Err(UsageError("no server to check: give --server \"CMD ARGS\", put the command after --, e.g. `mcpcheck run -- python3 server.py`, or give --url".into()));
         }
         (Some(_), false) => {
             return Err(UsageError(
@@ -131,6 +136,78 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         }
         server.cwd = Some(cwd.clone());
     }
+    let (timeout, session) = session_config(args)?;
+    let stdio = StdioOptions {
+        max_frame: args.max_frame_size,
+        shutdown: ShutdownWaits {
+            after_close: duration("shutdown-wait", &args.shutdown_wait)?,
+            after_term: duration("kill-wait", &args.kill_wait)?,
+        },
+        write_timeout: timeout,
+    };
+    Ok((
+        ProbeConfig {
+            target: Target::Stdio {
+                server,
+                options: stdio,
+            },
+            session,
+        },
+        SearchPath::standard(args.schema_dir.as_deref()),
+    ))
+}
+
+/// `mcpcheck run --url`: the endpoint, its headers and its bearer token.
+fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
+    let url = args.url.as_deref().unwrap_or_default();
+    let mut options = HttpOptions::new(url).map_err(|e| UsageError(format!("--url {e}")))?;
+    for h in &args.headers {
+        let (name, value) = h
+            .split_once(':')
+            .ok_or_else(|| UsageError(format!("--header {h:?}: expected \"Name: value\"")))?;
+        let name = reqwest::header::HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|_| UsageError(format!("--header {h:?}: not a valid header name")))?;
+        let value = reqwest::header::HeaderValue::from_str(value.trim())
+            .map_err(|_| UsageError(format!("--header {h:?}: not a valid header value")))?;
+        options.headers.push((name, value));
+    }
+    if let Some(var) = &args.bearer_env {
+        let token = std::env::var(var).map_err(|_| {
+            UsageError(format!(
+                "--bearer-env {var}: the environment variable is not set (or not UTF-8)"
+            ))
+        })?;
+        let token = token.trim().to_owned();
+        if token.is_empty() {
+            return Err(UsageError(format!(
+                "--bearer-env {var}: the variable is empty"
+            )));
+        }
+        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| UsageError(format!("--bearer-env {var}: not a valid header value")))?;
+        value.set_sensitive(true);
+        options
+            .headers
+            .push((reqwest::header::AUTHORIZATION, value));
+        options.secrets.push(token);
+    }
+    let (timeout, session) = session_config(args)?;
+    options.timeout = timeout;
+    options.max_frame = args.max_frame_size;
+    Ok((
+        ProbeConfig {
+            target: match args.transport {
+                super::args::HttpTransportArg::Sse => Target::Sse(options),
+                _ => Target::Http(options),
+            },
+            session,
+        },
+        SearchPath::standard(args.schema_dir.as_deref()),
+    ))
+}
+
+/// Flags shared by every transport: frame limit, timeouts, revision.
+fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageError> {
     if args.max_frame_size < 1024 {
         return Err(UsageError(format!(
             "--max-frame-size {}: must be at least 1024 bytes",
@@ -141,14 +218,6 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
-    let stdio = StdioOptions {
-        max_frame: args.max_frame_size,
-        shutdown: ShutdownWaits {
-            after_close: duration("shutdown-wait", &args.shutdown_wait)?,
-            after_term: duration("kill-wait", &args.kill_wait)?,
-        },
-        write_timeout: timeout,
-    };
     let startup_timeout = duration("startup-timeout", &args.startup_timeout)?;
     let session = SessionConfig {
         revision: revision(&args.protocol_version)?,
@@ -156,14 +225,7 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         startup_timeout,
         ..SessionConfig::default()
     };
-    Ok((
-        ProbeConfig {
-            server,
-            stdio,
-            session,
-        },
-        SearchPath::standard(args.schema_dir.as_deref()),
-    ))
+    Ok((timeout, session))
 }
 
 /// Reads `--tool-args FILE`: a mapping of tool names to argument objects.

@@ -13,13 +13,12 @@ use crate::check::{Finding, rules};
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig};
 use crate::transport::TransportError;
-use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
+use crate::transport::target::Target;
 
 /// Everything a probe run needs, resolved from flags.
 #[derive(Clone, Debug)]
 pub struct ProbeConfig {
-    pub server: ServerCommand,
-    pub stdio: StdioOptions,
+    pub target: Target,
     pub session: SessionConfig,
 }
 
@@ -32,13 +31,8 @@ pub async fn run(
     schemas: Arc<SchemaStore>,
 ) -> Result<RunReport, TransportError> {
     let started = Instant::now();
-    let transport = StdioTransport::spawn(&config.server, config.stdio.clone(), started)?;
-    let mut session = Session::new(
-        Box::new(transport),
-        schemas,
-        config.session.clone(),
-        started,
-    );
+    let transport = config.target.open(started)?;
+    let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let mut steps = Vec::new();
 
     let profile = match session.initialize().await {
@@ -47,6 +41,20 @@ pub async fn run(
             Some(profile)
         }
         Err(e) => {
+            // Over HTTP, an endpoint that is unreachable or not MCP at all is a setup
+            // problem (exit 2), not a conformance verdict.
+            session.pump(std::time::Duration::from_millis(50)).await;
+            let problem = crate::transport::http::setup_problem(
+                session
+                    .transcript()
+                    .entries()
+                    .iter()
+                    .filter_map(|e| e.http.as_ref()),
+            );
+            if let Some(problem) = problem {
+                session.finish().await;
+                return Err(TransportError::Http(problem));
+            }
             let f = session.finding_for(&e);
             session.add_finding(f);
             steps.push(StepRecord {

@@ -22,7 +22,7 @@ use crate::check::{Finding, Severity};
 use crate::protocol::{Message, Outcome, RequestId};
 use crate::schema::SchemaStore;
 use crate::session::{Entry, Handshake, Reply, Session, SessionConfig, SessionError, Unsolicited};
-use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
+use crate::transport::target::Target;
 
 /// Which tools a scenario may call: real tools have side effects.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -59,8 +59,8 @@ impl ToolPolicy {
 /// What a scenario run needs.
 #[derive(Clone, Debug)]
 pub struct ExecConfig {
-    pub server: ServerCommand,
-    pub stdio: StdioOptions,
+    /// The server: spawned afresh, or a fresh HTTP session, per scenario.
+    pub target: Target,
     pub session: SessionConfig,
     pub tools: ToolPolicy,
     /// User-given arguments per tool name (`--tool-args`): those tools may be called
@@ -150,10 +150,15 @@ pub async fn run(
             vec![],
         );
     }
-    if !scenario.transports.contains(&TransportKind::Stdio) {
+    let kind = config.target.kind();
+    if !scenario.transports.contains(&kind) {
+        let name = match kind {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "Streamable HTTP",
+        };
         return outcome(
             Verdict::Skip {
-                reason: "not for the stdio transport".into(),
+                reason: format!("not for the {name} transport"),
             },
             vec![],
             vec![],
@@ -162,7 +167,7 @@ pub async fn run(
             vec![],
         );
     }
-    let transport = match StdioTransport::spawn(&config.server, config.stdio.clone(), started) {
+    let transport = match config.target.open(started) {
         Ok(t) => t,
         Err(e) => {
             return outcome(
@@ -177,12 +182,7 @@ pub async fn run(
             );
         }
     };
-    let session = Session::new(
-        Box::new(transport),
-        schemas,
-        config.session.clone(),
-        started,
-    );
+    let session = Session::new(transport, schemas, config.session.clone(), started);
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
     // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
     exec.vars.insert(
@@ -532,6 +532,20 @@ impl<'a> Executor<'a> {
             StepKind::Sleep(d) => {
                 self.session.pump(*d).await;
                 Ok(())
+            }
+            StepKind::Http(h) => {
+                let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
+                match super::http_step::run(h, body, &mut self.session).await {
+                    Ok(problems) => {
+                        for p in problems {
+                            let f = self.fail(line, p, None);
+                            self.findings.push(f);
+                        }
+                        Ok(())
+                    }
+                    Err(super::http_step::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+                    Err(super::http_step::HttpStop::Error(r)) => Err(Stop::Error(r)),
+                }
             }
         }
     }

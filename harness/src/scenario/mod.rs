@@ -9,6 +9,7 @@ pub mod parse;
 pub use model::*;
 pub mod builtin;
 pub mod exec;
+pub mod http_step;
 pub mod matcher;
 pub mod synth;
 pub mod template;

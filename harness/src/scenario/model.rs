@@ -118,6 +118,8 @@ pub enum StepKind {
         params: Option<Template>,
     },
     Sleep(Duration),
+    /// One raw HTTP exchange with the server's endpoint (`scenario::http_step`).
+    Http(Box<super::http_step::HttpStep>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

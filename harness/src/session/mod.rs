@@ -267,6 +267,21 @@ impl Session {
         self.transport.describe()
     }
 
+    /// The HTTP connection, for raw exchanges (HTTP transports only).
+    pub fn http(&self) -> Option<crate::transport::http::HttpHandle> {
+        self.transport.http()
+    }
+
+    /// Records bytes sent outside the transport (a scenario's raw exchange).
+    pub fn record_sent(&mut self, text: String) -> Option<usize> {
+        self.transcript.push(Direction::Sent, text)
+    }
+
+    /// Records an HTTP exchange made outside the transport (a scenario's raw exchange).
+    pub fn record_http(&mut self, record: crate::transport::http::HttpRecord) -> Option<usize> {
+        self.transcript.push_http(record)
+    }
+
     /// Records a finding raised outside the session (by a runner check).
     pub fn add_finding(&mut self, finding: Finding) {
         self.findings.push(finding);
@@ -640,6 +655,9 @@ impl Session {
                 self.transcript
                     .push(Direction::Event, format!("server process ended: {exit}"));
                 self.exit = Some(exit);
+            }
+            Inbound::Http(record) => {
+                self.transcript.push_http(record);
             }
         }
     }

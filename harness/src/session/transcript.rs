@@ -27,6 +27,9 @@ pub struct Entry {
     pub direction: Direction,
     /// The message text as on the wire (lossy UTF-8 for raw bytes), or an event description.
     pub text: String,
+    /// The HTTP exchange or SSE event behind an entry (HTTP transports only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<crate::transport::http::HttpRecord>,
 }
 
 fn ser_duration_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -59,8 +62,16 @@ impl Transcript {
             at: self.started.elapsed(),
             direction,
             text: text.into(),
+            http: None,
         });
         Some(self.entries.len() - 1)
+    }
+
+    /// Records an HTTP exchange or SSE event.
+    pub fn push_http(&mut self, record: crate::transport::http::HttpRecord) -> Option<usize> {
+        let index = self.push(Direction::Event, record.summary())?;
+        self.entries[index].http = Some(record);
+        Some(index)
     }
 
     pub fn entries(&self) -> &[Entry] {

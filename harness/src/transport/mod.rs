@@ -5,9 +5,12 @@
 //! HTTP endpoint.
 
 pub mod framing;
+pub mod http;
 pub mod reaper;
+pub mod sse;
 pub mod stderr;
 pub mod stdio;
+pub mod target;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -34,6 +37,8 @@ pub enum Inbound {
     Closed,
     /// The server process ended.
     Exited(ExitInfo),
+    /// An HTTP exchange or SSE event, for the transcript (HTTP transports only).
+    Http(http::HttpRecord),
 }
 
 /// How a server process ended.
@@ -94,6 +99,8 @@ pub enum TransportError {
     InputClosed(std::io::Error),
     #[error("writing to the server took longer than {0:?}; it is not reading its input")]
     WriteTimeout(Duration),
+    #[error("HTTP: {0}")]
+    Http(String),
 }
 
 /// A connection to one server.
@@ -117,6 +124,10 @@ pub trait Transport: Send {
     /// Output the server has started but not finished: an unterminated line's length and
     /// first bytes. Evidence when a response never arrives.
     fn partial_line(&self) -> Option<(u64, Vec<u8>)> {
+        None
+    }
+    /// The HTTP connection, for raw exchanges, if this is an HTTP transport.
+    fn http(&self) -> Option<http::HttpHandle> {
         None
     }
 }

@@ -26,6 +26,7 @@ pub const STEP_KINDS: &[&str] = &[
     "for_each",
     "check",
     "sleep",
+    "http",
 ];
 
 /// How long a wait lasts when `within` is not given.
@@ -188,6 +189,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         "for_each" => for_each(ctx, value, scope)?,
         "check" => check_step(ctx, value, scope)?,
         "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
+        "http" => StepKind::Http(Box::new(super::http::http(ctx, value, scope)?)),
         _ => unreachable!("kind_of returns a step kind"),
     };
     Ok(Step { line, kind })

@@ -1,0 +1,175 @@
+//! The `http` step's settings (the step itself: `scenario::http_step`).
+
+use super::vars::{Scope, template};
+use super::yaml::{Ctx, Map, Node, R, as_str, duration, integer, string, to_json};
+use crate::scenario::http_step::{HeaderChoice, HeaderRegex, HttpExpect, HttpStep, Status};
+
+const KEYS: &[&str] = &[
+    "method",
+    "body",
+    "session",
+    "protocol_version",
+    "headers",
+    "within",
+    "expect",
+];
+const EXPECT_KEYS: &[&str] = &[
+    "status",
+    "skip_on_status",
+    "body",
+    "content_type",
+    "headers",
+    "response",
+];
+
+pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
+    let map = Map::new(ctx, value, "an `http` step")?;
+    map.only(ctx, KEYS, "an `http` step")?;
+    let method = match map.get("method") {
+        Some(n) => {
+            let m = string(ctx, n, "`method`")?.to_ascii_uppercase();
+            if !matches!(m.as_str(), "GET" | "POST" | "DELETE" | "PUT" | "PATCH") {
+                return Err(ctx
+                    .error(n, format!("`{m}` is not a method an `http` step sends"))
+                    .with_hint("GET, POST or DELETE"));
+            }
+            m
+        }
+        None => "POST".to_owned(),
+    };
+    let body = match map.get("body") {
+        Some(n) => Some(template(ctx, n, scope)?),
+        None => None,
+    };
+    let choice = |key: &str| -> R<HeaderChoice> {
+        Ok(match map.get(key) {
+            None => HeaderChoice::Current,
+            Some(n) => match string(ctx, n, &format!("`{key}`"))? {
+                "current" => HeaderChoice::Current,
+                "omit" => HeaderChoice::Omit,
+                other => HeaderChoice::Value(other.to_owned()),
+            },
+        })
+    };
+    let headers = match map.get("headers") {
+        Some(n) => string_map(ctx, n, "`headers`")?,
+        None => Vec::new(),
+    };
+    let within = match map.get("within") {
+        Some(n) => duration(ctx, n, "`within`")?,
+        None => super::steps::DEFAULT_WITHIN,
+    };
+    let expect = match map.get("expect") {
+        Some(n) => expect(ctx, n)?,
+        None => HttpExpect::default(),
+    };
+    Ok(HttpStep {
+        method,
+        body,
+        session: choice("session")?,
+        protocol_version: choice("protocol_version")?,
+        headers,
+        within,
+        expect,
+    })
+}
+
+fn string_map(ctx: &Ctx<'_>, node: &Node, what: &str) -> R<Vec<(String, String)>> {
+    let map = Map::new(ctx, node, what)?;
+    map.entries
+        .iter()
+        .map(|(k, _, v)| {
+            Ok((
+                (*k).to_owned(),
+                string(ctx, v, &format!("`{k}`"))?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+fn expect(ctx: &Ctx<'_>, node: &Node) -> R<HttpExpect> {
+    let map = Map::new(ctx, node, "`expect` of an `http` step")?;
+    map.only(ctx, EXPECT_KEYS, "`expect` of an `http` step")?;
+    let mut e = HttpExpect::default();
+    if let Some(n) = map.get("status") {
+        e.status = one_or_many(n)
+            .iter()
+            .map(|s| status(ctx, s))
+            .collect::<R<_>>()?;
+    }
+    if let Some(n) = map.get("skip_on_status") {
+        for s in one_or_many(n) {
+            match status(ctx, s)? {
+                Status::Exact(c) => e.skip_on_status.push(c),
+                Status::Class(_) => {
+                    return Err(ctx.error(s, "`skip_on_status` takes exact statuses"));
+                }
+            }
+        }
+    }
+    if let Some(n) = map.get("body") {
+        match as_str(n) {
+            Some("empty") => e.empty_body = true,
+            _ => {
+                return Err(ctx
+                    .error(n, "`body` expects `empty`")
+                    .with_hint("to check a JSON-RPC response in the body, use `response`"));
+            }
+        }
+    }
+    if let Some(n) = map.get("content_type") {
+        for t in one_or_many(n) {
+            e.content_type
+                .push(string(ctx, t, "`content_type`")?.to_ascii_lowercase());
+        }
+    }
+    if let Some(n) = map.get("headers") {
+        for (name, pattern) in string_map(ctx, n, "`headers`")? {
+            let re = regex::Regex::new(&pattern).map_err(|err| {
+                ctx.error(
+                    n,
+                    format!("`{name}`: not a valid regular expression: {err}"),
+                )
+            })?;
+            e.headers.push((name.to_ascii_lowercase(), HeaderRegex(re)));
+        }
+    }
+    if let Some(n) = map.get("response") {
+        let m = Map::new(ctx, n, "`response`")?;
+        m.only(ctx, &["id", "error"], "`response`")?;
+        let id = to_json(ctx, m.require(ctx, "id", "`response`")?)?;
+        let error = match m.get("error") {
+            Some(b) => Some(super::yaml::boolean(ctx, b, "`error`")?),
+            None => None,
+        };
+        e.response = Some((id, error));
+    }
+    Ok(e)
+}
+
+fn one_or_many(node: &Node) -> Vec<&Node> {
+    match &node.data {
+        saphyr::YamlDataOwned::Sequence(items) => items.iter().collect(),
+        _ => vec![node],
+    }
+}
+
+fn status(ctx: &Ctx<'_>, node: &Node) -> R<Status> {
+    if let Some(s) = as_str(node) {
+        let s = s.trim();
+        if s.len() == 3
+            && s.ends_with("xx")
+            && let Some(c) = s[..1].parse::<u16>().ok().filter(|c| (1..=5).contains(c))
+        {
+            return Ok(Status::Class(c));
+        }
+        return Err(ctx
+            .error(node, format!("`{s}` is not an HTTP status"))
+            .with_hint("a number like 404, or a class like 4xx"));
+    }
+    let n = integer(ctx, node, "a status")?;
+    if !(100..=599).contains(&n) {
+        return Err(ctx.error(node, format!("{n} is not an HTTP status")));
+    }
+    Ok(Status::Exact(n as u16))
+}

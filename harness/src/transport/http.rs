@@ -1,0 +1,851 @@
+//! The Streamable HTTP transport (spec: `basic/transports#streamable-http`, 2025-03-26 on).
+//!
+//! Every outbound message is its own POST. What comes back (a JSON body, an SSE stream
+//! carrying the response and interleaved server messages, or `202 Accepted`) is turned
+//! into the same [`Inbound`] items the stdio transport yields, plus an [`Inbound::Http`]
+//! record of each exchange for the transcript. The session id from the `initialize`
+//! response and the negotiated protocol version are sent on every later request.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::framing::RawFrame;
+use super::{BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport};
+use crate::protocol::Revision;
+
+pub const SESSION_HEADER: &str = "mcp-session-id";
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The `Accept` header every POST carries (spec: "listing both").
+pub const POST_ACCEPT: &str = "application/json, text/event-stream";
+
+/// Bytes of a non-SSE body kept in the transcript.
+const BODY_QUOTE: usize = 64 * 1024;
+/// How long `send` waits for response headers before letting the exchange finish in the
+/// background: long enough to keep messages in order, short enough not to serialize
+/// requests a slow server answers with a JSON body.
+const HEAD_WAIT: Duration = Duration::from_secs(2);
+const INBOUND_CAPACITY: usize = 4096;
+
+/// Where and how to reach a Streamable HTTP server.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// The MCP endpoint, e.g. `http://127.0.0.1:8808/mcp`.
+    pub url: reqwest::Url,
+    /// Extra headers sent on every request (`--header`, and `Authorization` from
+    /// `--bearer-env`).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Values never written to a transcript or report (bearer tokens).
+    pub secrets: Vec<String>,
+    /// Connect and response-header timeout of one exchange.
+    pub timeout: Duration,
+    /// Largest body or SSE event mcpcheck reads.
+    pub max_frame: usize,
+}
+
+/// Errors of the HTTP transport.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("{url}: the URL must start with http:// or https://")]
+    Scheme { url: String },
+    #[error("{url}: mcpcheck only connects to loopback addresses (127.0.0.1, ::1, localhost)")]
+    NotLoopback { url: String },
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+    #[error("{method} {url}: {reason}")]
+    Exchange {
+        method: String,
+        url: String,
+        reason: String,
+    },
+}
+
+impl HttpOptions {
+    /// Checks the URL (scheme, loopback host) and builds the options.
+    pub fn new(url: &str) -> Result<Self, HttpError> {
+        let parsed = reqwest::Url::parse(url).map_err(|_| HttpError::Scheme { url: url.into() })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(HttpError::Scheme { url: url.into() });
+        }
+        let host = parsed.host_str().unwrap_or("");
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let loopback = match bare.parse::<std::net::IpAddr>() {
+            Ok(ip) => ip.is_loopback(),
+            Err(_) => host.eq_ignore_ascii_case("localhost"),
+        };
+        if !loopback {
+            return Err(HttpError::NotLoopback { url: url.into() });
+        }
+        Ok(HttpOptions {
+            url: parsed,
+            headers: Vec::new(),
+            secrets: Vec::new(),
+            timeout: Duration::from_secs(10),
+            max_frame: super::framing::DEFAULT_MAX_FRAME,
+        })
+    }
+
+    /// Replaces every secret in `text` with `[REDACTED]`.
+    pub fn redact(&self, text: &str) -> String {
+        redact(text, &self.secrets)
+    }
+}
+
+/// Replaces every occurrence of each secret with `[REDACTED]`.
+pub fn redact(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for s in secrets.iter().filter(|s| !s.is_empty()) {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), "[REDACTED]");
+        }
+    }
+    out
+}
+
+/// One HTTP event, as the transcript records it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HttpRecord {
+    /// A request and its response head (and body, unless it is an SSE stream).
+    Exchange {
+        method: String,
+        url: String,
+        request_headers: Vec<(String, String)>,
+        status: u16,
+        response_headers: Vec<(String, String)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
+    },
+    /// One event of an SSE stream (its data, if a message, follows as a received frame).
+    SseEvent {
+        stream: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
+        id: String,
+        event: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_ms: Option<u64>,
+        data_bytes: usize,
+        /// The data, for raw scenario exchanges (the transport's messages are frames).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+    },
+    /// An SSE stream ended (or broke).
+    StreamEnd { stream: String, reason: String },
+    /// A request that got no HTTP response at all.
+    Failed {
+        method: String,
+        url: String,
+        error: String,
+    },
+    /// Something in a response that is not a JSON-RPC message where one belongs.
+    Invalid { context: String, problem: String },
+}
+
+impl HttpRecord {
+    /// One line for the human transcript.
+    pub fn summary(&self) -> String {
+        match self {
+            HttpRecord::Exchange {
+                method,
+                url,
+                status,
+                response_headers,
+                ..
+            } => {
+                let ct = header_of(response_headers, "content-type").unwrap_or("-");
+                format!("HTTP {method} {url} -> {status} ({ct})")
+            }
+            HttpRecord::SseEvent {
+                stream, id, event, ..
+            } => format!("SSE {stream}: event {event:?} id {id:?}"),
+            HttpRecord::StreamEnd { stream, reason } => format!("SSE {stream} ended: {reason}"),
+            HttpRecord::Failed { method, url, error } => {
+                format!("HTTP {method} {url} failed: {error}")
+            }
+            HttpRecord::Invalid { context, problem } => format!("HTTP {context}: {problem}"),
+        }
+    }
+}
+
+fn header_of<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Session state shared by the transport's tasks and by raw scenario exchanges.
+#[derive(Debug, Default)]
+struct State {
+    session_id: Option<String>,
+    /// The negotiated revision, once `initialize` was answered.
+    revision: Option<String>,
+    /// Id of the `initialize` request in flight, to spot its response.
+    initialize_id: Option<Value>,
+    /// The standalone GET stream was opened (or refused) already.
+    get_opened: bool,
+    streams: u64,
+}
+
+/// A handle on an HTTP connection for raw exchanges (scenario `http` steps): the client,
+/// the endpoint, the headers, and the session's current id and version.
+#[derive(Clone, Debug)]
+pub struct HttpHandle {
+    client: reqwest::Client,
+    options: Arc<HttpOptions>,
+    state: Arc<Mutex<State>>,
+}
+
+impl HttpHandle {
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+    pub fn options(&self) -> &HttpOptions {
+        &self.options
+    }
+    pub fn session_id(&self) -> Option<String> {
+        self.lock().session_id.clone()
+    }
+    /// Whether an `initialize` was answered on this connection.
+    pub fn initialized(&self) -> bool {
+        self.lock().revision.is_some()
+    }
+    /// The `MCP-Protocol-Version` value the transport sends, if any.
+    pub fn protocol_version_header(&self) -> Option<String> {
+        version_header(&self.lock())
+    }
+    /// A handle for a connection that has no session state (the legacy SSE transport).
+    pub(crate) fn detached(client: reqwest::Client, options: HttpOptions) -> Self {
+        HttpHandle {
+            client,
+            options: Arc::new(options),
+            state: Arc::new(Mutex::new(State::default())),
+        }
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    /// Request headers as recorded (secrets redacted).
+    pub fn record_headers(&self, headers: &HeaderMap) -> Vec<(String, String)> {
+        record_headers(headers, &self.options)
+    }
+}
+
+/// The version header is sent from 2025-06-18 on (the header does not exist before).
+fn version_header(state: &State) -> Option<String> {
+    let rev = state.revision.as_deref()?;
+    match rev.parse::<Revision>() {
+        Ok(r) if r >= Revision::V2025_06_18 => Some(rev.to_owned()),
+        Ok(_) => None,
+        // An unknown version string: send what was negotiated, verbatim.
+        Err(_) => Some(rev.to_owned()),
+    }
+}
+
+pub(crate) fn record_headers(headers: &HeaderMap, options: &HttpOptions) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            let value = String::from_utf8_lossy(v.as_bytes()).into_owned();
+            let value = if matches!(
+                k.as_str(),
+                "authorization" | "proxy-authorization" | "cookie"
+            ) {
+                "[REDACTED]".to_owned()
+            } else {
+                options.redact(&value)
+            };
+            (k.as_str().to_owned(), value)
+        })
+        .collect()
+}
+
+/// The HTTP client every exchange uses: no redirects, no proxies (targets are loopback).
+pub(crate) fn client(options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
+    super::install_crypto_provider();
+    reqwest::Client::builder()
+        .connect_timeout(options.timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .map_err(|e| HttpError::Client(e.to_string()))
+}
+
+/// A Streamable HTTP connection to one server session.
+#[derive(Debug)]
+pub struct HttpTransport {
+    handle: HttpHandle,
+    tx: Option<mpsc::Sender<Inbound>>,
+    inbound: mpsc::Receiver<Inbound>,
+    tasks: Vec<JoinHandle<()>>,
+    /// Whether to open the standalone GET stream after the handshake.
+    open_get: bool,
+}
+
+impl HttpTransport {
+    pub fn new(options: HttpOptions) -> Result<Self, HttpError> {
+        let client = client(&options)?;
+        let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
+        Ok(HttpTransport {
+            handle: HttpHandle {
+                client,
+                options: Arc::new(options),
+                state: Arc::new(Mutex::new(State::default())),
+            },
+            tx: Some(tx),
+            inbound,
+            tasks: Vec::new(),
+            open_get: true,
+        })
+    }
+
+    pub fn handle(&self) -> HttpHandle {
+        self.handle.clone()
+    }
+
+    /// Builds a request with the common headers, the session id and the version header.
+    fn request(&self, method: reqwest::Method, accept: &str) -> reqwest::RequestBuilder {
+        let h = &self.handle;
+        let mut req = h
+            .client
+            .request(method, h.options.url.clone())
+            .header(reqwest::header::ACCEPT, accept);
+        for (k, v) in &h.options.headers {
+            req = req.header(k, v);
+        }
+        let state = h.lock();
+        if let Some(id) = &state.session_id {
+            req = req.header(SESSION_HEADER, id);
+        }
+        if let Some(v) = version_header(&state) {
+            req = req.header(VERSION_HEADER, v);
+        }
+        req
+    }
+
+    /// POSTs one body. `strict`: a request answered without any message fails the send
+    /// (raw bytes are exempt: an HTTP error status is a valid answer to malformed input).
+    async fn post(&mut self, body: Vec<u8>, strict: bool) -> Result<(), super::TransportError> {
+        let tx = self.tx.clone().ok_or_else(|| {
+            super::TransportError::InputClosed(std::io::ErrorKind::BrokenPipe.into())
+        })?;
+        let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+        let is_initialize = parsed
+            .as_ref()
+            .is_some_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"));
+        let is_initialized_note = parsed.as_ref().is_some_and(|v| {
+            v.get("method").and_then(Value::as_str) == Some("notifications/initialized")
+        });
+        let is_request = parsed
+            .as_ref()
+            .is_some_and(|v| v.get("method").is_some() && v.get("id").is_some());
+        if is_initialize {
+            let mut s = self.handle.lock();
+            s.initialize_id = parsed.as_ref().and_then(|v| v.get("id").cloned());
+            // A new handshake starts a new session.
+            s.session_id = None;
+            s.revision = None;
+        }
+        let req = self
+            .request(reqwest::Method::POST, POST_ACCEPT)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        let (head_tx, head_rx) = oneshot::channel();
+        let handle = self.handle.clone();
+        let task = tokio::spawn(exchange(handle, req, tx, Some(head_tx), is_initialize));
+        self.tasks.push(task);
+        let head = tokio::time::timeout(HEAD_WAIT, head_rx).await;
+        match head {
+            Ok(Ok(Head::Failed(error))) => Err(super::TransportError::Http(error)),
+            // A request whose complete answer held no message will never be answered:
+            // say so now rather than let the session wait out its timeout.
+            Ok(Ok(Head::Body {
+                status,
+                messages: 0,
+            })) if is_request && strict => Err(super::TransportError::Http(format!(
+                "the POST was answered with HTTP {status} and no JSON-RPC response"
+            ))),
+            Ok(Ok(Head::Body { status, .. })) if status == 202 && is_initialized_note => {
+                if self.open_get {
+                    self.open_get_stream();
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Opens the standalone GET stream for server-initiated messages, once.
+    fn open_get_stream(&mut self) {
+        {
+            let mut s = self.handle.lock();
+            if s.get_opened {
+                return;
+            }
+            s.get_opened = true;
+        }
+        let Some(tx) = self.tx.clone() else { return };
+        let req = self.request(reqwest::Method::GET, "text/event-stream");
+        let handle = self.handle.clone();
+        self.tasks
+            .push(tokio::spawn(exchange(handle, req, tx, None, false)));
+    }
+
+    /// Disables the standalone GET stream (scenarios that test GET themselves).
+    pub fn without_get_stream(mut self) -> Self {
+        self.open_get = false;
+        self
+    }
+}
+
+/// Runs one exchange to its end: sends the request, records the response head, then
+/// delivers the body's messages. `head` learns whether any HTTP response came.
+async fn exchange(
+    handle: HttpHandle,
+    req: reqwest::RequestBuilder,
+    tx: mpsc::Sender<Inbound>,
+    head: Option<oneshot::Sender<Head>>,
+    is_initialize: bool,
+) {
+    let options = handle.options.clone();
+    let (client, request) = req.build_split();
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => {
+            let error = e.to_string();
+            let _ = tx
+                .send(Inbound::Http(HttpRecord::Failed {
+                    method: "?".into(),
+                    url: options.url.to_string(),
+                    error: error.clone(),
+                }))
+                .await;
+            if let Some(h) = head {
+                let _ = h.send(Head::Failed(error));
+            }
+            return;
+        }
+    };
+    let method = request.method().to_string();
+    let url = request.url().to_string();
+    let request_headers = record_headers(request.headers(), &options);
+    let response = tokio::time::timeout(options.timeout, client.execute(request)).await;
+    let response = match response {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            let error = options.redact(&error_chain(&e));
+            let _ = tx
+                .send(Inbound::Http(HttpRecord::Failed {
+                    method,
+                    url,
+                    error: error.clone(),
+                }))
+                .await;
+            if let Some(h) = head {
+                let _ = h.send(Head::Failed(error));
+            }
+            return;
+        }
+        Err(_) => {
+            let error = format!("no response headers within {:?}", options.timeout);
+            let _ = tx
+                .send(Inbound::Http(HttpRecord::Failed {
+                    method,
+                    url,
+                    error: error.clone(),
+                }))
+                .await;
+            if let Some(h) = head {
+                let _ = h.send(Head::Failed(error));
+            }
+            return;
+        }
+    };
+    let status = response.status().as_u16();
+    let response_headers = record_headers(response.headers(), &options);
+    if is_initialize && let Some(id) = response.headers().get(SESSION_HEADER) {
+        handle.lock().session_id = Some(String::from_utf8_lossy(id.as_bytes()).into_owned());
+    }
+    let content_type = header_of(&response_headers, "content-type")
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let sse = content_type.starts_with("text/event-stream");
+    if sse {
+        if let Some(h) = head {
+            let _ = h.send(Head::Streaming);
+        }
+        let stream_name = {
+            let mut s = handle.lock();
+            s.streams += 1;
+            format!("#{} ({method})", s.streams)
+        };
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Exchange {
+                method,
+                url,
+                request_headers,
+                status,
+                response_headers,
+                body: None,
+            }))
+            .await;
+        read_sse(&handle, response, &stream_name, &tx).await;
+        return;
+    }
+    let body = read_body(response, options.max_frame).await;
+    let (text, note) = match &body {
+        Ok(b) => (String::from_utf8_lossy(b).into_owned(), None),
+        Err(e) => (String::new(), Some(e.clone())),
+    };
+    let quoted = if text.len() > BODY_QUOTE {
+        let mut cut = BODY_QUOTE;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}... ({} bytes)", &text[..cut], text.len())
+    } else {
+        text.clone()
+    };
+    let _ = tx
+        .send(Inbound::Http(HttpRecord::Exchange {
+            method: method.clone(),
+            url,
+            request_headers,
+            status,
+            response_headers,
+            body: (!text.is_empty()).then(|| options.redact(&quoted)),
+        }))
+        .await;
+    let mut messages = 0;
+    if let Some(problem) = note {
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Invalid {
+                context: format!("{method} response body"),
+                problem,
+            }))
+            .await;
+        if let Some(h) = head {
+            let _ = h.send(Head::Body { status, messages });
+        }
+        return;
+    }
+    // A JSON body carries one message (or a batch); an error status may carry a JSON-RPC
+    // error without an id. Anything else is only evidence in the transcript.
+    if content_type.starts_with("application/json") || (!text.trim().is_empty() && status >= 400) {
+        match serde_json::from_str::<Value>(text.trim()) {
+            // An HTTP error may carry "a JSON-RPC error response that has no id"
+            // (basic/transports): evidence in the transcript, not a message to correlate.
+            Ok(value) if status >= 400 && value.get("id").is_none() => {}
+            Ok(value) => {
+                messages += 1;
+                deliver(&handle, value, text.trim(), &tx).await
+            }
+            Err(e) if content_type.starts_with("application/json") => {
+                let _ = tx
+                    .send(Inbound::Http(HttpRecord::Invalid {
+                        context: format!("{method} response body"),
+                        problem: format!("not JSON: {e}"),
+                    }))
+                    .await;
+            }
+            Err(_) => {}
+        }
+    }
+    if let Some(h) = head {
+        let _ = h.send(Head::Body { status, messages });
+    }
+}
+
+/// What `send` learns of its exchange.
+#[derive(Debug)]
+enum Head {
+    /// No HTTP response at all.
+    Failed(String),
+    /// An SSE stream started; messages follow.
+    Streaming,
+    /// A complete non-stream response carrying `messages` JSON-RPC messages.
+    Body { status: u16, messages: usize },
+}
+
+/// Reads a whole body, up to `max` bytes.
+pub(crate) async fn read_body(response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
+    let mut stream = response.bytes_stream();
+    let mut out = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| format!("reading the body failed: {}", error_chain(&e)))?;
+        out.extend_from_slice(&chunk);
+        if out.len() > max {
+            return Err(format!("the body exceeded {max} bytes"));
+        }
+    }
+    Ok(out)
+}
+
+/// Reads an SSE stream: each event is recorded, each `message` event's data delivered as
+/// a frame.
+async fn read_sse(
+    handle: &HttpHandle,
+    response: reqwest::Response,
+    stream: &str,
+    tx: &mpsc::Sender<Inbound>,
+) {
+    use eventsource_stream::Eventsource;
+    let max = handle.options.max_frame;
+    let mut events = response.bytes_stream().eventsource();
+    let reason = loop {
+        match events.next().await {
+            None => break "the server closed the stream".to_owned(),
+            Some(Err(e)) => break format!("broken stream: {e}"),
+            Some(Ok(ev)) => {
+                let record = HttpRecord::SseEvent {
+                    stream: stream.to_owned(),
+                    id: ev.id.clone(),
+                    event: ev.event.clone(),
+                    retry_ms: ev.retry.map(|d| d.as_millis() as u64),
+                    data_bytes: ev.data.len(),
+                    data: None,
+                };
+                if tx.send(Inbound::Http(record)).await.is_err() {
+                    return;
+                }
+                // Only `message` events carry messages; an empty one primes resumption
+                // (spec 2025-11-25: "an event ID and an empty data field").
+                if ev.event != "message" || ev.data.trim().is_empty() {
+                    continue;
+                }
+                if ev.data.len() > max {
+                    let _ = tx
+                        .send(Inbound::Http(HttpRecord::Invalid {
+                            context: format!("SSE {stream}"),
+                            problem: format!(
+                                "an event of {} bytes exceeds the frame limit",
+                                ev.data.len()
+                            ),
+                        }))
+                        .await;
+                    continue;
+                }
+                match serde_json::from_str::<Value>(&ev.data) {
+                    Ok(value) => deliver(handle, value, &ev.data, tx).await,
+                    Err(e) => {
+                        let _ = tx
+                            .send(Inbound::Http(HttpRecord::Invalid {
+                                context: format!("SSE {stream}"),
+                                problem: format!(
+                                    "event data is not a JSON-RPC message ({e}): {}",
+                                    crate::session::quote(&ev.data, 200)
+                                ),
+                            }))
+                            .await;
+                    }
+                }
+            }
+        }
+    };
+    let _ = tx
+        .send(Inbound::Http(HttpRecord::StreamEnd {
+            stream: stream.to_owned(),
+            reason,
+        }))
+        .await;
+}
+
+/// Hands one message to the session, noting the negotiated revision on the way.
+pub(crate) async fn deliver(
+    handle: &HttpHandle,
+    value: Value,
+    text: &str,
+    tx: &mpsc::Sender<Inbound>,
+) {
+    {
+        let mut s = handle.lock();
+        if let Some(init) = &s.initialize_id
+            && value.get("id") == Some(init)
+            && let Some(v) = value
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+        {
+            s.revision = Some(v.to_owned());
+            s.initialize_id = None;
+        }
+    }
+    let frame = RawFrame {
+        offset: 0,
+        bytes: text.as_bytes().to_vec(),
+        value,
+    };
+    let _ = tx.send(Inbound::Frame(frame)).await;
+}
+
+/// Why an endpoint cannot be tested at all, judged from the records of a failed
+/// `initialize`: no HTTP response, a status or content type no MCP endpoint gives, or a
+/// demand for credentials. `None` when the server answered like an MCP server (whose
+/// failure is then a conformance finding).
+pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> Option<String> {
+    let first = records
+        .into_iter()
+        .find(|r| matches!(r, HttpRecord::Failed { .. } | HttpRecord::Exchange { .. }))?;
+    match first {
+        HttpRecord::Failed { url, error, .. } => Some(format!("cannot reach {url}: {error}")),
+        HttpRecord::Exchange {
+            method,
+            url,
+            status,
+            response_headers,
+            ..
+        } => {
+            let ct = header_of(response_headers, "content-type").unwrap_or("");
+            // The HTTP+SSE transport starts with a GET that must open an SSE stream.
+            if method == "GET" {
+                let sse = ct.to_ascii_lowercase().starts_with("text/event-stream");
+                return (*status != 200 || !sse).then(|| {
+                    format!(
+                        "{url} answered the GET with {status} ({ct:?}): not an HTTP+SSE endpoint"
+                    )
+                });
+            }
+            let ct_lower = ct.to_ascii_lowercase();
+            let mcp_type = ct_lower.starts_with("application/json")
+                || ct_lower.starts_with("text/event-stream");
+            match status {
+                401 | 403 => Some(format!(
+                    "{url} answered `initialize` with {status}: it needs credentials (--bearer-env VAR or --header \"Authorization: ...\")"
+                )),
+                404 | 405 => Some(format!(
+                    "{url} answered `initialize` with {status}: not an MCP endpoint (is the path right? for a 2024-11-05 HTTP+SSE server give its SSE URL, with --transport auto or sse)"
+                )),
+                300..=399 => Some(format!(
+                    "{url} answered `initialize` with a redirect ({status}); give the final URL"
+                )),
+                200..=299 if !mcp_type => Some(format!(
+                    "{url} answered `initialize` with {status} and content type {ct:?}: not an MCP endpoint"
+                )),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// An error with its sources, for messages ("error sending request: connection refused").
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let t = s.to_string();
+        if !text.contains(&t) {
+            text.push_str(": ");
+            text.push_str(&t);
+        }
+        source = s.source();
+    }
+    text
+}
+
+impl Transport for HttpTransport {
+    fn send(&mut self, message: Vec<u8>) -> BoxFuture<'_, Result<(), super::TransportError>> {
+        Box::pin(self.post(message, true))
+    }
+
+    fn send_raw(&mut self, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), super::TransportError>> {
+        // Over HTTP, raw bytes are a POST body as given.
+        Box::pin(self.post(bytes, false))
+    }
+
+    fn recv(&mut self) -> BoxFuture<'_, Option<Inbound>> {
+        Box::pin(self.inbound.recv())
+    }
+
+    fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport> {
+        Box::pin(async move {
+            let start = std::time::Instant::now();
+            // Spec: clients SHOULD end the session with DELETE (the server MAY answer 405).
+            if self.handle.session_id().is_some()
+                && let Some(tx) = self.tx.clone()
+            {
+                let req = self.request(reqwest::Method::DELETE, POST_ACCEPT);
+                // Bounded: a server could answer DELETE with a stream that never ends.
+                let wait = self.handle.options.timeout;
+                let _ =
+                    tokio::time::timeout(wait, exchange(self.handle.clone(), req, tx, None, false))
+                        .await;
+            }
+            for t in self.tasks.drain(..) {
+                t.abort();
+            }
+            self.tx = None;
+            ShutdownReport {
+                stage: ShutdownStage::Disconnected,
+                exit: None,
+                took: start.elapsed(),
+            }
+        })
+    }
+
+    fn stderr(&self) -> Option<&StderrLog> {
+        None
+    }
+
+    fn describe(&self) -> String {
+        self.handle.options.url.to_string()
+    }
+
+    fn http(&self) -> Option<HttpHandle> {
+        Some(self.handle.clone())
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_urls() {
+        assert!(HttpOptions::new("http://127.0.0.1:1/mcp").is_ok());
+        assert!(HttpOptions::new("http://[::1]:1/mcp").is_ok());
+        assert!(HttpOptions::new("http://localhost:1/mcp").is_ok());
+        assert!(matches!(
+            HttpOptions::new("http://example.com/mcp"),
+            Err(HttpError::NotLoopback { .. })
+        ));
+        assert!(matches!(
+            HttpOptions::new("http://10.0.0.1/mcp"),
+            Err(HttpError::NotLoopback { .. })
+        ));
+        assert!(matches!(
+            HttpOptions::new("ftp://127.0.0.1/x"),
+            Err(HttpError::Scheme { .. })
+        ));
+    }
+
+    #[test]
+    fn redacts_every_occurrence() {
+        let s = vec!["s3cret".to_owned()];
+        assert_eq!(redact("a s3cret b s3cret", &s), "a [REDACTED] b [REDACTED]");
+        assert_eq!(redact("nothing", &s), "nothing");
+    }
+
+    #[test]
+    fn version_header_from_2025_06_18() {
+        let mut s = State::default();
+        assert_eq!(version_header(&s), None);
+        s.revision = Some("2025-03-26".into());
+        assert_eq!(version_header(&s), None);
+        s.revision = Some("2025-06-18".into());
+        assert_eq!(version_header(&s).as_deref(), Some("2025-06-18"));
+    }
+}

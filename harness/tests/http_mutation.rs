@@ -1,0 +1,168 @@
+//! The transport scenarios tested like code: for every `http-*` row of
+//! `scenarios/DEFECTS.md`, the misbehaving fixture in Streamable HTTP mode with that defect
+//! must fail exactly the `http/*` scenarios mapped to it, and without defects it must fail
+//! no scenario of the whole suite over HTTP.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::http_server::HttpServer;
+use common::*;
+
+const FAST: [&str; 6] = ["--timeout", "3s", "--startup-timeout", "5s", "--jobs", "6"];
+
+fn misbehaving_http(defect: Option<&str>) -> HttpServer {
+    let mut args = vec!["--transport", "http", "--bind", "127.0.0.1:0"];
+    if let Some(d) = defect {
+        args.extend(["--defect", d]);
+    }
+    HttpServer::start(&misbehaving(), &args)
+}
+
+/// `http-*` defect -> the scenarios it must fail.
+fn table() -> BTreeMap<String, BTreeSet<String>> {
+    let text = std::fs::read_to_string(workspace().join("scenarios/DEFECTS.md")).unwrap();
+    let mut map: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 4 || !cells[1].contains('/') {
+            continue;
+        }
+        let defect = cells[2].trim_matches('`');
+        if defect.starts_with("http-") {
+            map.entry(defect.to_owned())
+                .or_default()
+                .insert(cells[1].to_owned());
+        }
+    }
+    map
+}
+
+/// Each scenario's first revision, from `mcpcheck list`.
+fn first_revisions() -> BTreeMap<String, Vec<String>> {
+    let out = mcpcheck().arg("list").output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            (cols.len() > 3 && cols[0].contains('/')).then(|| {
+                (
+                    cols[0].to_owned(),
+                    cols[2].split(',').map(str::to_owned).collect(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// (scenario id, verdict) of a run against `url`.
+fn run(url: &str, rev: &str, only_http: bool) -> (BTreeMap<String, String>, String) {
+    let out_file = tempfile_path("http-mutation.json");
+    let mut cmd = mcpcheck();
+    cmd.args(["run", "--url", url, "--format", "json", "--output"])
+        .arg(&out_file)
+        .args(FAST)
+        .args(["--protocol-version", rev]);
+    if only_http {
+        cmd.args(["--include", "http/*"]);
+    }
+    let output = cmd.output().expect("running mcpcheck");
+    let report: serde_json::Value = std::fs::read_to_string(&out_file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let _ = std::fs::remove_file(&out_file);
+    let verdicts = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap_or("").to_owned(),
+                s["verdict"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    (verdicts, describe(&output))
+}
+
+fn with(v: &BTreeMap<String, String>, verdicts: &[&str]) -> BTreeSet<String> {
+    v.iter()
+        .filter(|(_, x)| verdicts.contains(&x.as_str()))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+#[test]
+fn every_http_scenario_has_a_defect() {
+    let mapped: BTreeSet<String> = table().into_values().flatten().collect();
+    let http: BTreeSet<String> = first_revisions()
+        .into_keys()
+        .filter(|id| id.starts_with("http/"))
+        .collect();
+    assert!(!http.is_empty());
+    let missing: Vec<_> = http.difference(&mapped).collect();
+    assert!(
+        missing.is_empty(),
+        "http scenarios without a defect: {missing:?}"
+    );
+}
+
+#[test]
+fn the_defect_free_fixture_fails_no_scenario_over_http() {
+    let server = misbehaving_http(None);
+    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let (v, text) = run(&server.url, rev, false);
+        assert!(v.len() > 30, "{rev}: too few scenarios ran\n{text}");
+        let bad = with(&v, &["fail", "warn", "error"]);
+        assert!(bad.is_empty(), "{rev}: {bad:?}\n{text}");
+        if rev != "2024-11-05" {
+            assert!(
+                with(&v, &["pass"]).iter().any(|id| id.starts_with("http/")),
+                "{rev}: no http scenario passed\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn each_http_defect_fails_exactly_its_scenarios() {
+    let revs = first_revisions();
+    let table = table();
+    assert!(table.len() >= 10, "too few http defects in DEFECTS.md");
+    let mut problems = Vec::new();
+    for (defect, expected) in table {
+        let server = misbehaving_http(Some(&defect));
+        let mut runs = BTreeSet::from(["2025-11-25".to_owned()]);
+        for id in &expected {
+            if let Some(r) = revs
+                .get(id)
+                .filter(|r| !r.iter().any(|x| x == "2025-11-25"))
+            {
+                runs.insert(r[0].clone());
+            }
+        }
+        let mut got = BTreeSet::new();
+        let mut errors = BTreeSet::new();
+        let mut texts = String::new();
+        for rev in &runs {
+            let (v, text) = run(&server.url, rev, true);
+            got.extend(with(&v, &["fail", "warn"]));
+            errors.extend(with(&v, &["error"]));
+            texts.push_str(&text);
+        }
+        if got != expected || !errors.is_empty() {
+            let detail: Vec<&str> = texts
+                .lines()
+                .filter(|l| l.trim_start().starts_with('['))
+                .take(8)
+                .collect();
+            problems.push(format!(
+                "--defect {defect} ({runs:?}): expected {expected:?}, failed {got:?}, errors {errors:?}\n{}",
+                detail.join("\n")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
