@@ -7,7 +7,6 @@ use anyhow::Context;
 use clap::Parser;
 use mcpcheck::cli::{self, Cli, Command, Format, SchemasCommand, UsageError};
 use mcpcheck::protocol::Revision;
-use mcpcheck::runner::Verdict;
 use mcpcheck::schema::{self, SchemaStore, SearchPath};
 
 /// Exit codes: 0 conformant, 1 conformance failures, 2 usage or harness error.
@@ -67,24 +66,32 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     });
     let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
     report.add_scenarios(outcomes, took_ms);
-    let human = mcpcheck::report::human::render(&report);
+    let done = cli::finish::finish(report, &args.reports, args.schema_dir.as_deref())?;
+    let report = &done.report;
+    let mut human = mcpcheck::report::human::render(report);
+    for note in &done.notes {
+        human.push_str(note);
+        human.push('\n');
+    }
+    let json = || mcpcheck::report::render(mcpcheck::report::ReportKind::Json, &done.input());
     match (args.format, &args.output) {
         (Format::Human, None) => print!("{human}"),
         (Format::Human, Some(path)) => {
             std::fs::write(path, &human).with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
-        (Format::Json, None) => println!("{}", mcpcheck::report::to_json(&report)),
+        (Format::Json, None) => println!("{}", json()?),
         (Format::Json, Some(path)) => {
-            std::fs::write(path, mcpcheck::report::to_json(&report))
-                .with_context(|| format!("writing {}", path.display()))?;
+            std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?;
             print!("{human}");
         }
     }
-    Ok(match report.verdict {
-        _ if report.has_errors() => ExitCode::from(EXIT_ERROR),
-        Verdict::Pass => ExitCode::SUCCESS,
-        Verdict::Fail => ExitCode::from(EXIT_FINDINGS),
+    Ok(if report.has_errors() {
+        ExitCode::from(EXIT_ERROR)
+    } else if done.input().passes() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FINDINGS)
     })
 }
 

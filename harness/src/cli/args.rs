@@ -92,6 +92,28 @@ pub struct RunArgs {
     /// Write the report to this file instead of stdout (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// Report files, the baseline and reproducible output.
+#[derive(Debug, Default, Args)]
+pub struct ReportArgs {
+    /// Also write a report: KIND=PATH with KIND html, junit, json or markdown (repeatable;
+    /// parent directories are created).
+    #[arg(long = "report", value_name = "KIND=PATH")]
+    pub reports: Vec<crate::report::ReportSpec>,
+    /// Replace times, durations, session ids and machine paths with placeholders, so the
+    /// same run gives the same report bytes.
+    #[arg(long)]
+    pub deterministic: bool,
+    /// YAML file of accepted failures (scenario or rule ids, each with a reason): listed
+    /// failures do not fail the run, unlisted ones do, listed ones that pass are stale.
+    #[arg(long, value_name = "FILE")]
+    pub expected_failures: Option<PathBuf>,
+    /// Rewrite --expected-failures to this run's failures (keeping known reasons).
+    #[arg(long, requires = "expected_failures")]
+    pub update_baseline: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
