@@ -13,6 +13,7 @@ use crate::check::Finding;
 use crate::runner::RunReport;
 use crate::scenario::exec::Verdict;
 use crate::session::SchemaStatus;
+use crate::session::{Direction, Entry};
 
 /// Replaces machine- and time-dependent strings with placeholders.
 #[derive(Debug)]
@@ -73,6 +74,11 @@ impl Scrubber {
                 ),
                 // Process ids in the messages of process-related findings.
                 (re(r"\b(pid|process) \d+"), "$1 <pid>"),
+                // Durations as Rust's Debug prints them (`after 3.2ms`, `2.6µs`).
+                (
+                    re(r"\b\d+(\.\d+)?(ns|µs|us|ms)\b|\b\d+\.\d+s\b"),
+                    "<duration>",
+                ),
             ],
         }
     }
@@ -167,9 +173,43 @@ pub fn apply(report: &mut RunReport, scrubber: &Scrubber) {
             .iter_mut()
             .chain(o.skipped_steps.iter_mut())
             .for_each(|s| scrubber.scrub_in_place(s));
-        for e in &mut o.transcript {
-            e.at = Duration::ZERO;
-            scrubber.scrub_in_place(&mut e.text);
+        let n_own = o.findings.len();
+        let mut findings: Vec<Finding> = o.findings.drain(..).chain(o.protocol.drain(..)).collect();
+        settle_transcript(&mut o.transcript, &mut findings, scrubber);
+        o.protocol = findings.split_off(n_own);
+        o.findings = findings;
+    }
+}
+
+/// Zeroes entry times, scrubs texts, and moves connection events (process exit, output
+/// closed, shutdown) after the messages, in text order: their order relative to each other
+/// and to the last messages is a race between threads. Finding frame indices follow.
+fn settle_transcript(entries: &mut Vec<Entry>, findings: &mut [Finding], scrubber: &Scrubber) {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    for e in entries.iter_mut() {
+        e.at = Duration::ZERO;
+        scrubber.scrub_in_place(&mut e.text);
+    }
+    order.sort_by(|&a, &b| {
+        let (ea, eb) = (&entries[a], &entries[b]);
+        let ev = |e: &Entry| e.direction == Direction::Event;
+        match (ev(ea), ev(eb)) {
+            (false, false) => a.cmp(&b),
+            (false, true) => std::cmp::Ordering::Less,
+            (true, false) => std::cmp::Ordering::Greater,
+            (true, true) => ea.text.cmp(&eb.text).then(a.cmp(&b)),
+        }
+    });
+    let mut new_index = vec![0; entries.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let old = std::mem::take(entries);
+    let mut slots: Vec<Option<Entry>> = old.into_iter().map(Some).collect();
+    *entries = order.iter().filter_map(|&i| slots[i].take()).collect();
+    for f in findings {
+        if let Some(i) = f.frame {
+            f.frame = new_index.get(i).copied();
         }
     }
 }
