@@ -23,7 +23,7 @@ const FRAMES_PER_SCENARIO: usize = 100;
 
 fn frame(n: usize) -> (Direction, String) {
     let id = n / 2;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         let req = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "echo", "arguments": {"message": format!("message number {n}")}}});
         (Direction::Sent, req.to_string())
@@ -56,7 +56,7 @@ fn synthetic() -> RunReport {
                     }
                 })
                 .collect();
-            let failing = s % 10 == 0;
+            let failing = s.is_multiple_of(10);
             let findings = if failing {
                 vec![
                     Finding::custom(

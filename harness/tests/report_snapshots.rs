@@ -36,8 +36,16 @@ fn outcome(id: &str, verdict: V, findings: Vec<Finding>) -> ScenarioOutcome {
         skipped_steps: vec![],
         duration_ms: 12,
         transcript: vec![
-            entry(0, Direction::Sent, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
-            entry(3, Direction::Received, r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a|b <c>"}]}}"#),
+            entry(
+                0,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            ),
+            entry(
+                3,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a|b <c>"}]}}"#,
+            ),
         ],
     }
 }

@@ -19,21 +19,64 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         mcpcheck run -- python3 server.py --flag\n  \
         mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
-        mcpcheck run --format json --output results.json -- ./target/debug/my-server")]
+        mcpcheck run --format json --output results.json -- ./target/debug/my-server\n  \
+        mcpcheck run --report html=out/report.html --report junit=out/junit.xml -- ./my-server\n  \
+        mcpcheck run --expected-failures baseline.yaml --report markdown=summary.md -- ./my-server\n  \
+        mcpcheck run --include 'tools/*' --exclude 'tools/call-*' -- ./my-server")]
     Run(Box<RunArgs>),
     /// List the scenarios: ids, titles, revisions and spec references.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck list\n  \
+        mcpcheck list my-scenarios/\n  \
+        mcpcheck list scenarios/tools/list-result.yaml")]
     List {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
         scenarios: Vec<PathBuf>,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+        mcpcheck schemas fetch\n  \
+        mcpcheck schemas fetch --dest ./mcp-schema\n  \
+        mcpcheck schemas list --schema-dir ./mcp-schema"
+    )]
     Schemas(SchemasCommand),
+    /// Print a shell completion script for mcpcheck.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck completions bash > ~/.local/share/bash-completion/completions/mcpcheck\n  \
+        mcpcheck completions zsh > ~/.zfunc/_mcpcheck\n  \
+        mcpcheck completions fish > ~/.config/fish/completions/mcpcheck.fish")]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write a commented starter mcpcheck.toml.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck init\n  \
+        mcpcheck init ci/mcpcheck.toml && mcpcheck run --config ci/mcpcheck.toml")]
+    Init {
+        /// Where to write it.
+        #[arg(value_name = "FILE", default_value = "mcpcheck.toml")]
+        path: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the mcpcheck(1) man page (roff), generated from these definitions.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck man > mcpcheck.1 && man ./mcpcheck.1\n  \
+        mcpcheck man | gzip > /usr/local/share/man/man1/mcpcheck.1.gz")]
+    Man,
 }
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Settings file (default: ./mcpcheck.toml when present); flags override its settings.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Server command line, split like a shell would (quotes group words).
     #[arg(long, value_name = "CMD", conflicts_with = "command")]
     pub server: Option<String>,
@@ -114,6 +157,12 @@ pub struct ReportArgs {
     /// Rewrite --expected-failures to this run's failures (keeping known reasons).
     #[arg(long, requires = "expected_failures")]
     pub update_baseline: bool,
+    /// Print only the verdict line (and baseline notes); no progress bar.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print the wire transcript of every failing scenario.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -125,6 +174,9 @@ pub enum Format {
 #[derive(Debug, Subcommand)]
 pub enum SchemasCommand {
     /// Download the pinned official schemas into the user cache, verifying checksums.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck schemas fetch\n  \
+        mcpcheck schemas fetch --dest ./mcp-schema && export MCPCHECK_SCHEMA_DIR=$PWD/mcp-schema")]
     Fetch {
         /// Directory to write into (default: the user cache).
         #[arg(long, value_name = "DIR")]
@@ -134,6 +186,9 @@ pub enum SchemasCommand {
         base_url: Option<String>,
     },
     /// Show where each revision's schema is found, and whether it matches the pin.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck schemas list\n  \
+        MCPCHECK_SCHEMA_DIR=./mcp-schema mcpcheck schemas list")]
     List {
         #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
         schema_dir: Option<PathBuf>,
@@ -147,5 +202,26 @@ mod tests {
     #[test]
     fn the_cli_definition_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// Every subcommand, nested ones too, shows examples in its --help.
+    #[test]
+    fn every_subcommand_has_examples() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for sub in cmd.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name());
+                let help = sub
+                    .get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
+                if !help.contains("Examples:") {
+                    missing.push(name.clone());
+                }
+                walk(sub, &name, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "mcpcheck", &mut missing);
+        assert!(missing.is_empty(), "no examples in --help of {missing:?}");
     }
 }

@@ -51,7 +51,7 @@ impl Scrubber {
     }
 
     pub fn new(mut literals: Vec<(String, &'static str)>) -> Self {
-        literals.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        literals.sort_by_key(|l| std::cmp::Reverse(l.0.len()));
         let re = |p: &str| Regex::new(p).expect("the placeholder patterns are valid");
         Scrubber {
             literals,
