@@ -20,7 +20,11 @@ example() {
     rm -rf "$dir"
     mkdir -p "$dir"
     local code=0
+    # Left out, because their transcripts are races by design and so not reproducible:
+    # stdio/burst-1000-requests (how many of 1000 answers land in its window) and
+    # notifications/cancel-in-flight (whether the answer beats the cancellation).
     "$MCPCHECK" run --deterministic --jobs 2 \
+        --exclude stdio/burst-1000-requests --exclude notifications/cancel-in-flight \
         --report "html=$dir/report.html" \
         --report "junit=$dir/junit.xml" \
         --report "json=$dir/results.json" \

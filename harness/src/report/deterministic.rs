@@ -156,10 +156,7 @@ pub fn apply(report: &mut RunReport, scrubber: &Scrubber) {
         .tail
         .iter_mut()
         .for_each(|l| scrubber.scrub_in_place(l));
-    for e in &mut report.transcript {
-        e.at = Duration::ZERO;
-        scrubber.scrub_in_place(&mut e.text);
-    }
+    settle_transcript(&mut report.transcript, &mut report.findings, scrubber);
     for o in &mut report.scenarios {
         o.duration_ms = 0;
         if let Verdict::Skip { reason } | Verdict::Error { reason } = &mut o.verdict {
