@@ -4,10 +4,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::Parser;
 use mcpcheck::cli::{self, Cli, Command, Format, SchemasCommand, UsageError};
 use mcpcheck::protocol::Revision;
-use mcpcheck::runner::Verdict;
+use mcpcheck::report::human::Detail;
 use mcpcheck::schema::{self, SchemaStore, SearchPath};
 
 /// Exit codes: 0 conformant, 1 conformance failures, 2 usage or harness error.
@@ -15,7 +14,13 @@ const EXIT_FINDINGS: u8 = 1;
 const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The matches are kept to tell flags given on the command line from defaults, so that
+    // mcpcheck.toml fills only what the command line left out.
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -26,7 +31,7 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    match runtime.block_on(dispatch(cli, &matches)) {
         Ok(code) => code,
         Err(e) => {
             let usage = e.downcast_ref::<UsageError>().is_some();
@@ -39,17 +44,57 @@ fn main() -> ExitCode {
     }
 }
 
-async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
     mcpcheck::transport::reaper::install_signal_handlers().context("installing signal handlers")?;
     match cli.command {
-        Command::Run(args) => run(*args).await,
+        Command::Run(args) => {
+            let sub = matches
+                .subcommand_matches("run")
+                .context("clap gave no matches for `run`")?;
+            run(*args, sub).await
+        }
+        Command::Init { path, force } => {
+            if path.exists() && !force {
+                return Err(UsageError(format!(
+                    "{} exists; pass --force to overwrite it",
+                    path.display()
+                ))
+                .into());
+            }
+            std::fs::write(&path, cli::config::STARTER)
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!(
+                "wrote {}: set [server] command, then run `mcpcheck run`",
+                path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::List { scenarios } => list(&scenarios),
         Command::Schemas(cmd) => schemas(cmd).await,
         Command::Snapshot(args) => snapshot(*args).await,
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "mcpcheck", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cmd)
+                .render(&mut out)
+                .context("rendering the man page")?;
+            std::io::Write::write_all(&mut std::io::stdout(), &out).context("writing stdout")?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
-async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
+async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
+    if let Some(path) = cli::config::locate(args.config.as_deref()) {
+        let config = cli::config::Config::load(&path)?;
+        let base = path.parent().unwrap_or(std::path::Path::new(""));
+        cli::config::apply(&config, base, &mut args, matches)?;
+    }
     let (mut config, search) = cli::resolve::run(&args)?;
     if args.url.is_some()
         && args.transport == cli::args::HttpTransportArg::Auto
@@ -72,11 +117,22 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
             .map(|n| n.get())
             .unwrap_or(2)
     });
-    let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
+    let progress = progress_bar(scenarios.len(), args.reports.quiet);
+    let on_done: Option<mcpcheck::runner::suite::OnDone> = progress.clone().map(|bar| {
+        let f: mcpcheck::runner::suite::OnDone = Arc::new(move |o| {
+            bar.set_message(o.id.clone());
+            bar.inc(1);
+        });
+        f
+    });
+    let (outcomes, took_ms) =
+        mcpcheck::runner::suite::run_with_progress(&scenarios, exec, store, jobs, on_done).await;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
     report.add_scenarios(outcomes, took_ms);
     if let Some(dir) = &args.snapshot_dir {
-        let mcpcheck::transport::target::Target::Stdio { server, options } = &config.target
-        else {
+        let mcpcheck::transport::target::Target::Stdio { server, options } = &config.target else {
             return Err(cli::UsageError(
                 "--snapshot-dir works with a server command for now, not with --url".into(),
             )
@@ -97,32 +153,73 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
             .context("taking the snapshot for --snapshot-dir")?;
         report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
     }
-    // A bearer token never leaves the process, whatever echoed it.
+    // A bearer token never leaves the process, whatever echoed it: every report file and
+    // every printed line goes through this.
     let secrets = config.target.secrets().to_vec();
-    let redact = |text: String| mcpcheck::transport::http::redact(&text, &secrets);
-    let mut human = mcpcheck::report::human::render(&report);
+    let redact = |text: &str| mcpcheck::transport::http::redact(text, &secrets);
+    let done = cli::finish::finish(report, &args.reports, args.schema_dir.as_deref(), &redact)?;
+    let report = &done.report;
+    let detail = if args.reports.quiet {
+        Detail::Quiet
+    } else if args.reports.verbose {
+        Detail::Verbose
+    } else {
+        Detail::Normal
+    };
+    let mut human = mcpcheck::report::human::render_styled(report, detail);
     if let Some(c) = &report.snapshot {
         human.push_str(&snapshot_summary(c, true, "snapshot "));
     }
-    let human = redact(human);
-    let json = || redact(mcpcheck::report::to_json(&report));
+    for note in &done.notes {
+        human.push_str(note);
+        human.push('\n');
+    }
+    let human = redact(&human);
+    // anstream strips the colors for NO_COLOR, a non-terminal stdout, or a file.
+    let print = |text: &str| -> anyhow::Result<()> {
+        let mut out = anstream::stdout();
+        std::io::Write::write_all(&mut out, text.as_bytes()).context("writing stdout")
+    };
+    let plain = |text: &str| anstream::adapter::strip_str(text).to_string();
+    let json = || {
+        mcpcheck::report::render(mcpcheck::report::ReportKind::Json, &done.input())
+            .map(|t| redact(&t))
+    };
     match (args.format, &args.output) {
-        (Format::Human, None) => print!("{human}"),
+        (Format::Human, None) => print(&human)?,
         (Format::Human, Some(path)) => {
-            std::fs::write(path, &human).with_context(|| format!("writing {}", path.display()))?;
-            print!("{human}");
+            std::fs::write(path, plain(&human))
+                .with_context(|| format!("writing {}", path.display()))?;
+            print(&human)?;
         }
-        (Format::Json, None) => println!("{}", json()),
+        (Format::Json, None) => println!("{}", json()?),
         (Format::Json, Some(path)) => {
-            std::fs::write(path, json()).with_context(|| format!("writing {}", path.display()))?;
-            print!("{human}");
+            std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?;
+            print(&human)?;
         }
     }
-    Ok(match report.verdict {
-        _ if report.has_errors() => ExitCode::from(EXIT_ERROR),
-        Verdict::Pass => ExitCode::SUCCESS,
-        Verdict::Fail => ExitCode::from(EXIT_FINDINGS),
+    Ok(if report.has_errors() {
+        ExitCode::from(EXIT_ERROR)
+    } else if done.input().passes() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FINDINGS)
     })
+}
+
+/// A progress bar on stderr when it is a terminal (and not --quiet); none otherwise.
+fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if quiet || total == 0 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(total as u64);
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} scenarios  {wide_msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
 }
 
 fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {

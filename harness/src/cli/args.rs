@@ -20,16 +20,29 @@ pub enum Command {
         mcpcheck run -- python3 server.py --flag\n  \
         mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
         mcpcheck run --format json --output results.json -- ./target/debug/my-server\n  \
-        mcpcheck run --url http://127.0.0.1:8808/mcp --bearer-env MCP_TOKEN")]
+        mcpcheck run --url http://127.0.0.1:8808/mcp --bearer-env MCP_TOKEN\n  \
+        mcpcheck run --report html=out/report.html --report junit=out/junit.xml -- ./my-server\n  \
+        mcpcheck run --expected-failures baseline.yaml --report markdown=summary.md -- ./my-server\n  \
+        mcpcheck run --include 'tools/*' --exclude 'tools/call-*' -- ./my-server")]
     Run(Box<RunArgs>),
     /// List the scenarios: ids, titles, revisions and spec references.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck list\n  \
+        mcpcheck list my-scenarios/\n  \
+        mcpcheck list scenarios/tools/list-result.yaml")]
     List {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
         scenarios: Vec<PathBuf>,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+        mcpcheck schemas fetch\n  \
+        mcpcheck schemas fetch --dest ./mcp-schema\n  \
+        mcpcheck schemas list --schema-dir ./mcp-schema"
+    )]
     Schemas(SchemasCommand),
     /// Snapshot the server's surface and response shapes; fail when they change.
     #[command(after_help = "Examples:\n  \
@@ -39,10 +52,40 @@ pub enum Command {
         Pending changes are written as NAME.snap.new (insta's format); `cargo insta review` can\n\
         review them too.")]
     Snapshot(Box<crate::cli::snapshot::SnapshotArgs>),
+    /// Print a shell completion script for mcpcheck.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck completions bash > ~/.local/share/bash-completion/completions/mcpcheck\n  \
+        mcpcheck completions zsh > ~/.zfunc/_mcpcheck\n  \
+        mcpcheck completions fish > ~/.config/fish/completions/mcpcheck.fish")]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write a commented starter mcpcheck.toml.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck init\n  \
+        mcpcheck init ci/mcpcheck.toml && mcpcheck run --config ci/mcpcheck.toml")]
+    Init {
+        /// Where to write it.
+        #[arg(value_name = "FILE", default_value = "mcpcheck.toml")]
+        path: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the mcpcheck(1) man page (roff), generated from these definitions.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck man > mcpcheck.1 && man ./mcpcheck.1\n  \
+        mcpcheck man | gzip > /usr/local/share/man/man1/mcpcheck.1.gz")]
+    Man,
 }
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Settings file (default: ./mcpcheck.toml when present); flags override its settings.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Server command line, split like a shell would (quotes group words).
     #[arg(long, value_name = "CMD", conflicts_with = "command")]
     pub server: Option<String>,
@@ -125,6 +168,34 @@ pub struct RunArgs {
     /// Write the report to this file instead of stdout (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// Report files, the baseline and reproducible output.
+#[derive(Debug, Default, Args)]
+pub struct ReportArgs {
+    /// Also write a report: KIND=PATH with KIND html, junit, json or markdown (repeatable;
+    /// parent directories are created).
+    #[arg(long = "report", value_name = "KIND=PATH")]
+    pub reports: Vec<crate::report::ReportSpec>,
+    /// Replace times, durations, session ids and machine paths with placeholders, so the
+    /// same run gives the same report bytes.
+    #[arg(long)]
+    pub deterministic: bool,
+    /// YAML file of accepted failures (scenario or rule ids, each with a reason): listed
+    /// failures do not fail the run, unlisted ones do, listed ones that pass are stale.
+    #[arg(long, value_name = "FILE")]
+    pub expected_failures: Option<PathBuf>,
+    /// Rewrite --expected-failures to this run's failures (keeping known reasons).
+    #[arg(long, requires = "expected_failures")]
+    pub update_baseline: bool,
+    /// Print only the verdict line (and baseline notes); no progress bar.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print the wire transcript of every failing scenario.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -143,6 +214,9 @@ pub enum Format {
 #[derive(Debug, Subcommand)]
 pub enum SchemasCommand {
     /// Download the pinned official schemas into the user cache, verifying checksums.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck schemas fetch\n  \
+        mcpcheck schemas fetch --dest ./mcp-schema && export MCPCHECK_SCHEMA_DIR=$PWD/mcp-schema")]
     Fetch {
         /// Directory to write into (default: the user cache).
         #[arg(long, value_name = "DIR")]
@@ -152,6 +226,9 @@ pub enum SchemasCommand {
         base_url: Option<String>,
     },
     /// Show where each revision's schema is found, and whether it matches the pin.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck schemas list\n  \
+        MCPCHECK_SCHEMA_DIR=./mcp-schema mcpcheck schemas list")]
     List {
         #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
         schema_dir: Option<PathBuf>,
@@ -165,5 +242,26 @@ mod tests {
     #[test]
     fn the_cli_definition_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// Every subcommand, nested ones too, shows examples in its --help.
+    #[test]
+    fn every_subcommand_has_examples() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for sub in cmd.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name());
+                let help = sub
+                    .get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
+                if !help.contains("Examples:") {
+                    missing.push(name.clone());
+                }
+                walk(sub, &name, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "mcpcheck", &mut missing);
+        assert!(missing.is_empty(), "no examples in --help of {missing:?}");
     }
 }

@@ -1,6 +1,8 @@
 //! The command line: raw arguments ([`args`]) resolved into configurations ([`resolve`]).
 
 pub mod args;
+pub mod config;
+pub mod finish;
 pub mod resolve;
 pub mod snapshot;
 

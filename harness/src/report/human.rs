@@ -6,6 +6,85 @@ use crate::check::Severity;
 use crate::runner::{RunReport, StepStatus, Verdict};
 use crate::session::SchemaStatus;
 
+/// How much the terminal summary says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// Only the verdict line.
+    Quiet,
+    #[default]
+    Normal,
+    /// Also the wire transcript of every failing scenario.
+    Verbose,
+}
+
+/// Colors a verdict label with ANSI codes; `anstream` strips them for NO_COLOR or a non-TTY.
+fn paint(label: &str) -> String {
+    use anstyle::{AnsiColor, Style};
+    let style = match label.trim() {
+        "pass" | "PASS" => Style::new().fg_color(Some(AnsiColor::Green.into())),
+        "FAIL" | "FAILURE" | "ERROR" => Style::new().fg_color(Some(AnsiColor::Red.into())).bold(),
+        "warn" | "warning" => Style::new().fg_color(Some(AnsiColor::Yellow.into())),
+        "skip" | "info" => Style::new().fg_color(Some(AnsiColor::BrightBlack.into())),
+        _ => Style::new(),
+    };
+    format!("{style}{label}{style:#}")
+}
+
+/// Renders the human summary with ANSI colors on the verdict labels, at `detail`.
+pub fn render_styled(report: &RunReport, detail: Detail) -> String {
+    let plain = render(report);
+    let mut out = String::with_capacity(plain.len() + 1024);
+    let lines: Vec<&str> = plain.lines().collect();
+    let last = lines.iter().rposition(|l| !l.is_empty()).unwrap_or(0);
+    for (n, line) in lines.iter().enumerate() {
+        if detail == Detail::Quiet && n != last {
+            continue;
+        }
+        out.push_str(&paint_line(line));
+        out.push('\n');
+        if detail == Detail::Verbose
+            && let Some(o) = failing_scenario(report, line)
+        {
+            for (i, e) in o.transcript.iter().enumerate() {
+                let arrow = match e.direction {
+                    crate::session::Direction::Sent => "→",
+                    crate::session::Direction::Received => "←",
+                    crate::session::Direction::Event => "•",
+                };
+                let _ = writeln!(
+                    out,
+                    "          #{i} {arrow} {}",
+                    crate::session::quote(&e.text, 400)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The failing scenario a summary line (`  FAIL  id`) names.
+fn failing_scenario<'a>(
+    report: &'a RunReport,
+    line: &str,
+) -> Option<&'a crate::scenario::exec::ScenarioOutcome> {
+    let id = line.strip_prefix("  FAIL  ")?.trim();
+    report.scenarios.iter().find(|o| o.id == id)
+}
+
+/// Colors the verdict word a summary line starts with.
+fn paint_line(line: &str) -> String {
+    let trimmed = line.trim_start();
+    let indent = &line[..line.len() - trimmed.len()];
+    let word_end = trimmed.find([' ', ':']).unwrap_or(trimmed.len());
+    let word = &trimmed[..word_end];
+    match word {
+        "pass" | "FAIL" | "warn" | "skip" | "ERROR" | "FAILURE" | "warning" | "info" | "PASS" => {
+            format!("{indent}{}{}", paint(word), &trimmed[word_end..])
+        }
+        _ => line.to_owned(),
+    }
+}
+
 /// Renders the human summary as plain text.
 pub fn render(report: &RunReport) -> String {
     let mut out = String::new();

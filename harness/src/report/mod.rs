@@ -1,10 +1,195 @@
 //! Turning a run into something a person or a machine reads.
+//!
+//! Every reporter renders the final [`RunReport`] (plus the baseline comparison), so one run
+//! can write all of them: `--report html=out/report.html --report junit=out/junit.xml ...`.
 
+pub mod baseline;
+pub mod deterministic;
+pub mod html;
 pub mod human;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod summary;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use crate::runner::RunReport;
 
-/// Writes the JSON report (format documented in README, "JSON report").
+/// Writes the JSON report (format documented in `reports/results.schema.json`).
 pub fn to_json(report: &RunReport) -> String {
     serde_json::to_string_pretty(report).expect("reports always serialize")
+}
+
+/// What reporters render from.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    pub run: &'a RunReport,
+    /// The comparison with `--expected-failures`, when given.
+    pub baseline: Option<&'a baseline::Comparison>,
+    /// Times print as placeholders (`--deterministic`).
+    pub deterministic: bool,
+}
+
+impl Input<'_> {
+    /// Whether the run passes, counting the baseline (harness errors never pass).
+    pub fn passes(&self) -> bool {
+        if self.run.has_errors() {
+            return false;
+        }
+        match self.baseline {
+            Some(b) => b.passes(),
+            None => self.run.verdict == crate::runner::Verdict::Pass,
+        }
+    }
+}
+
+/// The kinds of `--report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportKind {
+    Html,
+    Junit,
+    Json,
+    Markdown,
+}
+
+impl ReportKind {
+    pub const ALL: [ReportKind; 4] = [Self::Html, Self::Junit, Self::Json, Self::Markdown];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Html => "html",
+            Self::Junit => "junit",
+            Self::Json => "json",
+            Self::Markdown => "markdown",
+        }
+    }
+}
+
+/// One `--report KIND=PATH`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportSpec {
+    pub kind: ReportKind,
+    pub path: PathBuf,
+}
+
+impl FromStr for ReportSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let kinds = || {
+            ReportKind::ALL
+                .iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (kind, path) = s.split_once('=').ok_or_else(|| {
+            format!(
+                "expected KIND=PATH (kinds: {}), e.g. html=out/report.html",
+                kinds()
+            )
+        })?;
+        let kind = match kind.trim().to_ascii_lowercase().as_str() {
+            "html" => ReportKind::Html,
+            "junit" | "xml" => ReportKind::Junit,
+            "json" => ReportKind::Json,
+            "markdown" | "md" => ReportKind::Markdown,
+            other => {
+                return Err(format!(
+                    "unknown report kind {other:?} (kinds: {})",
+                    kinds()
+                ));
+            }
+        };
+        if path.trim().is_empty() {
+            return Err(format!("{}=: the path is empty", kind.name()));
+        }
+        Ok(ReportSpec {
+            kind,
+            path: PathBuf::from(path),
+        })
+    }
+}
+
+/// A report that could not be rendered or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("rendering the {kind} report: {message}")]
+    Render { kind: &'static str, message: String },
+    #[error("writing {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Renders one kind of report.
+pub fn render(kind: ReportKind, input: &Input<'_>) -> Result<String, ReportError> {
+    let err = |message: String| ReportError::Render {
+        kind: kind.name(),
+        message,
+    };
+    match kind {
+        ReportKind::Html => html::render(input).map_err(|e| err(format!("{e:#}"))),
+        ReportKind::Junit => junit::render(input).map_err(|e| err(e.to_string())),
+        ReportKind::Json => json::render(input).map_err(|e| err(e.to_string())),
+        ReportKind::Markdown => Ok(markdown::render(input)),
+    }
+}
+
+/// Renders and writes every requested report, creating parent directories.
+pub fn write_all(
+    specs: &[ReportSpec],
+    input: &Input<'_>,
+    redact: &dyn Fn(&str) -> String,
+) -> Result<(), ReportError> {
+    for spec in specs {
+        let text = redact(&render(spec.kind, input)?);
+        write_file(&spec.path, &text)?;
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
+    let werr = |source| ReportError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(werr)?;
+    }
+    std::fs::write(path, text).map_err(werr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_specs_parse_kind_and_path() {
+        let s: ReportSpec = "html=out/r.html".parse().unwrap();
+        assert_eq!(s.kind, ReportKind::Html);
+        assert_eq!(s.path, PathBuf::from("out/r.html"));
+        let s: ReportSpec = "JUnit=a=b.xml".parse().unwrap();
+        assert_eq!(
+            (s.kind, s.path),
+            (ReportKind::Junit, PathBuf::from("a=b.xml"))
+        );
+        assert!(
+            "pdf=x"
+                .parse::<ReportSpec>()
+                .unwrap_err()
+                .contains("unknown report kind")
+        );
+        assert!(
+            "out.html"
+                .parse::<ReportSpec>()
+                .unwrap_err()
+                .contains("KIND=PATH")
+        );
+        assert!("json=".parse::<ReportSpec>().is_err());
+    }
 }

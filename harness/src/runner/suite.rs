@@ -36,6 +36,9 @@ impl Tally {
     }
 }
 
+/// Called as each scenario finishes (in completion order), e.g. to advance a progress bar.
+pub type OnDone = Arc<dyn Fn(&ScenarioOutcome) + Send + Sync>;
+
 /// Runs `scenarios` with at most `jobs` servers alive at once; outcomes keep the input order.
 pub async fn run(
     scenarios: &[Scenario],
@@ -43,18 +46,34 @@ pub async fn run(
     schemas: Arc<SchemaStore>,
     jobs: usize,
 ) -> (Vec<ScenarioOutcome>, u64) {
+    run_with_progress(scenarios, config, schemas, jobs, None).await
+}
+
+/// [`run`], calling `on_done` with each outcome as it arrives.
+pub async fn run_with_progress(
+    scenarios: &[Scenario],
+    config: Arc<ExecConfig>,
+    schemas: Arc<SchemaStore>,
+    jobs: usize,
+    on_done: Option<OnDone>,
+) -> (Vec<ScenarioOutcome>, u64) {
     let started = Instant::now();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let mut handles = Vec::new();
     for scenario in scenarios {
         let scenario = scenario.clone();
         let (config, schemas, gate) = (config.clone(), schemas.clone(), gate.clone());
+        let on_done = on_done.clone();
         handles.push(tokio::spawn(async move {
             let _permit = gate
                 .acquire_owned()
                 .await
                 .expect("the semaphore is never closed");
-            exec::run(&scenario, &config, schemas).await
+            let outcome = exec::run(&scenario, &config, schemas).await;
+            if let Some(f) = &on_done {
+                f(&outcome);
+            }
+            outcome
         }));
     }
     let mut outcomes = Vec::new();

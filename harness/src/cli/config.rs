@@ -1,0 +1,316 @@
+//! `mcpcheck.toml`: the settings of `mcpcheck run` kept in the repository, so CI and people
+//! run the same thing. Flags given on the command line win over the file; relative paths
+//! in the file are relative to the file's directory.
+
+use std::path::{Path, PathBuf};
+
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use serde::Deserialize;
+
+use super::{RunArgs, UsageError};
+use crate::report::{ReportKind, ReportSpec};
+
+/// The file looked for in the working directory when `--config` is not given.
+pub const DEFAULT_FILE: &str = "mcpcheck.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub server: ServerSection,
+    #[serde(default)]
+    pub run: RunSection,
+    #[serde(default)]
+    pub baseline: BaselineSection,
+    #[serde(default)]
+    pub reports: ReportsSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSection {
+    /// The command: a list of words (no splitting) or one string split like a shell would.
+    pub command: Option<Command>,
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Command {
+    Line(String),
+    Words(Vec<String>),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RunSection {
+    pub protocol_version: Option<String>,
+    pub timeout: Option<String>,
+    pub startup_timeout: Option<String>,
+    pub shutdown_wait: Option<String>,
+    pub kill_wait: Option<String>,
+    pub jobs: Option<usize>,
+    pub call_tools: Option<String>,
+    #[serde(default)]
+    pub include: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub scenarios: Vec<PathBuf>,
+    pub builtin: Option<bool>,
+    pub schema_dir: Option<PathBuf>,
+    pub max_frame_size: Option<usize>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BaselineSection {
+    pub expected_failures: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportsSection {
+    pub html: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub deterministic: Option<bool>,
+}
+
+impl Config {
+    pub fn parse(text: &str, origin: &str) -> Result<Self, UsageError> {
+        toml::from_str(text).map_err(|e| UsageError(format!("{origin}: {e}")))
+    }
+
+    pub fn load(path: &Path) -> Result<Self, UsageError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError(format!("reading {}: {e}", path.display())))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+}
+
+/// The config file to use: `--config`, else `mcpcheck.toml` in the working directory if
+/// there is one.
+pub fn locate(flag: Option<&Path>) -> Option<PathBuf> {
+    match flag {
+        Some(p) => Some(p.to_path_buf()),
+        None => {
+            let p = PathBuf::from(DEFAULT_FILE);
+            p.is_file().then_some(p)
+        }
+    }
+}
+
+/// Fills `args` from `config` wherever the command line (or the environment) gave nothing.
+pub fn apply(
+    config: &Config,
+    base: &Path,
+    args: &mut RunArgs,
+    matches: &ArgMatches,
+) -> Result<(), UsageError> {
+    let from_cli = |id: &str| {
+        matches!(
+            matches.value_source(id),
+            Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+        )
+    };
+    let path = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            base.join(p)
+        }
+    };
+    if args.server.is_none() && args.command.is_empty() {
+        match &config.server.command {
+            Some(Command::Line(l)) => args.server = Some(l.clone()),
+            Some(Command::Words(w)) => args.command = w.clone(),
+            None => {}
+        }
+    }
+    // Environment entries from the file come first; --env for the same key wins later.
+    let mut env: Vec<String> = config
+        .server
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    env.append(&mut args.env);
+    args.env = env;
+    if !from_cli("cwd")
+        && let Some(c) = &config.server.cwd
+    {
+        args.cwd = Some(path(c));
+    }
+    let r = &config.run;
+    let set = |id: &str, value: &Option<String>, slot: &mut String| {
+        if let Some(v) = value.as_ref().filter(|_| !from_cli(id)) {
+            *slot = v.clone();
+        }
+    };
+    set(
+        "protocol_version",
+        &r.protocol_version,
+        &mut args.protocol_version,
+    );
+    set("timeout", &r.timeout, &mut args.timeout);
+    set(
+        "startup_timeout",
+        &r.startup_timeout,
+        &mut args.startup_timeout,
+    );
+    set("shutdown_wait", &r.shutdown_wait, &mut args.shutdown_wait);
+    set("kill_wait", &r.kill_wait, &mut args.kill_wait);
+    if !from_cli("jobs") && r.jobs.is_some() {
+        args.jobs = r.jobs;
+    }
+    if let Some(policy) = r.call_tools.as_ref().filter(|_| !from_cli("call_tools")) {
+        args.call_tools =
+            <crate::scenario::exec::ToolPolicy as clap::ValueEnum>::from_str(policy, true)
+                .map_err(|_| {
+                    UsageError(format!(
+                        "[run] call-tools = {policy:?}: expected none, readonly or all"
+                    ))
+                })?;
+    }
+    if !from_cli("include") && !r.include.is_empty() {
+        args.include = r.include.clone();
+    }
+    if !from_cli("exclude") && !r.exclude.is_empty() {
+        args.exclude = r.exclude.clone();
+    }
+    if !from_cli("scenarios") && !r.scenarios.is_empty() {
+        args.scenarios = r.scenarios.iter().map(|p| path(p)).collect();
+    }
+    if !from_cli("builtin") {
+        args.builtin |= r.builtin.unwrap_or(false);
+    }
+    if !from_cli("schema_dir")
+        && let Some(d) = &r.schema_dir
+    {
+        args.schema_dir = Some(path(d));
+    }
+    if !from_cli("max_frame_size")
+        && let Some(n) = r.max_frame_size
+    {
+        args.max_frame_size = n;
+    }
+    if !from_cli("expected_failures")
+        && let Some(b) = &config.baseline.expected_failures
+    {
+        args.reports.expected_failures = Some(path(b));
+    }
+    let rep = &config.reports;
+    if !from_cli("deterministic") {
+        args.reports.deterministic |= rep.deterministic.unwrap_or(false);
+    }
+    // A report kind given with --report replaces the file's path for that kind.
+    for (kind, file) in [
+        (ReportKind::Html, &rep.html),
+        (ReportKind::Junit, &rep.junit),
+        (ReportKind::Json, &rep.json),
+        (ReportKind::Markdown, &rep.markdown),
+    ] {
+        if let Some(f) = file
+            && !args.reports.reports.iter().any(|s| s.kind == kind)
+        {
+            args.reports.reports.push(ReportSpec {
+                kind,
+                path: path(f),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The starter file `mcpcheck init` writes: every setting, commented.
+pub const STARTER: &str = r#"# mcpcheck configuration: `mcpcheck run` reads ./mcpcheck.toml (or --config FILE).
+# Flags given on the command line override these settings. Relative paths are relative
+# to this file.
+
+[server]
+# The server to check, over stdio: a list of words (passed as is) or one string (split
+# like a shell would).
+command = ["python3", "server.py"]
+# Environment variables for the server.
+# env = { LOG_LEVEL = "debug" }
+# Working directory for the server.
+# cwd = "."
+
+[run]
+# Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25.
+# protocol-version = "2025-11-25"
+# How long to wait for each response, and for `initialize` (which includes start-up).
+# timeout = "10s"
+# startup-timeout = "30s"
+# Shutdown: wait after closing stdin, then after SIGTERM.
+# shutdown-wait = "5s"
+# kill-wait = "2s"
+# Scenarios run in parallel, each with its own server (default: number of cores).
+# jobs = 4
+# Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all.
+# call-tools = "readonly"
+# Scenario selection by id glob.
+# include = ["tools/*", "resources/*"]
+# exclude = ["tools/call-*"]
+# Your own scenario files or directories (run instead of the built-in suite unless builtin is true).
+# scenarios = ["mcp-scenarios/"]
+# builtin = true
+# Directory with <revision>/schema.json (default: $MCPCHECK_SCHEMA_DIR, then the cache
+# that `mcpcheck schemas fetch` fills).
+# schema-dir = "mcp-schema"
+
+[baseline]
+# Accepted failures (scenario or rule ids, each with a reason); see `--expected-failures`.
+# expected-failures = "mcpcheck-baseline.yaml"
+
+[reports]
+# Report files written by every run.
+# html = "mcpcheck-report/report.html"
+# junit = "mcpcheck-report/junit.xml"
+# json = "mcpcheck-report/results.json"
+# markdown = "mcpcheck-report/summary.md"
+# Placeholders for times, durations, session ids and machine paths.
+# deterministic = false
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_starter_parses_and_names_a_server() {
+        let c = Config::parse(STARTER, "starter").unwrap();
+        assert!(matches!(c.server.command, Some(Command::Words(ref w)) if w[0] == "python3"));
+    }
+
+    #[test]
+    fn uncommented_starter_settings_all_parse() {
+        // Every commented setting is a real key: uncomment them all and parse.
+        let text: String = STARTER
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(rest) if rest.contains(" = ") => rest,
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = Config::parse(&text, "uncommented").unwrap();
+        assert_eq!(c.run.jobs, Some(4));
+        assert_eq!(
+            c.reports.junit,
+            Some(PathBuf::from("mcpcheck-report/junit.xml"))
+        );
+        assert!(c.baseline.expected_failures.is_some());
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let e = Config::parse("[run]\ntimeot = \"1s\"\n", "x.toml").unwrap_err();
+        assert!(e.0.contains("timeot"), "{e}");
+    }
+}

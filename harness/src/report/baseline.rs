@@ -1,0 +1,248 @@
+//! `--expected-failures FILE`: known failures a project accepts for now, each with a reason.
+//!
+//! A failure is named by a scenario id (a failing scenario) or a rule id (a failure-level
+//! finding of the protocol sweep or of a scenario session outside its scenario). Listed
+//! failures do not fail the run; unlisted ones do; a listed scenario that ran and passed, or a
+//! listed rule no session broke, is *stale* and fails the run too, so the file only shrinks
+//! as the server gets fixed. `--update-baseline` rewrites the file to the run's failures.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use saphyr::{LoadableYamlNode, Yaml};
+use serde::Serialize;
+
+use crate::check::Severity;
+use crate::runner::RunReport;
+use crate::scenario::exec::Verdict;
+
+/// A baseline file's problem: exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("reading {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("writing {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// One accepted failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    pub id: String,
+    pub reason: String,
+}
+
+/// The parsed file, entries in file order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Baseline {
+    pub entries: Vec<Entry>,
+}
+
+/// How the run compares with the baseline.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Comparison {
+    /// Failing and listed: accepted.
+    pub expected: Vec<Entry>,
+    /// Failing and not listed: fail the run.
+    pub unexpected: Vec<Failure>,
+    /// Listed but no longer failing: fail the run until removed.
+    pub stale: Vec<Entry>,
+    /// Listed scenarios that did not run or were skipped: neither confirmed nor stale.
+    pub unverified: Vec<Entry>,
+}
+
+impl Comparison {
+    /// Whether the run passes once the baseline is taken into account.
+    pub fn passes(&self) -> bool {
+        self.unexpected.is_empty() && self.stale.is_empty()
+    }
+}
+
+/// A failure of the run, by id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    pub id: String,
+    /// What failed, in a line (the scenario title or the first finding's message).
+    pub what: String,
+}
+
+impl Baseline {
+    pub fn load(path: &Path) -> Result<Self, BaselineError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|message| BaselineError::Invalid {
+            path: path.display().to_string(),
+            message,
+        })
+    }
+
+    /// Parses `expected-failures: [{id, reason}, ...]`; an empty document is an empty baseline.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let docs = Yaml::load_from_str(text).map_err(|e| format!("not YAML: {e}"))?;
+        let Some(doc) = docs.first() else {
+            return Ok(Baseline::default());
+        };
+        if doc.is_null() {
+            return Ok(Baseline::default());
+        }
+        let list = doc
+            .as_mapping_get("expected-failures")
+            .ok_or("expected a mapping with the key `expected-failures`")?;
+        if list.is_null() {
+            return Ok(Baseline::default());
+        }
+        let items = list
+            .as_vec()
+            .ok_or("`expected-failures` must be a list of {id, reason}")?;
+        let mut entries = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (n, item) in items.iter().enumerate() {
+            let field = |key: &str| {
+                item.as_mapping_get(key)
+                    .and_then(|v| v.as_str())
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+            };
+            let id = field("id").ok_or(format!("entry {}: `id` (a string) is missing", n + 1))?;
+            let reason = field("reason").ok_or(format!(
+                "entry {} ({id}): `reason` is missing: say why the failure is accepted",
+                n + 1
+            ))?;
+            if !seen.insert(id.clone()) {
+                return Err(format!("entry {}: `{id}` is listed twice", n + 1));
+            }
+            entries.push(Entry { id, reason });
+        }
+        Ok(Baseline { entries })
+    }
+
+    /// The file text: a comment, then one entry per failure (JSON strings are YAML scalars).
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::from(
+            "# mcpcheck expected failures (--expected-failures). Each entry names a failing\n\
+             # scenario id or rule id, and why it is accepted for now. Listed failures do not fail\n\
+             # the run; a listed one that passes again fails it as stale.\n\
+             expected-failures:",
+        );
+        if self.entries.is_empty() {
+            out.push_str(" []\n");
+            return out;
+        }
+        out.push('\n');
+        for e in &self.entries {
+            let q = |s: &str| serde_json::to_string(s).expect("strings serialize");
+            out.push_str(&format!(
+                "  - id: {}\n    reason: {}\n",
+                q(&e.id),
+                q(&e.reason)
+            ));
+        }
+        out
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
+        std::fs::write(path, self.to_yaml()).map_err(|source| BaselineError::Write {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Compares a run with this baseline.
+    pub fn compare(&self, report: &RunReport) -> Comparison {
+        let failures = failures(report);
+        let listed: BTreeMap<&str, &Entry> =
+            self.entries.iter().map(|e| (e.id.as_str(), e)).collect();
+        let mut c = Comparison::default();
+        for f in failures.values() {
+            match listed.get(f.id.as_str()) {
+                Some(e) => c.expected.push((*e).clone()),
+                None => c.unexpected.push(f.clone()),
+            }
+        }
+        for e in &self.entries {
+            if failures.contains_key(&e.id) {
+                continue;
+            }
+            match report.scenarios.iter().find(|o| o.id == e.id) {
+                Some(o) if matches!(o.verdict, Verdict::Pass | Verdict::Warn) => {
+                    c.stale.push(e.clone())
+                }
+                Some(_) => c.unverified.push(e.clone()),
+                // Not a scenario of this run: a rule id (stale: no session broke it), or a
+                // scenario left out by the selection (unverified).
+                None if looks_like_rule(report, &e.id) => c.stale.push(e.clone()),
+                None => c.unverified.push(e.clone()),
+            }
+        }
+        c
+    }
+
+    /// The baseline that accepts exactly this run's failures, keeping known reasons.
+    pub fn updated(&self, report: &RunReport) -> Baseline {
+        let reasons: BTreeMap<&str, &str> = self
+            .entries
+            .iter()
+            .map(|e| (e.id.as_str(), e.reason.as_str()))
+            .collect();
+        let mut entries: Vec<Entry> = failures(report)
+            .into_values()
+            .map(|f| Entry {
+                reason: reasons
+                    .get(f.id.as_str())
+                    .map(|r| (*r).to_owned())
+                    .unwrap_or_else(|| format!("TODO: why is this accepted? ({})", f.what)),
+                id: f.id,
+            })
+            .collect();
+        // Keep entries this run could not confirm (scenarios not selected, skipped).
+        let c = self.compare(report);
+        entries.extend(c.unverified);
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        Baseline { entries }
+    }
+}
+
+/// Whether an id not among the run's scenarios is a rule id rather than a scenario left out:
+/// scenario ids of the suite contain `/`; so do rule ids of scenarios, which are scenario
+/// ids. Session rule ids are dotted (`stdio.stdout-only-messages`).
+fn looks_like_rule(report: &RunReport, id: &str) -> bool {
+    !id.contains('/') || report.scenarios.is_empty()
+}
+
+/// The run's failures by id: failing scenarios, and failure-level findings outside them.
+pub fn failures(report: &RunReport) -> BTreeMap<String, Failure> {
+    let mut map = BTreeMap::new();
+    for o in &report.scenarios {
+        if o.verdict == Verdict::Fail {
+            map.entry(o.id.clone()).or_insert_with(|| Failure {
+                id: o.id.clone(),
+                what: o.title.clone(),
+            });
+        }
+    }
+    let loose = report
+        .findings
+        .iter()
+        .chain(report.scenarios.iter().flat_map(|o| &o.protocol))
+        .filter(|f| f.severity == Severity::Failure);
+    for f in loose {
+        map.entry(f.rule.clone()).or_insert_with(|| Failure {
+            id: f.rule.clone(),
+            what: f.message.clone(),
+        });
+    }
+    map
+}

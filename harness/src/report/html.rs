@@ -1,0 +1,480 @@
+//! The HTML report: one self-contained file (inline CSS and a small inline script, no
+//! external resources) that explains every failure without re-running anything.
+//!
+//! Everything that came from the server is escaped by the template engine (minijinja with
+//! HTML auto-escaping: the template is named `.html`); links are only emitted for `http(s)`
+//! URLs; and a Content-Security-Policy allows only the report's own script (by hash), so
+//! even a template mistake could not run server-supplied script.
+
+use std::sync::OnceLock;
+
+use base64::Engine;
+use minijinja::Environment;
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::Input;
+use super::summary::{self, AreaTotals};
+use crate::check::Finding;
+use crate::runner::{StepStatus, Verdict as RunVerdict};
+use crate::session::{Direction, Entry, SchemaStatus};
+
+const TEMPLATE: &str = include_str!("assets/report.html");
+const SCRIPT: &str = include_str!("assets/report.js");
+const STYLE: &str = include_str!("assets/report.css");
+
+/// Longest frame text shown in full; longer frames are cut, with their size said.
+const MAX_FRAME_CHARS: usize = 64 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct HtmlError(#[from] minijinja::Error);
+
+fn environment() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.add_filter("text", text_escape);
+        env.add_template("report.html", TEMPLATE)
+            .expect("the bundled template parses (checked by a test)");
+        env
+    })
+}
+
+/// Escapes for element text (inside `<pre>`), where only `&`, `<` and `>` can change the
+/// markup: quotes are left as they are, which keeps transcripts of JSON (full of quotes)
+/// about a third smaller than with attribute-safe escaping. Never use it in attributes.
+fn text_escape(value: String) -> minijinja::Value {
+    let mut out = String::with_capacity(value.len() + value.len() / 16);
+    for c in value.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    minijinja::Value::from_safe_string(out)
+}
+
+/// `sha256-...` of the inline script, for the Content-Security-Policy.
+fn script_hash() -> String {
+    let digest = Sha256::digest(SCRIPT.as_bytes());
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+#[derive(Serialize)]
+struct Page {
+    title: String,
+    verdict: &'static str,
+    verdict_text: String,
+    server: String,
+    identity: Option<String>,
+    revision: String,
+    requested_revision: String,
+    capabilities: Option<String>,
+    instructions: Option<String>,
+    schema: String,
+    duration: String,
+    version: &'static str,
+    format_version: u32,
+    counts: crate::runner::Counts,
+    tally: crate::runner::suite::Tally,
+    areas: Vec<AreaTotals>,
+    stderr_bytes: u64,
+    stderr_tail: Vec<String>,
+    shutdown: Option<String>,
+    baseline: Option<BaselineView>,
+    sections: Vec<Section>,
+    style: &'static str,
+    script: &'static str,
+    script_hash: String,
+}
+
+#[derive(Serialize)]
+struct BaselineView {
+    expected: Vec<String>,
+    unexpected: Vec<String>,
+    stale: Vec<String>,
+    unverified: Vec<String>,
+}
+
+/// The protocol sweep or one scenario.
+#[derive(Serialize)]
+struct Section {
+    anchor: String,
+    id: String,
+    title: String,
+    verdict: &'static str,
+    reason: Option<String>,
+    spec: Option<String>,
+    duration: String,
+    open: bool,
+    steps: Vec<StepView>,
+    findings: Vec<FindingView>,
+    protocol: Vec<FindingView>,
+    notes: Vec<String>,
+    frames: Vec<FrameView>,
+    events: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct StepView {
+    name: String,
+    status: &'static str,
+    reason: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FindingView {
+    rule: String,
+    severity: &'static str,
+    message: String,
+    spec: Option<String>,
+    spec_text: String,
+    frame: Option<String>,
+    frame_label: Option<usize>,
+    pointer: Option<String>,
+    at_pointer: Option<String>,
+    expected: Option<String>,
+    evidence: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FrameView {
+    anchor: String,
+    index: usize,
+    direction: &'static str,
+    arrow: &'static str,
+    at: String,
+    method: Option<String>,
+    body: String,
+    flagged: bool,
+}
+
+/// A link target only for web URLs; anything else (`javascript:`, `data:`) stays text.
+fn safe_url(url: &str) -> Option<String> {
+    let lower = url.trim().to_ascii_lowercase();
+    (lower.starts_with("https://") || lower.starts_with("http://")).then(|| url.trim().to_owned())
+}
+
+fn pretty(text: &str) -> (String, Option<Value>) {
+    let cut = |s: &str| {
+        if s.len() > MAX_FRAME_CHARS {
+            format!(
+                "{}… ({} bytes in all)",
+                &s[..s.floor_char_boundary(MAX_FRAME_CHARS)],
+                s.len()
+            )
+        } else {
+            s.to_owned()
+        }
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if text.len() <= MAX_FRAME_CHARS => {
+            (pretty_json(&v).unwrap_or_else(|| text.to_owned()), Some(v))
+        }
+        Ok(v) => (cut(text), Some(v)),
+        Err(_) => (cut(text), None),
+    }
+}
+
+/// Pretty JSON with a one-space indent: readable, and small enough for 10,000 frames.
+fn pretty_json(v: &Value) -> Option<String> {
+    let mut out = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b" ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+    v.serialize(&mut ser).ok()?;
+    String::from_utf8(out).ok()
+}
+
+fn at(e: &Entry, deterministic: bool) -> String {
+    if deterministic {
+        "<time>".into()
+    } else {
+        format!("+{:.1} ms", e.at.as_secs_f64() * 1000.0)
+    }
+}
+
+fn ms(v: u64, deterministic: bool) -> String {
+    if deterministic {
+        "<time>".into()
+    } else {
+        format!("{v} ms")
+    }
+}
+
+fn frames(anchor: &str, entries: &[Entry], findings: &[&Finding], det: bool) -> Vec<FrameView> {
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.direction != Direction::Event)
+        .map(|(i, e)| {
+            let (body, v) = pretty(&e.text);
+            FrameView {
+                anchor: format!("{anchor}-f{i}"),
+                index: i,
+                direction: match e.direction {
+                    Direction::Sent => "sent",
+                    Direction::Received => "received",
+                    Direction::Event => "event",
+                },
+                arrow: match e.direction {
+                    Direction::Sent => "→",
+                    Direction::Received => "←",
+                    Direction::Event => "•",
+                },
+                at: at(e, det),
+                method: v
+                    .as_ref()
+                    .and_then(|v| v.get("method"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                body,
+                flagged: findings.iter().any(|f| f.frame == Some(i)),
+            }
+        })
+        .collect()
+}
+
+fn finding(anchor: &str, f: &Finding, entries: &[Entry]) -> FindingView {
+    let at_pointer = f.frame.zip(f.pointer.as_deref()).and_then(|(i, p)| {
+        let v: Value = serde_json::from_str(&entries.get(i)?.text).ok()?;
+        let found = v.pointer(p)?;
+        let s = pretty_json(found)?;
+        Some(if s.len() > 4096 {
+            format!("{}…", &s[..s.floor_char_boundary(4096)])
+        } else {
+            s
+        })
+    });
+    FindingView {
+        rule: f.rule.clone(),
+        severity: f.severity.as_str(),
+        message: f.message.clone(),
+        spec: safe_url(&f.spec),
+        spec_text: f.spec.clone(),
+        frame: f.frame.map(|i| format!("{anchor}-f{i}")),
+        frame_label: f.frame,
+        pointer: f
+            .pointer
+            .as_ref()
+            .map(|p| if p.is_empty() { "/".into() } else { p.clone() }),
+        at_pointer,
+        expected: f.expected.clone(),
+        evidence: f.evidence.clone(),
+    }
+}
+
+fn events(entries: &[Entry], det: bool) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|e| e.direction == Direction::Event)
+        .map(|e| format!("{} {}", at(e, det), e.text))
+        .collect()
+}
+
+fn page(input: &Input<'_>) -> Page {
+    let r = input.run;
+    let det = input.deterministic;
+    let passes = input.passes();
+    let (verdict, verdict_text) = if r.has_errors() {
+        ("error", "ERROR: harness or scenario problems".to_owned())
+    } else if r.verdict == RunVerdict::Pass {
+        ("pass", "PASS".to_owned())
+    } else if passes {
+        ("pass", "PASS (expected failures only)".to_owned())
+    } else {
+        ("fail", "FAIL".to_owned())
+    };
+    let mut sections = Vec::new();
+    let sweep_findings: Vec<&Finding> = r.findings.iter().collect();
+    sections.push(Section {
+        anchor: "s0".into(),
+        id: "protocol sweep".into(),
+        title: "Handshake, ping and the list methods of every declared capability".into(),
+        verdict: if r.counts.failures > 0 {
+            "fail"
+        } else if r.counts.warnings > 0 {
+            "warn"
+        } else {
+            "pass"
+        },
+        reason: None,
+        spec: None,
+        duration: String::new(),
+        open: r.counts.failures > 0,
+        steps: r
+            .steps
+            .iter()
+            .map(|s| StepView {
+                name: s.name.clone(),
+                status: match s.status {
+                    StepStatus::Passed => "pass",
+                    StepStatus::Failed => "fail",
+                    StepStatus::Skipped { .. } => "skip",
+                },
+                reason: match &s.status {
+                    StepStatus::Skipped { reason } => Some(reason.clone()),
+                    _ => None,
+                },
+            })
+            .collect(),
+        findings: r
+            .findings
+            .iter()
+            .map(|f| finding("s0", f, &r.transcript))
+            .collect(),
+        protocol: vec![],
+        notes: vec![],
+        frames: frames("s0", &r.transcript, &sweep_findings, det),
+        events: events(&r.transcript, det),
+    });
+    for (n, o) in r.scenarios.iter().enumerate() {
+        let anchor = format!("s{}", n + 1);
+        let all: Vec<&Finding> = o.findings.iter().chain(&o.protocol).collect();
+        let mut notes: Vec<String> = o
+            .unchecked
+            .iter()
+            .map(|u| format!("not checked: {u}"))
+            .collect();
+        notes.extend(o.skipped_steps.iter().map(|s| format!("step skipped: {s}")));
+        sections.push(Section {
+            verdict: summary::verdict_name(&o.verdict),
+            reason: summary::verdict_reason(&o.verdict).map(str::to_owned),
+            spec: safe_url(&o.spec),
+            duration: ms(o.duration_ms, det),
+            open: false,
+            steps: vec![],
+            findings: o
+                .findings
+                .iter()
+                .map(|f| finding(&anchor, f, &o.transcript))
+                .collect(),
+            protocol: o
+                .protocol
+                .iter()
+                .map(|f| finding(&anchor, f, &o.transcript))
+                .collect(),
+            notes,
+            frames: frames(&anchor, &o.transcript, &all, det),
+            events: events(&o.transcript, det),
+            id: o.id.clone(),
+            title: o.title.clone(),
+            anchor,
+        });
+    }
+    let profile = r.profile.as_ref();
+    Page {
+        title: format!("mcpcheck report: {}", r.server),
+        verdict,
+        verdict_text,
+        server: r.server.clone(),
+        identity: summary::server_identity(r),
+        revision: r.revision.to_string(),
+        requested_revision: r.requested_revision.to_string(),
+        capabilities: profile.and_then(|p| serde_json::to_string_pretty(&p.capabilities).ok()),
+        instructions: profile.and_then(|p| p.instructions.clone()),
+        schema: match &r.schema {
+            SchemaStatus::Checked {
+                revision,
+                source,
+                pinned,
+                messages,
+            } => format!(
+                "{messages} messages validated against {revision} from {source}{}",
+                if *pinned {
+                    ""
+                } else {
+                    " (differs from the pinned official schema)"
+                }
+            ),
+            SchemaStatus::Skipped { reason } => format!("SKIPPED: {reason}"),
+        },
+        duration: ms(r.duration_ms, det),
+        version: r.mcpcheck_version,
+        format_version: r.format_version,
+        counts: r.counts,
+        tally: r.tally,
+        areas: summary::by_area(&r.scenarios),
+        stderr_bytes: r.stderr.bytes,
+        stderr_tail: r.stderr.tail.clone(),
+        shutdown: r.shutdown.as_ref().map(|s| {
+            let exit = s
+                .exit
+                .as_ref()
+                .map(|e| format!(", {e}"))
+                .unwrap_or_default();
+            let took = if det {
+                "<time>".to_owned()
+            } else {
+                format!("{} ms", s.took.as_millis())
+            };
+            format!("{:?}{exit}, took {took}", s.stage)
+        }),
+        baseline: input.baseline.map(|b| BaselineView {
+            expected: b
+                .expected
+                .iter()
+                .map(|e| format!("{}: {}", e.id, e.reason))
+                .collect(),
+            unexpected: b
+                .unexpected
+                .iter()
+                .map(|f| format!("{}: {}", f.id, f.what))
+                .collect(),
+            stale: b
+                .stale
+                .iter()
+                .map(|e| format!("{}: {}", e.id, e.reason))
+                .collect(),
+            unverified: b
+                .unverified
+                .iter()
+                .map(|e| format!("{}: {}", e.id, e.reason))
+                .collect(),
+        }),
+        sections,
+        style: STYLE,
+        script: SCRIPT,
+        script_hash: script_hash(),
+    }
+}
+
+/// Renders the HTML report.
+pub fn render(input: &Input<'_>) -> Result<String, HtmlError> {
+    let tmpl = environment().get_template("report.html")?;
+    Ok(tmpl.render(minijinja::value::Serde(page(input)))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_web_urls_become_links() {
+        assert!(safe_url("https://modelcontextprotocol.io/x").is_some());
+        assert!(safe_url("javascript:alert(1)").is_none());
+        assert!(safe_url(" JavaScript:alert(1)").is_none());
+        assert!(safe_url("data:text/html,x").is_none());
+    }
+
+    #[test]
+    fn text_escape_neutralises_markup() {
+        let v = text_escape("<script>a && \"b\"</script>".into());
+        assert_eq!(
+            v.to_string(),
+            "&lt;script&gt;a &amp;&amp; \"b\"&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn the_script_hash_is_a_csp_source() {
+        let h = script_hash();
+        assert!(h.starts_with("sha256-") && h.len() == 7 + 44, "{h}");
+    }
+}

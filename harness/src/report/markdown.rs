@@ -1,0 +1,223 @@
+//! A compact Markdown summary, sized for `$GITHUB_STEP_SUMMARY`: verdict, totals, areas,
+//! and the failures with their spec links. Server text is escaped (GitHub renders HTML).
+
+use std::fmt::Write;
+
+use super::Input;
+use super::summary;
+use crate::check::Severity;
+use crate::runner::Verdict as RunVerdict;
+use crate::scenario::exec::Verdict;
+
+/// At most this many failures are listed; the rest are counted.
+const MAX_LISTED: usize = 50;
+
+/// Escapes text for a Markdown paragraph or table cell: no HTML, no table breaks, one line.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("\\|"),
+            '`' | '*' | '_' | '[' | ']' | '\\' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn link(text: &str, url: &str) -> String {
+    if url.starts_with("https://") || url.starts_with("http://") {
+        format!(
+            "[{}]({})",
+            escape(text),
+            url.replace('(', "%28")
+                .replace(')', "%29")
+                .replace(' ', "%20")
+        )
+    } else {
+        escape(url)
+    }
+}
+
+pub fn render(input: &Input<'_>) -> String {
+    let r = input.run;
+    let mut out = String::new();
+    let w = &mut out;
+    let passes = input.passes();
+    let verdict = match (r.verdict, passes) {
+        (RunVerdict::Pass, _) if !r.has_errors() => "✅ PASS",
+        (_, true) if !r.has_errors() => "✅ PASS (with expected failures)",
+        _ if r.has_errors() => "⚠️ ERROR",
+        _ => "❌ FAIL",
+    };
+    let _ = writeln!(w, "## mcpcheck: {verdict}\n");
+    let _ = writeln!(w, "| | |\n|---|---|");
+    let _ = writeln!(w, "| server | {} |", escape(&r.server));
+    if let Some(id) = summary::server_identity(r) {
+        let _ = writeln!(w, "| serverInfo | {} |", escape(&id));
+    }
+    let rev = if r.revision == r.requested_revision {
+        r.revision.to_string()
+    } else {
+        format!("{} (requested {})", r.revision, r.requested_revision)
+    };
+    let _ = writeln!(w, "| revision | {rev} |");
+    let duration = if input.deterministic {
+        "&lt;time&gt;".to_owned()
+    } else {
+        format!("{} ms", r.duration_ms)
+    };
+    let _ = writeln!(w, "| duration | {duration} |");
+    let c = r.counts;
+    let _ = writeln!(
+        w,
+        "| protocol sweep | {} failures, {} warnings, {} notes |",
+        c.failures, c.warnings, c.infos
+    );
+    let t = r.tally;
+    let _ = writeln!(
+        w,
+        "| scenarios | {} pass, {} fail, {} warn, {} skip, {} error |\n",
+        t.pass, t.fail, t.warn, t.skip, t.error
+    );
+    let areas = summary::by_area(&r.scenarios);
+    if !areas.is_empty() {
+        let _ = writeln!(w, "| area | pass | fail | warn | skip | error |");
+        let _ = writeln!(w, "|---|---:|---:|---:|---:|---:|");
+        for a in &areas {
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} | {} |",
+                escape(&a.area),
+                a.pass,
+                a.fail,
+                a.warn,
+                a.skip,
+                a.error
+            );
+        }
+        let _ = writeln!(w);
+    }
+    let mut lines = Vec::new();
+    for f in r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Failure)
+    {
+        lines.push(format!(
+            "- ❌ protocol `{}`: {} ({})",
+            f.rule.replace('`', "'"),
+            escape(&f.message),
+            link("spec", &f.spec)
+        ));
+    }
+    for o in &r.scenarios {
+        let first = o
+            .findings
+            .iter()
+            .find(|f| f.severity == Severity::Failure)
+            .or(o.findings.first());
+        match &o.verdict {
+            Verdict::Fail => lines.push(format!(
+                "- ❌ `{}`: {}{} ({})",
+                o.id.replace('`', "'"),
+                escape(&o.title),
+                first
+                    .map(|f| format!(": {}", escape(&f.message)))
+                    .unwrap_or_default(),
+                link("spec", &o.spec)
+            )),
+            Verdict::Error { reason } => lines.push(format!(
+                "- ⚠️ `{}` error: {}",
+                o.id.replace('`', "'"),
+                escape(reason)
+            )),
+            _ => {}
+        }
+    }
+    // Failures outside any scenario's own rule, grouped by rule: one defect shows up in
+    // every session, and the summary must stay short.
+    let mut by_rule: std::collections::BTreeMap<&str, (usize, Vec<&str>, &crate::check::Finding)> =
+        std::collections::BTreeMap::new();
+    for (id, f) in summary::scenario_protocol_failures(r) {
+        let e = by_rule.entry(f.rule.as_str()).or_insert((0, Vec::new(), f));
+        e.0 += 1;
+        if e.1.last() != Some(&id) {
+            e.1.push(id);
+        }
+    }
+    for (rule, (n, ids, f)) in by_rule {
+        lines.push(format!(
+            "- ❌ `{}` {n}× in {} scenario sessions (first in `{}`): {} ({})",
+            rule.replace('`', "'"),
+            ids.len(),
+            ids[0].replace('`', "'"),
+            escape(&f.message),
+            link("spec", &f.spec)
+        ));
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(w, "### Failures\n");
+        let n = lines.len();
+        for l in lines.into_iter().take(MAX_LISTED) {
+            let _ = writeln!(w, "{l}");
+        }
+        if n > MAX_LISTED {
+            let _ = writeln!(w, "- … and {} more (see the HTML report)", n - MAX_LISTED);
+        }
+        let _ = writeln!(w);
+    }
+    let warned: Vec<_> = r
+        .scenarios
+        .iter()
+        .filter(|o| o.verdict == Verdict::Warn)
+        .map(|o| format!("`{}`", o.id.replace('`', "'")))
+        .collect();
+    if !warned.is_empty() {
+        let _ = writeln!(w, "**SHOULD-level warnings:** {}\n", warned.join(", "));
+    }
+    if let Some(b) = input.baseline {
+        let _ = writeln!(w, "### Baseline\n");
+        let _ = writeln!(
+            w,
+            "{} expected, {} unexpected, {} stale, {} unverified\n",
+            b.expected.len(),
+            b.unexpected.len(),
+            b.stale.len(),
+            b.unverified.len()
+        );
+        for f in &b.unexpected {
+            let _ = writeln!(
+                w,
+                "- unexpected `{}`: {}",
+                f.id.replace('`', "'"),
+                escape(&f.what)
+            );
+        }
+        for e in &b.stale {
+            let _ = writeln!(
+                w,
+                "- stale `{}` (no longer fails; remove it): {}",
+                e.id.replace('`', "'"),
+                escape(&e.reason)
+            );
+        }
+        let _ = writeln!(w);
+    }
+    let _ = writeln!(
+        w,
+        "<sub>mcpcheck {} · report format {} · verdicts: {}</sub>",
+        r.mcpcheck_version,
+        r.format_version,
+        ["pass", "fail", "warn", "skip", "error"].join("/")
+    );
+    out
+}

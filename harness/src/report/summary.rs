@@ -1,0 +1,105 @@
+//! Figures every reporter shows: totals by area, the run's failing ids, server identity.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::check::{Finding, Severity};
+use crate::runner::RunReport;
+use crate::scenario::exec::{ScenarioOutcome, Verdict};
+
+/// The area of a scenario: the first segment of its id (`tools/call-unknown` -> `tools`).
+pub fn area(id: &str) -> &str {
+    id.split('/').next().unwrap_or(id)
+}
+
+/// Scenario verdicts counted for one area.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AreaTotals {
+    pub area: String,
+    pub pass: usize,
+    pub fail: usize,
+    pub warn: usize,
+    pub skip: usize,
+    pub error: usize,
+}
+
+impl AreaTotals {
+    fn add(&mut self, v: &Verdict) {
+        match v {
+            Verdict::Pass => self.pass += 1,
+            Verdict::Fail => self.fail += 1,
+            Verdict::Warn => self.warn += 1,
+            Verdict::Skip { .. } => self.skip += 1,
+            Verdict::Error { .. } => self.error += 1,
+        }
+    }
+}
+
+/// Totals per area, areas in name order.
+pub fn by_area(outcomes: &[ScenarioOutcome]) -> Vec<AreaTotals> {
+    let mut map: BTreeMap<&str, AreaTotals> = BTreeMap::new();
+    for o in outcomes {
+        let a = area(&o.id);
+        map.entry(a)
+            .or_insert_with(|| AreaTotals {
+                area: a.to_owned(),
+                ..AreaTotals::default()
+            })
+            .add(&o.verdict);
+    }
+    map.into_values().collect()
+}
+
+/// The short name of a verdict, as reports print it.
+pub fn verdict_name(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "fail",
+        Verdict::Warn => "warn",
+        Verdict::Skip { .. } => "skip",
+        Verdict::Error { .. } => "error",
+    }
+}
+
+/// The reason of a skip or an error.
+pub fn verdict_reason(v: &Verdict) -> Option<&str> {
+    match v {
+        Verdict::Skip { reason } | Verdict::Error { reason } => Some(reason),
+        _ => None,
+    }
+}
+
+/// Failure-level findings of the scenario sessions that belong to no scenario: they fail the
+/// run (see [`RunReport::add_scenarios`]), with the scenario whose session saw them.
+pub fn scenario_protocol_failures(report: &RunReport) -> Vec<(&str, &Finding)> {
+    report
+        .scenarios
+        .iter()
+        .flat_map(|o| o.protocol.iter().map(move |f| (o.id.as_str(), f)))
+        .filter(|(_, f)| f.severity == Severity::Failure)
+        .collect()
+}
+
+/// `name version` from serverInfo, if the handshake got that far.
+pub fn server_identity(report: &RunReport) -> Option<String> {
+    let p = report.profile.as_ref()?;
+    let name = p.server_info.get("name").and_then(|v| v.as_str())?;
+    let version = p
+        .server_info
+        .get("version")
+        .and_then(|v| v.as_str())
+        .unwrap_or("?");
+    Some(format!("{name} {version}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_area_is_the_first_id_segment() {
+        assert_eq!(area("tools/call/unknown"), "tools");
+        assert_eq!(area("ping"), "ping");
+    }
+}
