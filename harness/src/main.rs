@@ -110,7 +110,11 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
         target: config.target.clone(),
         session: config.session.clone(),
         tools: args.call_tools,
-        tool_args: Arc::new(cli::resolve::tool_args(args.tool_args.as_deref())?),
+        tool_args: Arc::new({
+            let mut all = args.tool_args_inline.clone();
+            all.extend(cli::resolve::tool_args(args.tool_args.as_deref())?);
+            all
+        }),
     });
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()

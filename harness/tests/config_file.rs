@@ -131,3 +131,64 @@ fn quiet_prints_only_the_verdict() {
         "NO_COLOR and a pipe: no escape codes"
     );
 }
+
+/// `[server] url` (with headers) and `[run] tool-args` reach the run: the HTTP endpoint is
+/// checked, and the listed non-read-only tool is called with the file's arguments.
+#[test]
+fn the_file_gives_a_url_and_tool_arguments() {
+    let server = common::http_server::HttpServer::start(
+        &reference(),
+        &["--transport", "http", "--bind", "127.0.0.1:0"],
+    );
+    let dir = tempfile_path("config-url");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mcpcheck.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"[server]
+url = "{url}"
+headers = ["X-Mcpcheck-Test: 1"]
+
+[run]
+include = ["notifications/progress-increasing"]
+tool-args = {{ write_note = {{ name = "from-config", text = "hi" }} }}
+
+[reports]
+json = "results.json"
+"#,
+            url = server.url
+        ),
+    )
+    .unwrap();
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert!(
+        json["server"].as_str().unwrap().contains(&server.url),
+        "{text}"
+    );
+    let sent: Vec<serde_json::Value> = json["scenarios"][0]["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["direction"] == "sent")
+        .filter_map(|e| serde_json::from_str(e["text"].as_str()?).ok())
+        .collect();
+    let call = sent
+        .iter()
+        .find(|m| m["method"] == "tools/call" && m["params"]["name"] == "write_note")
+        .unwrap_or_else(|| panic!("write_note was not called: {text}"));
+    assert_eq!(
+        call["params"]["arguments"],
+        serde_json::json!({"name": "from-config", "text": "hi"})
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -131,6 +131,9 @@ pub struct RunArgs {
     /// `${tool|sample_arguments}` in scenarios gives these instead of synthesized ones.
     #[arg(long, value_name = "FILE")]
     pub tool_args: Option<PathBuf>,
+    /// Tool arguments from the config file (`[run] tool-args`); `--tool-args` wins per tool.
+    #[arg(skip)]
+    pub tool_args_inline: std::collections::BTreeMap<String, serde_json::Value>,
     /// Also compare the server's snapshot with the one accepted in DIR (see `mcpcheck
     /// snapshot`); a change fails the run and is written beside it as `.snap.new`.
     #[arg(long, value_name = "DIR")]

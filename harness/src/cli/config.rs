@@ -35,6 +35,14 @@ pub struct ServerSection {
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
     pub cwd: Option<PathBuf>,
+    /// A Streamable HTTP (or HTTP+SSE) endpoint instead of a command.
+    pub url: Option<String>,
+    /// HTTP headers for `url`, as `"Name: value"`.
+    #[serde(default)]
+    pub headers: Vec<String>,
+    /// Environment variable holding a bearer token for `url`.
+    #[serde(rename = "bearer-env")]
+    pub bearer_env: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -63,6 +71,9 @@ pub struct RunSection {
     pub builtin: Option<bool>,
     pub schema_dir: Option<PathBuf>,
     pub max_frame_size: Option<usize>,
+    /// Arguments per tool name, as `--tool-args` gives them (a file there wins per tool).
+    #[serde(default)]
+    pub tool_args: std::collections::BTreeMap<String, toml::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -125,12 +136,37 @@ pub fn apply(
             base.join(p)
         }
     };
-    if args.server.is_none() && args.command.is_empty() {
-        match &config.server.command {
-            Some(Command::Line(l)) => args.server = Some(l.clone()),
-            Some(Command::Words(w)) => args.command = w.clone(),
-            None => {}
+    // The server comes from the command line or from the file, never half of each.
+    if args.server.is_none() && args.command.is_empty() && args.url.is_none() {
+        match (&config.server.command, &config.server.url) {
+            (Some(_), Some(_)) => {
+                return Err(UsageError(
+                    "[server] gives both `command` and `url`: keep one".into(),
+                ));
+            }
+            (Some(Command::Line(l)), None) => args.server = Some(l.clone()),
+            (Some(Command::Words(w)), None) => args.command = w.clone(),
+            (None, Some(url)) => {
+                args.url = Some(url.clone());
+                if !from_cli("headers") {
+                    args.headers = config.server.headers.clone();
+                }
+                if !from_cli("bearer_env") {
+                    args.bearer_env = config.server.bearer_env.clone();
+                }
+            }
+            (None, None) => {}
         }
+    }
+    for (tool, value) in &config.run.tool_args {
+        let json = serde_json::to_value(value)
+            .map_err(|e| UsageError(format!("[run] tool-args.{tool}: {e}")))?;
+        if !json.is_object() {
+            return Err(UsageError(format!(
+                "[run] tool-args.{tool}: the arguments must be a table, e.g. {{ message = \"hi\" }}"
+            )));
+        }
+        args.tool_args_inline.insert(tool.clone(), json);
     }
     // Environment entries from the file come first; --env for the same key wins later.
     let mut env: Vec<String> = config
@@ -240,6 +276,11 @@ command = ["python3", "server.py"]
 # env = { LOG_LEVEL = "debug" }
 # Working directory for the server.
 # cwd = "."
+# Or, instead of `command`: a Streamable HTTP (or HTTP+SSE) endpoint, loopback only, with
+# headers and a bearer token read from an environment variable (redacted from all output).
+# url = "http://127.0.0.1:8808/mcp"
+# headers = ["X-Api-Key: abc"]
+# bearer-env = "MCP_TOKEN"
 
 [run]
 # Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25.
@@ -254,6 +295,8 @@ command = ["python3", "server.py"]
 # jobs = 4
 # Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all.
 # call-tools = "readonly"
+# Arguments to call tools with; tools listed here may be called under readonly too.
+# tool-args = { echo = { message = "hello" }, add = { a = 1, b = 2 } }
 # Scenario selection by id glob.
 # include = ["tools/*", "resources/*"]
 # exclude = ["tools/call-*"]
@@ -306,6 +349,11 @@ mod tests {
             Some(PathBuf::from("mcpcheck-report/junit.xml"))
         );
         assert!(c.baseline.expected_failures.is_some());
+        assert_eq!(c.server.bearer_env.as_deref(), Some("MCP_TOKEN"));
+        assert_eq!(
+            serde_json::to_value(&c.run.tool_args["add"]).unwrap(),
+            serde_json::json!({"a": 1, "b": 2})
+        );
     }
 
     #[test]
