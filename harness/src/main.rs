@@ -43,6 +43,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     mcpcheck::transport::reaper::install_signal_handlers().context("installing signal handlers")?;
     match cli.command {
         Command::Run(args) => run(*args).await,
+        Command::Fuzz(args) => fuzz(*args).await,
         Command::List { scenarios } => list(&scenarios),
         Command::Schemas(cmd) => schemas(cmd).await,
     }
@@ -85,6 +86,28 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
         _ if report.has_errors() => ExitCode::from(EXIT_ERROR),
         Verdict::Pass => ExitCode::SUCCESS,
         Verdict::Fail => ExitCode::from(EXIT_FINDINGS),
+    })
+}
+
+async fn fuzz(args: cli::fuzz::FuzzArgs) -> anyhow::Result<ExitCode> {
+    let (config, search) = cli::fuzz::resolve(&args)?;
+    let store = Arc::new(SchemaStore::new(search));
+    let mut log = |line: &str| eprintln!("{line}");
+    let report = mcpcheck::fuzz::run(&config, store, &mut log).await?;
+    let human = cli::fuzz::render(&report);
+    match (args.format, &args.output) {
+        (Format::Human, _) => print!("{human}"),
+        (Format::Json, None) => println!("{}", cli::fuzz::to_json(&report)),
+        (Format::Json, Some(path)) => {
+            std::fs::write(path, cli::fuzz::to_json(&report))
+                .with_context(|| format!("writing {}", path.display()))?;
+            print!("{human}");
+        }
+    }
+    Ok(if report.has_findings() {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

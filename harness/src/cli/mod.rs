@@ -1,6 +1,7 @@
 //! The command line: raw arguments ([`args`]) resolved into configurations ([`resolve`]).
 
 pub mod args;
+pub mod fuzz;
 pub mod resolve;
 
 pub use args::{Cli, Command, Format, RunArgs, SchemasCommand};
