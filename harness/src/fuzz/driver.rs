@@ -557,7 +557,8 @@ impl Fuzzer<'_> {
         let how = exit
             .map(|e| e.to_string())
             .unwrap_or_else(|| "closed its output".into());
-        let fp = oracle::fingerprint(&p.stderr.tail_text());
+        let fp = oracle::fingerprint(&p.stderr.tail_text())
+            .or_else(|| p.stderr.last_lines(1).first().map(|l| oracle::normalize(l)));
         let mut f = Finding::new(
             &rules::SESSION_EXITED,
             self.revision,
@@ -569,7 +570,13 @@ impl Fuzzer<'_> {
         }
         Observed {
             oracle: Oracle::Crash,
-            method: method.to_owned(),
+            // The server's last words identify a crash better than the method that was
+            // in flight (one overflow reached from every method is one defect).
+            method: if fp.is_some() {
+                "*".into()
+            } else {
+                method.to_owned()
+            },
             detail: match fp {
                 Some(fp) => format!("{how}; {fp}"),
                 None => how,

@@ -164,11 +164,11 @@ pub fn candidates(write: &[u8]) -> Vec<Vec<u8>> {
             let mut v = value.clone();
             let changed = match kind {
                 Node::Member => remove_at(&mut v, &path),
-                Node::LongString(len) => v
+                Node::LongString(len, keep) => v
                     .pointer_mut(&path)
                     .and_then(|s| s.as_str().map(str::to_owned).map(|t| (s, t)))
                     .map(|(s, t)| {
-                        let cut = t.floor_char_boundary(len / 2);
+                        let cut = t.floor_char_boundary(len * keep / 4);
                         *s = Value::String(t[..cut].to_owned());
                     })
                     .is_some(),
@@ -196,7 +196,8 @@ pub fn candidates(write: &[u8]) -> Vec<Vec<u8>> {
 enum Node {
     /// An object member (not the envelope's `jsonrpc`, `id` or `method`).
     Member,
-    LongString(usize),
+    /// A long string, and the quarters of it to keep.
+    LongString(usize, usize),
     LongArray(usize),
 }
 
@@ -220,7 +221,10 @@ fn walk(v: &Value, path: String, out: &mut Vec<(String, Node)>) {
                 walk(x, format!("{path}/{i}"), out);
             }
         }
-        Value::String(s) if s.len() >= 64 => out.push((path, Node::LongString(s.len()))),
+        Value::String(s) if s.len() >= 64 => {
+            out.push((path.clone(), Node::LongString(s.len(), 2)));
+            out.push((path, Node::LongString(s.len(), 3)));
+        }
         _ => {}
     }
 }

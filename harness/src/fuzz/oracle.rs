@@ -51,7 +51,10 @@ pub struct Signature {
 
 impl std::fmt::Display for Signature {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} in {}", self.oracle.name(), self.method)?;
+        match self.method.as_str() {
+            "*" => write!(f, "{}", self.oracle.name())?,
+            m => write!(f, "{} in {m}", self.oracle.name())?,
+        }
         if !self.detail.is_empty() {
             write!(f, " [{}]", self.detail)?;
         }
