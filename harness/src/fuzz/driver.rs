@@ -17,12 +17,15 @@ use super::repro::{self, Repro};
 use super::wire::{Expected, Lines, Wire};
 use super::{FUZZ_REPORT_FORMAT_VERSION, FuzzConfig, FuzzError, FuzzFinding, FuzzReport, Rng};
 use crate::check::{Finding, Severity, rules};
-use crate::protocol::{RequestId, Revision};
+use crate::protocol::{Message, RequestId, Revision};
 use crate::scenario::exec::{ExecConfig, ToolPolicy};
 use crate::schema::SchemaStore;
 use crate::session::{Reply, Session, SessionError};
 use crate::transport::StderrLog;
 use crate::transport::stdio::{ShutdownWaits, StdioTransport};
+
+/// Cases sent back to back before their answers are awaited.
+const CASES_PER_BATCH: u64 = 8;
 
 /// One server process and what the fuzzer knows about it.
 struct Proc {
@@ -58,6 +61,13 @@ impl Observed {
     fn fatal(&self) -> bool {
         matches!(self.oracle, Oracle::Crash | Oracle::Hang)
     }
+}
+
+/// How a wait for a tool call ended (`None`: the timeout passed in silence).
+enum Awaited {
+    Reply(Reply),
+    /// No answer yet, but progress notifications: the tool is running.
+    Progressing,
 }
 
 enum Ping {
@@ -160,8 +170,24 @@ pub async fn run(
         {
             break;
         }
-        let case = generator.case(&mut rng);
+        let mut case = generator.case(&mut rng);
         f.report.cases += 1;
+        if !config.dry_run {
+            // Several cases go out back to back before the answers are awaited: round
+            // trips, not the server, bound the rate otherwise. Minimization finds the
+            // write that mattered.
+            for _ in 1..CASES_PER_BATCH {
+                if config
+                    .limits
+                    .iterations
+                    .is_some_and(|n| f.report.cases >= n)
+                {
+                    break;
+                }
+                case.extend(generator.case(&mut rng));
+                f.report.cases += 1;
+            }
+        }
         if config.dry_run {
             for w in &case {
                 (f.log)(&format!(
@@ -199,7 +225,7 @@ pub async fn run(
             fatal |= o.fatal();
             f.record(o, &p.history).await?;
         }
-        p.cases += 1;
+        p.cases += CASES_PER_BATCH;
         if fatal {
             drop(p.session.finish().await);
         } else if p.cases >= config.cases_per_process || p.history_bytes > 64 << 20 {
@@ -378,6 +404,8 @@ impl Fuzzer<'_> {
         let mut observed = Vec::new();
         let mut unawaited = false;
         let mut last_method = "(handshake)".to_owned();
+        // The case's writes go out back to back; the answers are awaited after.
+        let mut waiting: Vec<(Expected, bool)> = Vec::new();
         for w in case {
             if generator.forbidden_call(&w.bytes).is_some() {
                 // Generation never names a forbidden tool; this is the backstop.
@@ -385,24 +413,48 @@ impl Fuzzer<'_> {
                 continue;
             }
             last_method = w.method.clone();
-            match self.write(p, w).await {
-                Ok((replies, awaited)) => {
+            match self.send(p, w).await {
+                Ok(expected) => {
                     // Writes with no answer to wait for prove nothing about liveness.
-                    unawaited |= !awaited;
-                    if w.origin == "valid"
-                        && replies.iter().any(|(_, r)| r.result().is_some())
+                    unawaited |= expected.is_empty();
+                    let valid = w.origin == "valid";
+                    waiting.extend(expected.into_iter().map(|e| (e, valid)));
+                }
+                Err(o) => {
+                    observed.push(o);
+                    return observed;
+                }
+            }
+        }
+        // A request the case itself cancels may go unanswered (the receiver SHOULD NOT
+        // respond to a cancelled request: basic/utilities/cancellation).
+        let cancelled = cancelled_ids(case);
+        waiting.retain(|(e, _)| !cancelled.contains(&e.id));
+        let valid: Vec<bool> = waiting.iter().map(|(_, v)| *v).collect();
+        let expected: Vec<Expected> = waiting.into_iter().map(|(e, _)| e).collect();
+        let ids: Vec<RequestId> = expected.iter().map(|e| e.id.clone()).collect();
+        match self.wait(p, expected).await {
+            Ok(replies) => {
+                for (e, reply) in replies {
+                    let Some(i) = ids.iter().position(|id| *id == e.id) else {
+                        continue;
+                    };
+                    if valid[i]
+                        && reply.result().is_some()
+                        && let Some(w) = case
+                            .iter()
+                            .find(|w| w.origin == "valid" && contains_id(&w.bytes, &e.id))
                         && let Ok(v) = serde_json::from_slice::<Value>(&w.bytes)
                     {
                         generator.remember(v);
                     }
                 }
-                Err(o) => {
-                    let fatal = o.fatal();
-                    observed.push(o);
-                    if fatal {
-                        return observed;
-                    }
-                    break;
+            }
+            Err(o) => {
+                let fatal = o.fatal();
+                observed.push(o);
+                if fatal {
+                    return observed;
                 }
             }
         }
@@ -433,7 +485,6 @@ impl Fuzzer<'_> {
         observed
     }
 
-    /// Sends one write and waits for the answers it requires.
     /// Sends one write and waits for the answers it requires. Returns the answers, and
     /// whether it required any.
     async fn write(
@@ -441,13 +492,19 @@ impl Fuzzer<'_> {
         p: &mut Proc,
         w: &Wire,
     ) -> Result<(Vec<(Expected, Reply)>, bool), Observed> {
+        let expected = self.send(p, w).await?;
+        let awaited = !expected.is_empty();
+        Ok((self.wait(p, expected).await?, awaited))
+    }
+
+    /// Sends one write; returns the requests in it that must be answered.
+    async fn send(&mut self, p: &mut Proc, w: &Wire) -> Result<Vec<Expected>, Observed> {
         let expected = p.lines.peek(&w.bytes);
         if expected.iter().any(|e| p.sent_ids.contains(&e.id)) {
             // A reused id would make the answer ambiguous: not the server's fault.
             self.report.skipped += 1;
-            return Ok((Vec::new(), true));
+            return Ok(Vec::new());
         }
-        let awaited = expected.iter().any(|e| e.must_answer);
         p.lines.advance(&w.bytes);
         for e in &expected {
             p.sent_ids.insert(e.id.clone());
@@ -467,27 +524,32 @@ impl Fuzzer<'_> {
         if p.session.send_raw(w.bytes.clone()).await.is_err() {
             return Err(self.crash(p, &w.method).await);
         }
+        Ok(expected.into_iter().filter(|e| e.must_answer).collect())
+    }
+
+    /// Waits for the answers to requests already sent; the oracles judge what is missing.
+    async fn wait(
+        &mut self,
+        p: &mut Proc,
+        expected: Vec<Expected>,
+    ) -> Result<Vec<(Expected, Reply)>, Observed> {
         let mut replies = Vec::new();
-        for e in expected.into_iter().filter(|e| e.must_answer) {
-            match p
-                .session
-                .poll_reply(&e.id, self.config.session.timeout)
-                .await
-            {
-                Some(r) => replies.push((e, r)),
+        for e in expected {
+            let reply = if e.method == "tools/call" {
+                self.await_tool(p, &e.id).await
+            } else {
+                p.session
+                    .poll_reply(&e.id, self.config.session.timeout)
+                    .await
+                    .map(Awaited::Reply)
+            };
+            match reply {
+                Some(Awaited::Reply(r)) => replies.push((e, r)),
+                Some(Awaited::Progressing) => self.cancel_slow_tool(p, &e.id).await,
                 None if p.session.is_closed() => return Err(self.crash(p, &e.method).await),
                 None => match self.ping(p).await {
                     Ping::Alive if e.method == "tools/call" => {
-                        // A tool may legitimately run long (progress and cancellation
-                        // exist for that): cancel it, and do not call it a defect.
-                        self.report.slow_tool_calls += 1;
-                        let _ = p
-                            .session
-                            .notify(
-                                "notifications/cancelled",
-                                Some(json!({"requestId": e.id.to_value(), "reason": "mcpcheck fuzz: timed out"})),
-                            )
-                            .await;
+                        self.cancel_slow_tool(p, &e.id).await
                     }
                     Ping::Alive => {
                         let f = Finding::new(
@@ -513,7 +575,43 @@ impl Fuzzer<'_> {
                 },
             }
         }
-        Ok((replies, awaited))
+        Ok(replies)
+    }
+
+    /// Waits for a tool call's answer, in slices, watching for progress: a tool that
+    /// reports progress is running, however long it takes.
+    async fn await_tool(&mut self, p: &mut Proc, id: &RequestId) -> Option<Awaited> {
+        let deadline = Instant::now() + self.config.session.timeout;
+        loop {
+            let slice = deadline
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(50));
+            if let Some(r) = p.session.poll_reply(id, slice).await {
+                return Some(Awaited::Reply(r));
+            }
+            let progressing = p.session.take_unsolicited().iter().any(|u| {
+                matches!(&u.message, Message::Notification(n) if n.method == "notifications/progress")
+            });
+            if progressing {
+                return Some(Awaited::Progressing);
+            }
+            if p.session.is_closed() || Instant::now() >= deadline {
+                return None;
+            }
+        }
+    }
+
+    /// A tool may legitimately run long (progress and cancellation exist for that):
+    /// cancel it, and do not call it a defect.
+    async fn cancel_slow_tool(&mut self, p: &mut Proc, id: &RequestId) {
+        self.report.slow_tool_calls += 1;
+        let _ = p
+            .session
+            .notify(
+                "notifications/cancelled",
+                Some(json!({"requestId": id.to_value(), "reason": "mcpcheck fuzz: long-running tool"})),
+            )
+            .await;
     }
 
     /// Liveness probe: `ping` with a fresh id.
@@ -837,6 +935,27 @@ impl Fuzzer<'_> {
         let (writes, tests) = minimize::minimize(history.to_vec(), budget, &mut fails).await;
         (writes, Some(true), tests + 1)
     }
+}
+
+/// Ids named by `notifications/cancelled` in a case's writes.
+fn cancelled_ids(case: &[Wire]) -> Vec<RequestId> {
+    case.iter()
+        .filter(|w| w.method == "notifications/cancelled")
+        .flat_map(|w| w.bytes.split(|&b| b == b'\n'))
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter_map(|v| match v.pointer("/params/requestId")? {
+            Value::String(s) => Some(RequestId::String(s.clone())),
+            Value::Number(n) => Some(RequestId::Number(n.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a write carries a request with this id.
+fn contains_id(bytes: &[u8], id: &RequestId) -> bool {
+    super::wire::requests_in(bytes.strip_suffix(b"\n").unwrap_or(bytes))
+        .iter()
+        .any(|e| e.id == *id)
 }
 
 fn hex8(text: &str) -> String {
