@@ -134,7 +134,8 @@ fn finds_the_huge_input_crash() {
 
 #[test]
 fn the_reference_server_yields_no_findings() {
-    let (code, report, text, out_dir) = fuzz(&["--duration", "10s"], &[&reference()]);
+    // A fixed number of cases, so coverage does not depend on the machine's speed.
+    let (code, report, text, out_dir) = fuzz(&["--iterations", "240"], &[&reference()]);
     assert_eq!(code, 0, "{text}");
     assert_eq!(report["findings"], serde_json::json!([]), "{text}");
     assert!(report["messages"].as_u64().unwrap() > 100, "{text}");
@@ -146,7 +147,13 @@ fn the_reference_server_yields_no_findings() {
     );
     // The destructive tool is never offered, let alone called.
     assert!(report["tools"].get("write_note").is_none(), "{text}");
-    assert!(report["tools"]["echo"].as_u64() > Some(0), "{text}");
+    let calls: u64 = report["tools"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(Value::as_u64)
+        .sum();
+    assert!(calls > 0, "no tool was called: {text}");
     assert!(!out_dir.exists(), "no reproducers without findings");
 }
 

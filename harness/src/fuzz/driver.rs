@@ -226,9 +226,9 @@ pub async fn run(
             f.record(o, &p.history).await?;
         }
         p.cases += CASES_PER_BATCH;
-        if fatal {
-            drop(p.session.finish().await);
-        } else if p.cases >= config.cases_per_process || p.history_bytes > 64 << 20 {
+        // A crashed or wedged server is replaced; so is one that ran long enough (its
+        // history is the input findings are minimized from).
+        if fatal || p.cases >= config.cases_per_process || p.history_bytes > 64 << 20 {
             drop(p.session.finish().await);
         } else {
             current = Some(p);
