@@ -5,6 +5,8 @@ use std::fmt;
 use arbitrary::{Arbitrary, Unstructured};
 
 pub mod invariants;
+pub mod scenario_parse;
+pub mod schema_dispatch;
 
 /// Largest `max_frame` the framing target tries: big enough for real messages, small
 /// enough that libFuzzer's inputs (4 KiB by default) regularly cross it.

@@ -69,6 +69,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Fuzz(args) => fuzz(*args).await,
         Command::List { scenarios } => list(&scenarios),
         Command::Schemas(cmd) => schemas(cmd).await,
         Command::Snapshot(args) => snapshot(*args).await,
@@ -224,6 +225,28 @@ fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
+}
+
+async fn fuzz(args: cli::fuzz::FuzzArgs) -> anyhow::Result<ExitCode> {
+    let (config, search) = cli::fuzz::resolve(&args)?;
+    let store = Arc::new(SchemaStore::new(search));
+    let mut log = |line: &str| eprintln!("{line}");
+    let report = mcpcheck::fuzz::run(&config, store, &mut log).await?;
+    let human = cli::fuzz::render(&report);
+    match (args.format, &args.output) {
+        (Format::Human, _) => print!("{human}"),
+        (Format::Json, None) => println!("{}", cli::fuzz::to_json(&report)),
+        (Format::Json, Some(path)) => {
+            std::fs::write(path, cli::fuzz::to_json(&report))
+                .with_context(|| format!("writing {}", path.display()))?;
+            print!("{human}");
+        }
+    }
+    Ok(if report.has_findings() {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {

@@ -118,6 +118,10 @@ rules! {
         "The server did not answer a request within the configured timeout.";
     PAGINATION_TERMINATES = "pagination.terminates", Failure, [R1 => "server/utilities/pagination"],
         "Following `nextCursor` must reach the end of a list; a cursor must not lead back to an earlier page.";
+    ROBUSTNESS_CRASH_TEXT = "robustness.stderr-crash-report", Warning, [R1 => "basic/lifecycle#error-handling"],
+        "A server survives malformed and unexpected input without a panic or traceback (found by mcpcheck fuzz).";
+    ROBUSTNESS_MEMORY_GROWTH = "robustness.memory-bounded", Warning, [R1 => "basic/lifecycle#error-handling"],
+        "A server's memory stays bounded under a stream of requests (found by mcpcheck fuzz).";
     SESSION_NOT_READING = "session.reads-input", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "The server must read the messages the client writes to its stdin.";
 }

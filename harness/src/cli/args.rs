@@ -25,6 +25,13 @@ pub enum Command {
         mcpcheck run --expected-failures baseline.yaml --report markdown=summary.md -- ./my-server\n  \
         mcpcheck run --include 'tools/*' --exclude 'tools/call-*' -- ./my-server")]
     Run(Box<RunArgs>),
+    /// Fuzz a server: generated and mutated messages, oracles for crashes, hangs and
+    /// protocol violations, and a minimized reproducer scenario for each finding.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck fuzz --duration 60s -- python3 server.py\n  \
+        mcpcheck fuzz --iterations 5000 --seed 7 --out repros --server ./target/debug/my-server\n  \
+        mcpcheck run --server ./target/debug/my-server repros/crash-1a2b3c4d.yaml")]
+    Fuzz(Box<crate::cli::fuzz::FuzzArgs>),
     /// List the scenarios: ids, titles, revisions and spec references.
     #[command(after_help = "Examples:\n  \
         mcpcheck list\n  \

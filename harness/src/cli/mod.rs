@@ -3,6 +3,7 @@
 pub mod args;
 pub mod config;
 pub mod finish;
+pub mod fuzz;
 pub mod resolve;
 pub mod snapshot;
 

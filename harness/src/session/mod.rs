@@ -188,6 +188,8 @@ pub struct Session {
     progressed: HashSet<RequestId>,
     /// The last `progress` value seen per progress token (its JSON text).
     last_progress: HashMap<String, f64>,
+    /// Progress tokens of raw-sent requests not yet registered with `expect_reply`.
+    raw_progress_tokens: HashMap<RequestId, Value>,
     /// Requests given up on after their timeout. A late answer is still checked (id type,
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
@@ -231,6 +233,7 @@ impl Session {
             expired: HashMap::new(),
             progressed: HashSet::new(),
             last_progress: HashMap::new(),
+            raw_progress_tokens: HashMap::new(),
             unsolicited: VecDeque::new(),
             initialized_sent: false,
             stdout_closed: false,
@@ -350,13 +353,22 @@ impl Session {
         );
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.transport
-            .send(bytes)
-            .await
-            .map_err(|source| SessionError::Send {
-                method: method.to_owned(),
-                source,
-            })
+        match self.transport.send(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(self.send_failed(method, source).await),
+        }
+    }
+
+    /// A failed write: unless the server merely stopped reading, it is gone, so wait a
+    /// moment for its exit status, which names what happened better than a broken pipe.
+    async fn send_failed(&mut self, method: &str, source: TransportError) -> SessionError {
+        if !matches!(source, TransportError::WriteTimeout(_)) {
+            self.wait_exit(Duration::from_secs(1)).await;
+        }
+        SessionError::Send {
+            method: method.to_owned(),
+            source,
+        }
     }
 
     /// Sends a notification.
@@ -368,26 +380,21 @@ impl Session {
         let bytes = notification_json(method, params.as_ref());
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.transport
-            .send(bytes)
-            .await
-            .map_err(|source| SessionError::Send {
-                method: method.to_owned(),
-                source,
-            })
+        match self.transport.send(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(self.send_failed(method, source).await),
+        }
     }
 
     /// Sends bytes exactly as given (framing tests).
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.transport
-            .send_raw(bytes)
-            .await
-            .map_err(|source| SessionError::Send {
-                method: "(raw bytes)".into(),
-                source,
-            })
+        self.note_raw_progress_tokens(&bytes);
+        match self.transport.send_raw(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(self.send_failed("(raw bytes)", source).await),
+        }
     }
 
     /// Waits for the response to `id`, processing everything else that arrives meanwhile.
@@ -540,14 +547,46 @@ impl Session {
     /// Registers a request that was sent some other way (raw bytes), so its response is
     /// correlated and checked like any other.
     pub fn expect_reply(&mut self, id: RequestId, method: &str) {
+        // A progress token in raw bytes already sent (or sent next) belongs to this request.
+        let progress_token = self.raw_progress_tokens.remove(&id);
         self.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
                 revision: self.revision,
-                progress_token: None,
+                progress_token,
             },
         );
+    }
+
+    /// Notes the progress tokens of requests inside raw bytes, so that progress for them
+    /// counts as progress of a request in progress (`progress.active-token`).
+    fn note_raw_progress_tokens(&mut self, bytes: &[u8]) {
+        for line in bytes.split(|b| *b == b'\n') {
+            let Ok(value) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let items = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            for item in items {
+                let token = item.pointer("/params/_meta/progressToken").cloned();
+                let id = match item.get("id") {
+                    Some(Value::String(s)) => RequestId::String(s.clone()),
+                    Some(Value::Number(n)) => RequestId::Number(n.to_string()),
+                    _ => continue,
+                };
+                if let Some(token) = token {
+                    match self.pending.get_mut(&id) {
+                        Some(p) => p.progress_token = Some(token),
+                        None => {
+                            self.raw_progress_tokens.insert(id, token);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Waits up to `window` for the response to `id` without treating its absence as a
@@ -1388,17 +1427,14 @@ impl Session {
                 ),
             ),
             SessionError::Send { method, source } => {
-                let how = self
-                    .exit
-                    .as_ref()
-                    .map(|e| e.to_string())
-                    .unwrap_or_else(|| source.to_string());
+                let message = match &self.exit {
+                    Some(exit) => {
+                        format!("the server ended ({exit}) before `{method}` could be sent")
+                    }
+                    None => format!("could not send `{method}`: the server is gone ({source})"),
+                };
                 let tail = self.stderr_tail(10);
-                let f = Finding::new(
-                    &rules::SESSION_EXITED,
-                    rev,
-                    format!("could not send `{method}`: the server is gone ({how})"),
-                );
+                let f = Finding::new(&rules::SESSION_EXITED, rev, message);
                 if tail.is_empty() {
                     f
                 } else {

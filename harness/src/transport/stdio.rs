@@ -289,6 +289,11 @@ impl StdioTransport {
         })
     }
 
+    /// The server's process id (also its process group id), for sampling its memory.
+    pub fn pid(&self) -> u32 {
+        self.pgid as u32
+    }
+
     async fn write(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
         let timeout = self.options.write_timeout;
         let stdin = self.stdin.as_mut().ok_or_else(|| {

@@ -1,0 +1,246 @@
+//! `mcpcheck fuzz`: its arguments, their resolution, and the summary it prints.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::resolve::{duration, revision};
+use super::{Format, UsageError};
+use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
+use crate::scenario::exec::ToolPolicy;
+use crate::schema::SearchPath;
+use crate::session::SessionConfig;
+use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
+
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// Server command line, split like a shell would (quotes group words).
+    #[arg(long, value_name = "CMD", conflicts_with = "command")]
+    pub server: Option<String>,
+    /// Server command after `--`, passed without any splitting.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// Stop after this long (e.g. 60s, 5m). Default 60s unless --iterations is given.
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
+    /// Stop after this many cases (sequences of 1 to 6 messages).
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u64>,
+    /// Seed of the random generator: the same seed sends the same inputs. Default: from the clock (printed).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Directory for reproducer scenario files.
+    #[arg(long, value_name = "DIR", default_value = "mcpcheck-fuzz")]
+    pub out: PathBuf,
+    /// Print the cases that would be sent (after the handshake and the tools/prompts/resources
+    /// lists, which are sent), without sending them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Which tools may be called: none, readonly (annotated readOnlyHint) or all.
+    #[arg(long, value_enum, default_value_t = ToolPolicy::Readonly)]
+    pub call_tools: ToolPolicy,
+    /// Also call tools annotated destructiveHint (with --call-tools all).
+    #[arg(long)]
+    pub allow_destructive: bool,
+    /// Protocol revision to request.
+    #[arg(long, value_name = "REVISION", default_value = "2025-11-25")]
+    pub protocol_version: String,
+    /// How long to wait for each response before the liveness probe.
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub timeout: String,
+    /// How long to wait for the `initialize` response of each server process.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub startup_timeout: String,
+    /// Wall time to spend minimizing each finding (0s: do not minimize).
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub minimize_time: String,
+    /// Resident memory growth of the server that is a finding, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 512)]
+    pub memory_limit: u64,
+    /// Environment variable for the server (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Working directory for the server.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
+    #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+    /// Output format on stdout (or in --output).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the JSON report to this file (the human summary still prints).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Resolves `mcpcheck fuzz` arguments.
+pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> {
+    let mut server = match (&args.server, args.command.is_empty()) {
+        (Some(line), true) => {
+            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
+        }
+        (None, false) => ServerCommand::from_argv(args.command.clone())
+            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
+        (None, true) => {
+            return Err(UsageError(
+                "no server to fuzz: give --server \"CMD ARGS\" or put the command after --".into(),
+            ));
+        }
+        (Some(_), false) => {
+            return Err(UsageError(
+                "give the server either with --server or after --, not both".into(),
+            ));
+        }
+    };
+    for kv in &args.env {
+        let (k, v) = kv
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty())
+            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
+        server.env.insert(k.to_owned(), v.to_owned());
+    }
+    if let Some(cwd) = &args.cwd {
+        if !cwd.is_dir() {
+            return Err(UsageError(format!(
+                "--cwd {}: not a directory",
+                cwd.display()
+            )));
+        }
+        server.cwd = Some(cwd.clone());
+    }
+    if args.allow_destructive && args.call_tools != ToolPolicy::All {
+        return Err(UsageError(
+            "--allow-destructive only makes sense with --call-tools all".into(),
+        ));
+    }
+    let timeout = duration("timeout", &args.timeout)?;
+    if timeout.is_zero() {
+        return Err(UsageError("--timeout must be greater than zero".into()));
+    }
+    let limits = Limits {
+        duration: match (&args.duration, args.iterations) {
+            (Some(d), _) => Some(duration("duration", d)?),
+            (None, None) => Some(Duration::from_secs(60)),
+            (None, Some(_)) => None,
+        },
+        iterations: args.iterations,
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    });
+    let config = FuzzConfig {
+        server,
+        stdio: StdioOptions {
+            shutdown: ShutdownWaits {
+                after_close: Duration::from_secs(1),
+                after_term: Duration::from_secs(1),
+            },
+            write_timeout: timeout.max(Duration::from_secs(5)),
+            ..StdioOptions::default()
+        },
+        session: SessionConfig {
+            revision: revision(&args.protocol_version)?,
+            timeout,
+            startup_timeout: duration("startup-timeout", &args.startup_timeout)?,
+            ..SessionConfig::default()
+        },
+        limits,
+        seed,
+        out_dir: Some(args.out.clone()),
+        dry_run: args.dry_run,
+        tools: args.call_tools,
+        allow_destructive: args.allow_destructive,
+        memory_limit_mib: args.memory_limit,
+        minimize_time: duration("minimize-time", &args.minimize_time)?,
+        cases_per_process: 500,
+    };
+    Ok((config, SearchPath::standard(args.schema_dir.as_deref())))
+}
+
+/// The JSON report.
+pub fn to_json(report: &FuzzReport) -> String {
+    serde_json::to_string_pretty(report).expect("reports always serialize")
+}
+
+/// The human summary.
+pub fn render(r: &FuzzReport) -> String {
+    let mut out = String::new();
+    let covered = |m: &std::collections::BTreeMap<String, u64>| {
+        let missing: Vec<&str> = m
+            .iter()
+            .filter(|(_, n)| **n == 0)
+            .map(|(k, _)| k.as_str())
+            .collect();
+        let mut s = format!("{}/{}", m.len() - missing.len(), m.len());
+        if !missing.is_empty() {
+            let _ = write!(s, " (never sent: {})", missing.join(", "));
+        }
+        s
+    };
+    let _ = writeln!(
+        out,
+        "\nmcpcheck fuzz: {} ({}), seed {}",
+        r.server, r.revision, r.seed
+    );
+    let _ = writeln!(
+        out,
+        "  {} cases, {} messages + {} probes in {:.1}s: {:.0} messages/s; {} server processes",
+        r.cases,
+        r.messages,
+        r.probes,
+        r.duration_ms as f64 / 1000.0,
+        r.messages_per_sec,
+        r.processes_started
+    );
+    let _ = writeln!(out, "  methods {}", covered(&r.methods));
+    let _ = writeln!(out, "  tools   {}", covered(&r.tools));
+    if r.slow_tool_calls > 0 || r.skipped > 0 {
+        let _ = writeln!(
+            out,
+            "  {} slow tool calls cancelled (not findings), {} writes skipped",
+            r.slow_tool_calls, r.skipped
+        );
+    }
+    if r.findings.is_empty() {
+        let _ = writeln!(out, "\nno findings");
+        return out;
+    }
+    let _ = writeln!(out, "\n{} findings:", r.findings.len());
+    for (i, f) in r.findings.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. [{}] {} (seen {}x)\n     {}",
+            i + 1,
+            f.finding.severity.as_str(),
+            f.signature,
+            f.count,
+            f.finding.message
+        );
+        if let Some(e) = &f.finding.evidence {
+            for line in e.lines().take(6) {
+                let _ = writeln!(out, "     | {line}");
+            }
+        }
+        if let Some(p) = &f.reproducer {
+            let state = match f.reproduced {
+                Some(true) => "replay fails the same way",
+                Some(false) => "replay did NOT reproduce it",
+                None => "not checkable by a scenario",
+            };
+            let _ = writeln!(
+                out,
+                "     reproducer: {} ({} writes, from {}; {state})",
+                p.display(),
+                f.writes_after,
+                f.writes_before
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,143 @@
+//! `mcpcheck fuzz`: structure-aware protocol fuzzing of a live server.
+//!
+//! Cases are generated from the negotiated revision's schema and what the server declares
+//! ([`generate`], [`values`]), damaged by [`mutate`], and sent over a [`crate::session::Session`]
+//! so every answer gets the same checks as in a conformance run. [`oracle`]s turn what
+//! happens into findings; each new one is minimized ([`minimize`]) and written as a
+//! scenario file that `mcpcheck run` replays ([`repro`]). The loop is in [`driver`].
+
+pub mod driver;
+pub mod generate;
+pub mod minimize;
+pub mod mutate;
+pub mod oracle;
+pub mod repro;
+pub mod values;
+pub mod wire;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::check::Finding;
+use crate::protocol::Revision;
+use crate::scenario::exec::ToolPolicy;
+use crate::session::SessionConfig;
+use crate::transport::stdio::{ServerCommand, StdioOptions};
+pub use driver::run;
+pub use oracle::{Oracle, Signature};
+
+/// The fuzzer's random number generator: seeded, portable, fast. Everything random in a
+/// run is drawn from one of these, so a seed replays the same inputs.
+pub type Rng = rand::rngs::Xoshiro256PlusPlus;
+
+/// When the run stops: after a duration, a number of cases, or whichever comes first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    pub duration: Option<Duration>,
+    pub iterations: Option<u64>,
+}
+
+/// Everything `mcpcheck fuzz` needs.
+#[derive(Clone, Debug)]
+pub struct FuzzConfig {
+    pub server: ServerCommand,
+    pub stdio: StdioOptions,
+    /// Revision, per-response timeout, start-up allowance.
+    pub session: SessionConfig,
+    pub limits: Limits,
+    pub seed: u64,
+    /// Where reproducers go; none: they are not written.
+    pub out_dir: Option<PathBuf>,
+    /// Print the cases instead of sending them.
+    pub dry_run: bool,
+    pub tools: ToolPolicy,
+    pub allow_destructive: bool,
+    /// Resident memory growth (over the first sample after start-up) that is a finding.
+    pub memory_limit_mib: u64,
+    /// Wall time minimization may take per finding; zero turns minimization off.
+    pub minimize_time: Duration,
+    /// Cases per server process before a fresh one is started (bounds history and state).
+    pub cases_per_process: u64,
+}
+
+/// One distinct defect found, with how often it was seen and its reproducer.
+#[derive(Clone, Debug, Serialize)]
+pub struct FuzzFinding {
+    pub signature: Signature,
+    pub finding: Finding,
+    /// How many times the signature was seen.
+    pub count: u64,
+    /// Seconds into the run of the first sighting.
+    pub first_seen_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproducer: Option<PathBuf>,
+    /// Whether replaying the reproducer failed the same way (`None`: the oracle is not one
+    /// a scenario can check, or reproducers were not written).
+    pub reproduced: Option<bool>,
+    /// Writes after the handshake: before and after minimization.
+    pub writes_before: usize,
+    pub writes_after: usize,
+    /// Replays minimization used.
+    pub replays: usize,
+    /// False when the input had bytes a scenario file cannot carry (invalid UTF-8),
+    /// replaced by U+FFFD in the reproducer.
+    pub faithful: bool,
+}
+
+/// The outcome of a fuzzing run (`--format json` writes it).
+#[derive(Clone, Debug, Serialize)]
+pub struct FuzzReport {
+    pub format_version: u32,
+    pub mcpcheck_version: &'static str,
+    pub server: String,
+    pub seed: u64,
+    pub revision: Revision,
+    pub duration_ms: u64,
+    /// Cases run (sequences of 1 to 6 writes).
+    pub cases: u64,
+    /// Fuzz writes sent.
+    pub messages: u64,
+    /// Liveness probes and discovery requests sent besides.
+    pub probes: u64,
+    /// (messages + probes) per second of fuzzing (minimization excluded).
+    pub messages_per_sec: f64,
+    pub processes_started: u64,
+    /// Writes skipped: they named a tool the policy forbids, or reused an id.
+    pub skipped: u64,
+    /// `tools/call`s that outlived the timeout while the server still answered `ping`:
+    /// long-running tools are legitimate; they were cancelled, not reported.
+    pub slow_tool_calls: u64,
+    /// Sends per method of the revision's table (zero: never sent).
+    pub methods: BTreeMap<String, u64>,
+    /// Calls per tool the policy allows.
+    pub tools: BTreeMap<String, u64>,
+    pub findings: Vec<FuzzFinding>,
+}
+
+impl FuzzReport {
+    pub fn has_findings(&self) -> bool {
+        !self.findings.is_empty()
+    }
+}
+
+pub const FUZZ_REPORT_FORMAT_VERSION: u32 = 1;
+
+/// Why a run could not go on (never the server's fault alone: that is a finding).
+#[derive(Debug, thiserror::Error)]
+pub enum FuzzError {
+    #[error("no schema for {revision}, and the fuzzer generates from it: {reason}")]
+    NoSchema { revision: Revision, reason: String },
+    #[error("could not start the server: {0}")]
+    Spawn(#[from] crate::transport::TransportError),
+    #[error("the server did not complete the handshake, so there is nothing to fuzz: {0}")]
+    Handshake(String),
+    #[error("writing a reproducer to {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}

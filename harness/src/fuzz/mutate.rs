@@ -1,0 +1,278 @@
+//! Mutations of a well-formed message: structural (on its JSON value) and on its bytes
+//! (framing, encoding, syntax).
+
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+use serde_json::{Value, json};
+
+use super::Rng;
+use super::values::{UNICODE_EDGES, huge_value, other_type, replace_random};
+use super::wire::Wire;
+
+/// The mutations, by name (the name goes into the finding's origin).
+pub const MUTATIONS: &[&str] = &[
+    "drop-field",
+    "duplicate-field",
+    "type-swap",
+    "numeric-boundary",
+    "string-explosion",
+    "unicode",
+    "truncate",
+    "invalid-utf8",
+    "split-frame",
+    "embedded-newline",
+    "giant-line",
+    "syntax-damage",
+];
+
+/// Applies one mutation, chosen at random, to `message`. Returns the writes it becomes
+/// (a split frame is two writes).
+pub fn mutate(message: &Value, rng: &mut Rng) -> Vec<Wire> {
+    let name = *MUTATIONS.choose(rng).unwrap_or(&"type-swap");
+    apply(name, message, rng)
+}
+
+/// Applies the named mutation.
+pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
+    let method = message
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or("(raw)")
+        .to_owned();
+    let origin = format!("mutated:{name}");
+    let mut v = message.clone();
+    let text = serde_json::to_vec(message).unwrap_or_default();
+    let line = |bytes: Vec<u8>| Wire::raw(bytes, &method, origin.clone());
+    let with_nl = |mut b: Vec<u8>| {
+        b.push(b'\n');
+        b
+    };
+    match name {
+        "drop-field" => {
+            drop_random_member(&mut v, rng);
+            vec![Wire::line(&v, origin)]
+        }
+        "duplicate-field" => vec![line(with_nl(duplicate_member(&text, rng)))],
+        "type-swap" => {
+            // The id keeps its type: a changed id could collide with one already used.
+            let id = v.get("id").cloned();
+            replace_random(&mut v, rng, &mut |old, rng| other_type(old, rng));
+            restore_id(&mut v, id);
+            vec![Wire::line(&v, origin)]
+        }
+        "numeric-boundary" => {
+            const NUMBERS: &[&str] = &[
+                "0",
+                "-0",
+                "-1",
+                "1.0",
+                "1e309",
+                "-1e309",
+                "9223372036854775807",
+                "9223372036854775808",
+                "-9223372036854775809",
+                "18446744073709551616",
+                "123456789012345678901234567890",
+                "4.9e-324",
+                "0.30000000000000004",
+            ];
+            let marker = "__mcpcheck_number__";
+            let id = v.get("id").cloned();
+            replace_random(&mut v, rng, &mut |_, _| json!(marker));
+            restore_id(&mut v, id);
+            let text = serde_json::to_string(&v).unwrap_or_default();
+            let n = NUMBERS.choose(rng).copied().unwrap_or("0");
+            vec![line(with_nl(
+                text.replacen(&format!("\"{marker}\""), n, 1).into_bytes(),
+            ))]
+        }
+        "string-explosion" => {
+            let id = v.get("id").cloned();
+            let big = huge_value(rng);
+            replace_random(&mut v, rng, &mut |old, _| {
+                if old.is_string() || old.is_null() {
+                    big.clone()
+                } else {
+                    old.clone()
+                }
+            });
+            restore_id(&mut v, id);
+            vec![Wire::line(&v, origin)]
+        }
+        "unicode" => {
+            let id = v.get("id").cloned();
+            let s = UNICODE_EDGES.choose(rng).copied().unwrap_or("");
+            replace_random(&mut v, rng, &mut |_, _| json!(s));
+            restore_id(&mut v, id);
+            vec![Wire::line(&v, origin)]
+        }
+        "truncate" => {
+            let cut = rng.random_range(0..text.len().max(1));
+            vec![line(with_nl(text[..cut].to_vec()))]
+        }
+        "invalid-utf8" => {
+            const BAD: &[&[u8]] = &[
+                b"\xff",
+                b"\xc0\x80",
+                b"\xed\xa0\x80",
+                b"\x80",
+                b"\xf4\x90\x80\x80",
+                b"\xe2\x82",
+            ];
+            let mut b = text.clone();
+            // Inside a string where one is at hand, so the rest still parses as JSON.
+            let at = b
+                .iter()
+                .rposition(|&c| c == b'"')
+                .unwrap_or(b.len() / 2)
+                .min(b.len());
+            let bad = BAD.choose(rng).copied().unwrap_or(b"\xff");
+            b.splice(at..at, bad.iter().copied());
+            vec![line(with_nl(b))]
+        }
+        "split-frame" => {
+            let cut = rng.random_range(1..text.len().max(2));
+            let (a, b) = text.split_at(cut.min(text.len()));
+            vec![line(a.to_vec()), line(with_nl(b.to_vec()))]
+        }
+        "embedded-newline" => {
+            let mut b = text.clone();
+            let at = rng.random_range(0..b.len().max(1));
+            b.insert(at.min(b.len()), b'\n');
+            vec![line(with_nl(b))]
+        }
+        "giant-line" => {
+            // Valid JSON, padded with whitespace to megabytes: the server must still answer.
+            let pad = rng.random_range(256 << 10..2 << 20);
+            let mut b = text.clone();
+            b.extend(std::iter::repeat_n(b' ', pad));
+            vec![line(with_nl(b))]
+        }
+        _ => vec![line(with_nl(syntax_damage(&text, rng)))],
+    }
+}
+
+fn restore_id(v: &mut Value, id: Option<Value>) {
+    if let (Value::Object(map), Some(id)) = (v, id) {
+        map.insert("id".into(), id);
+    }
+}
+
+fn drop_random_member(v: &mut Value, rng: &mut Rng) {
+    let mut objects = Vec::new();
+    collect_objects(v, "", &mut objects);
+    let Some(path) = objects.choose(rng).cloned() else {
+        return;
+    };
+    if let Some(Value::Object(map)) = v.pointer_mut(&path) {
+        let keys: Vec<String> = map.keys().filter(|k| *k != "id").cloned().collect();
+        if let Some(k) = keys.choose(rng) {
+            map.remove(k);
+        }
+    }
+}
+
+fn collect_objects(v: &Value, path: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            if !map.is_empty() {
+                out.push(path.to_owned());
+            }
+            for (k, x) in map {
+                let k = k.replace('~', "~0").replace('/', "~1");
+                collect_objects(x, &format!("{path}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                collect_objects(x, &format!("{path}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Writes one member of the top-level object twice (same key, same value): a duplicate
+/// key whose meaning does not depend on which copy the server keeps.
+fn duplicate_member(text: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(text) else {
+        return text.to_vec();
+    };
+    let Some((k, v)) = map.iter().nth(rng.random_range(0..map.len().max(1))) else {
+        return text.to_vec();
+    };
+    let member = format!("{}:{},", json!(k), v);
+    let mut out = b"{".to_vec();
+    out.extend_from_slice(member.as_bytes());
+    out.extend_from_slice(&text[1..]);
+    out
+}
+
+fn syntax_damage(text: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut b = text.to_vec();
+    if b.is_empty() {
+        return b"{".to_vec();
+    }
+    let at = rng.random_range(0..b.len());
+    match rng.random_range(0..8) {
+        0 => {
+            b.remove(at);
+        }
+        1 => b.insert(at, *b"{}[]:,\"".choose(rng).unwrap_or(&b',')),
+        2 => {
+            let end = b.len() - 1;
+            b.insert(end, b',');
+        }
+        3 => b
+            .splice(0..0, b"// comment\n".iter().copied())
+            .for_each(drop),
+        4 => {
+            let s = String::from_utf8_lossy(&b).replace('"', "'");
+            b = s.into_bytes();
+        }
+        5 => b = b"NaN".to_vec(),
+        6 => b = b"[]".to_vec(),
+        _ => b.extend_from_slice(b"}}}"),
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn msg() -> Value {
+        json!({"jsonrpc": "2.0", "id": 1042, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}})
+    }
+
+    #[test]
+    fn every_mutation_produces_bytes_and_keeps_ids_unchanged_or_unreadable() {
+        let mut rng = Rng::seed_from_u64(1);
+        for name in MUTATIONS {
+            for _ in 0..20 {
+                let wires = apply(name, &msg(), &mut rng);
+                assert!(!wires.is_empty(), "{name}");
+                let all: Vec<u8> = wires.iter().flat_map(|w| w.bytes.clone()).collect();
+                assert!(all.ends_with(b"\n"), "{name}: the last write ends the line");
+                // A mutation never invents a new id that could collide with one in use.
+                for line in all.split(|&b| b == b'\n') {
+                    for e in super::super::wire::requests_in(line) {
+                        assert_eq!(e.id, crate::protocol::RequestId::int(1042), "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn duplicate_member_repeats_a_member_verbatim() {
+        let mut rng = Rng::seed_from_u64(3);
+        let out = duplicate_member(br#"{"a":1,"b":"x"}"#, &mut rng);
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s == r#"{"a":1,"a":1,"b":"x"}"# || s == r#"{"b":"x","a":1,"b":"x"}"#,
+            "{s}"
+        );
+    }
+}
