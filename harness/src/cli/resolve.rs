@@ -23,11 +23,6 @@ pub fn revision(text: &str) -> Result<Revision, UsageError> {
         .map_err(|e: crate::protocol::UnknownRevision| {
             UsageError(format!("--protocol-version: {e}"))
         })?;
-    if !r.has_handshake() {
-        return Err(UsageError(format!(
-            "--protocol-version {r}: the stateless revision is not supported over stdio yet"
-        )));
-    }
     Ok(r)
 }
 
@@ -192,6 +187,12 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         options.secrets.push(token);
     }
     let (timeout, session) = session_config(args)?;
+    if !session.revision.has_handshake() {
+        return Err(UsageError(format!(
+            "--protocol-version {}: the stateless revision is supported over stdio only so far",
+            session.revision
+        )));
+    }
     options.timeout = timeout;
     options.max_frame = args.max_frame_size;
     Ok((

@@ -1,0 +1,137 @@
+//! `mcpcheck run --protocol-version 2026-07-28`: the stateless revision over stdio, against
+//! the Python `mcp` 2.x SDK server (which answers `server/discover`) and against a server
+//! that only knows the handshake revisions.
+
+mod common;
+
+use common::*;
+
+/// Keeps hangs short; scenarios carry their own windows.
+const FAST: [&str; 4] = ["--timeout", "5s", "--startup-timeout", "20s"];
+
+/// thirdparty/mcp_sdk_server.py under the venv thirdparty/setup.sh installs, if present.
+fn python_server() -> Option<Vec<String>> {
+    let python = workspace().join("thirdparty/.venv/bin/python");
+    if !python.exists() {
+        eprintln!("skipping: thirdparty/.venv is not installed (bash thirdparty/setup.sh)");
+        return None;
+    }
+    let script = workspace().join("thirdparty/mcp_sdk_server.py");
+    Some(vec![
+        python.display().to_string(),
+        script.display().to_string(),
+    ])
+}
+
+fn verdicts(report: &serde_json::Value, verdict: &str) -> Vec<String> {
+    report["scenarios"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter(|s| s["verdict"] == verdict)
+                .filter_map(|s| s["id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn sent(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["direction"] == "sent")
+        .filter_map(|e| serde_json::from_str(e["text"].as_str()?).ok())
+        .collect()
+}
+
+#[test]
+fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
+    let Some(server) = python_server() else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28"];
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+
+    // The probe opens with server/discover, not initialize, and learns the server from it.
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+    assert_eq!(report["profile"]["protocol_version"], "2026-07-28");
+    assert_eq!(report["profile"]["server_info"]["name"], "mcp-sdk-lowlevel");
+    let steps = report["steps"].as_array().unwrap();
+    let listed = |name: &str| {
+        steps
+            .iter()
+            .any(|s| s["name"] == name && s["status"] == "passed")
+    };
+    assert!(listed("tools/list") && listed("prompts/list"), "{text}");
+
+    // No false findings: no failure, no warning, and every stateless scenario passes.
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(findings_at(&report, "warning").is_empty(), "{text}");
+    assert!(verdicts(&report, "fail").is_empty(), "{text}");
+    assert!(verdicts(&report, "warn").is_empty(), "{text}");
+    assert!(verdicts(&report, "error").is_empty(), "{text}");
+    let passed = verdicts(&report, "pass");
+    for id in [
+        "stateless/discover-result",
+        "stateless/discover-server-info",
+        "stateless/unsupported-version-error",
+        "stateless/missing-meta-invalid-params",
+        "stateless/no-handshake-needed",
+    ] {
+        assert!(passed.iter().any(|p| p == id), "{id} did not pass: {text}");
+    }
+    // Handshake scenarios are skipped, not run against a stateless server.
+    assert!(
+        verdicts(&report, "skip")
+            .iter()
+            .any(|s| s == "lifecycle/initialize-result")
+    );
+
+    // The probe never sent initialize; every request carried the per-request _meta.
+    let sent = sent(&report);
+    assert!(!sent.is_empty());
+    for m in &sent {
+        assert_ne!(m["method"], "initialize", "{m}");
+        assert_ne!(m["method"], "notifications/initialized", "{m}");
+        if m.get("id").is_some() {
+            let meta = &m["params"]["_meta"];
+            assert_eq!(
+                meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+                "{m}"
+            );
+            assert!(
+                meta["io.modelcontextprotocol/clientCapabilities"].is_object(),
+                "{m}"
+            );
+            assert_eq!(
+                meta["io.modelcontextprotocol/clientInfo"]["name"],
+                "mcpcheck"
+            );
+        }
+    }
+    assert_eq!(sent[0]["method"], "server/discover");
+}
+
+#[test]
+fn a_handshake_only_server_fails_discover() {
+    // The misbehaving fixture without defects speaks the handshake revisions only:
+    // server/discover is an unknown method to it, which 2026-07-28 makes a failure
+    // ("Servers MUST implement server/discover").
+    let fixture = misbehaving();
+    let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &[&fixture]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        failures(&report).iter().any(|r| r == "stateless.discover"),
+        "{text}"
+    );
+    assert_eq!(report["steps"][0]["name"], "server/discover");
+    assert_eq!(report["steps"][0]["status"], "failed");
+}
