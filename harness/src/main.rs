@@ -75,7 +75,8 @@ async fn run(args: cli::RunArgs) -> anyhow::Result<ExitCode> {
     let (outcomes, took_ms) = mcpcheck::runner::suite::run(&scenarios, exec, store, jobs).await;
     report.add_scenarios(outcomes, took_ms);
     if let Some(dir) = &args.snapshot_dir {
-        let mcpcheck::transport::target::Target::Stdio { server, options } = &config.target else {
+        let mcpcheck::transport::target::Target::Stdio { server, options } = &config.target
+        else {
             return Err(cli::UsageError(
                 "--snapshot-dir works with a server command for now, not with --url".into(),
             )
