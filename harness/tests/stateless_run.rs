@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::http_server::HttpServer;
 use common::*;
 
 /// Keeps hangs short; scenarios carry their own windows.
@@ -116,6 +117,89 @@ fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
         }
     }
     assert_eq!(sent[0]["method"], "server/discover");
+}
+
+/// The same server over Streamable HTTP (`--http PORT`, 127.0.0.1).
+fn python_http_server() -> Option<HttpServer> {
+    let server = python_server()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let http = HttpServer::start(&server[0], &[&server[1], "--http", &port]);
+    // The URL is printed before uvicorn listens: wait for the port.
+    let addr = format!("127.0.0.1:{port}");
+    assert!(
+        eventually(20, || std::net::TcpStream::connect(&addr).is_ok()),
+        "the HTTP server did not listen"
+    );
+    Some(http)
+}
+
+#[test]
+fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
+    let Some(server) = python_http_server() else {
+        return;
+    };
+    let out_file = tempfile_path("stateless-http.json");
+    let mut cmd = mcpcheck();
+    cmd.arg("run")
+        .args(["--format", "json", "--output"])
+        .arg(&out_file)
+        .args(["--protocol-version", "2026-07-28", "--url", &server.url])
+        .args(FAST);
+    let output = cmd.output().unwrap();
+    let text = describe(&output);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out_file);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(findings_at(&report, "warning").is_empty(), "{text}");
+    assert!(verdicts(&report, "fail").is_empty(), "{text}");
+    assert!(verdicts(&report, "warn").is_empty(), "{text}");
+    let passed = verdicts(&report, "pass");
+    for id in [
+        "stateless/discover-result",
+        "stateless/unsupported-version-error",
+        "stateless/missing-meta-invalid-params",
+        "stateless/http-header-mismatch-400",
+        "stateless/http-unsupported-version-400",
+        "stateless/http-unknown-method-404",
+    ] {
+        assert!(passed.iter().any(|p| p == id), "{id} did not pass: {text}");
+    }
+    // Every POST of the probe mirrors the body into the 2026-07-28 request headers, and
+    // no session is opened or ended (no initialize, no DELETE).
+    let exchanges: Vec<&serde_json::Value> = report["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.get("http"))
+        .filter(|h| h["kind"] == "exchange")
+        .collect();
+    assert!(!exchanges.is_empty());
+    for h in &exchanges {
+        assert_eq!(h["method"], "POST", "{h}");
+        let headers = h["request_headers"].as_array().unwrap();
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|kv| kv[0] == name)
+                .and_then(|kv| kv[1].as_str())
+                .map(str::to_owned)
+        };
+        assert_eq!(
+            header("mcp-protocol-version").as_deref(),
+            Some("2026-07-28")
+        );
+        assert!(header("mcp-method").is_some(), "{h}");
+        assert!(header("mcp-session-id").is_none(), "{h}");
+    }
 }
 
 #[test]

@@ -187,13 +187,10 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         options.secrets.push(token);
     }
     let (timeout, session) = session_config(args)?;
-    if !session.revision.has_handshake() {
-        return Err(UsageError(format!(
-            "--protocol-version {}: the stateless revision is supported over stdio only so far",
-            session.revision
-        )));
-    }
     options.timeout = timeout;
+    if !session.revision.has_handshake() {
+        options.stateless_version = Some(session.revision.as_str().to_owned());
+    }
     options.max_frame = args.max_frame_size;
     Ok((
         ProbeConfig {
