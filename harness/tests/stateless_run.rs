@@ -219,3 +219,23 @@ fn a_handshake_only_server_fails_discover() {
     assert_eq!(report["steps"][0]["name"], "server/discover");
     assert_eq!(report["steps"][0]["status"], "failed");
 }
+
+#[test]
+fn the_legacy_sse_transport_is_refused_for_2026_07_28() {
+    // Resolved before any connection: nothing listens on this port.
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--protocol-version",
+            "2026-07-28",
+            "--transport",
+            "sse",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+        ])
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("HTTP+SSE"), "{text}");
+}
