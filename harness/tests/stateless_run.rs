@@ -239,3 +239,75 @@ fn the_legacy_sse_transport_is_refused_for_2026_07_28() {
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("HTTP+SSE"), "{text}");
 }
+
+/// A scripted stateless stdio server (system `python3`): a valid DiscoverResult listing
+/// `versions`, and a `tools/list` result whose `resultType` is `result_type`.
+fn scripted_server(versions: &str, result_type: &str) -> Option<Vec<String>> {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: no python3 on PATH");
+        return None;
+    }
+    let script = format!(
+        r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method = m.get("method")
+    if method == "server/discover":
+        r = {{"resultType": "complete", "supportedVersions": {versions}, "capabilities": {{"tools": {{}}}}, "ttlMs": 0, "cacheScope": "private"}}
+    elif method == "tools/list":
+        r = {{"resultType": "{result_type}", "tools": [], "ttlMs": 0, "cacheScope": "private"}}
+    else:
+        print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "error": {{"code": -32601, "message": "Method not found"}}}}), flush=True)
+        continue
+    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+"#
+    );
+    Some(vec!["python3".into(), "-c".into(), script])
+}
+
+fn probe_only(server: &[String]) -> (i32, serde_json::Value, String) {
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
+    args.extend(FAST);
+    run_json(&args, &server)
+}
+
+#[test]
+fn result_types_are_checked() {
+    // The control: a conformant script passes, so the findings below come from the defect.
+    let Some(server) = scripted_server(r#"["2026-07-28"]"#, "complete") else {
+        return;
+    };
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 0, "{text}");
+    assert!(failures(&report).is_empty(), "{text}");
+
+    // An unknown resultType "MUST be considered invalid" (2026-07-28 basic#resulttype).
+    let server = scripted_server(r#"["2026-07-28"]"#, "weird").unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(failures(&report), vec!["stateless.result-type"], "{text}");
+}
+
+#[test]
+fn discover_must_list_the_version_it_serves() {
+    let Some(server) = scripted_server(r#"["2099-01-01"]"#, "complete") else {
+        return;
+    };
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        failures(&report)
+            .iter()
+            .any(|r| r == "lifecycle.version-negotiation"),
+        "{text}"
+    );
+    assert_eq!(report["profile"]["supported_versions"][0], "2099-01-01");
+}
