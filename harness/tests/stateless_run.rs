@@ -241,8 +241,8 @@ fn the_legacy_sse_transport_is_refused_for_2026_07_28() {
 }
 
 /// A scripted stateless stdio server (system `python3`): a valid DiscoverResult listing
-/// `versions`, and a `tools/list` result whose `resultType` is `result_type`.
-fn scripted_server(versions: &str, result_type: &str) -> Option<Vec<String>> {
+/// `versions`, and `tools_list` (a Python literal) as the `tools/list` result.
+fn scripted_server(versions: &str, tools_list: &str) -> Option<Vec<String>> {
     let ok = std::process::Command::new("python3")
         .arg("--version")
         .output()
@@ -262,7 +262,7 @@ for line in sys.stdin:
     if method == "server/discover":
         r = {{"resultType": "complete", "supportedVersions": {versions}, "capabilities": {{"tools": {{}}}}, "ttlMs": 0, "cacheScope": "private"}}
     elif method == "tools/list":
-        r = {{"resultType": "{result_type}", "tools": [], "ttlMs": 0, "cacheScope": "private"}}
+        r = {tools_list}
     else:
         print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "error": {{"code": -32601, "message": "Method not found"}}}}), flush=True)
         continue
@@ -270,6 +270,12 @@ for line in sys.stdin:
 "#
     );
     Some(vec!["python3".into(), "-c".into(), script])
+}
+
+fn tools_list(result_type: &str) -> String {
+    format!(
+        r#"{{"resultType": "{result_type}", "tools": [], "ttlMs": 0, "cacheScope": "private"}}"#
+    )
 }
 
 fn probe_only(server: &[String]) -> (i32, serde_json::Value, String) {
@@ -282,7 +288,7 @@ fn probe_only(server: &[String]) -> (i32, serde_json::Value, String) {
 #[test]
 fn result_types_are_checked() {
     // The control: a conformant script passes, so the findings below come from the defect.
-    let Some(server) = scripted_server(r#"["2026-07-28"]"#, "complete") else {
+    let Some(server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
         return;
     };
     let (code, report, text) = probe_only(&server);
@@ -290,15 +296,34 @@ fn result_types_are_checked() {
     assert!(failures(&report).is_empty(), "{text}");
 
     // An unknown resultType "MUST be considered invalid" (2026-07-28 basic#resulttype).
-    let server = scripted_server(r#"["2026-07-28"]"#, "weird").unwrap();
+    let server = scripted_server(r#"["2026-07-28"]"#, &tools_list("weird")).unwrap();
     let (code, report, text) = probe_only(&server);
     assert_eq!(code, 1, "{text}");
     assert_eq!(failures(&report), vec!["stateless.result-type"], "{text}");
+
+    // A missing one is a schema violation (every 2026-07-28 result requires it).
+    let server = scripted_server(
+        r#"["2026-07-28"]"#,
+        r#"{"tools": [], "ttlMs": 0, "cacheScope": "private"}"#,
+    )
+    .unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert!(!failures(&report).is_empty(), "{text}");
+    assert!(text.contains("resultType"), "{text}");
+
+    // `input_required` is judged as an InputRequiredResult, not as a ListToolsResult
+    // (which would want `tools`).
+    let server =
+        scripted_server(r#"["2026-07-28"]"#, r#"{"resultType": "input_required"}"#).unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 0, "{text}");
+    assert!(failures(&report).is_empty(), "{text}");
 }
 
 #[test]
 fn discover_must_list_the_version_it_serves() {
-    let Some(server) = scripted_server(r#"["2099-01-01"]"#, "complete") else {
+    let Some(server) = scripted_server(r#"["2099-01-01"]"#, &tools_list("complete")) else {
         return;
     };
     let (code, report, text) = probe_only(&server);
