@@ -98,6 +98,7 @@ fn synthetic() -> RunReport {
             capabilities: json!({"tools": {}}),
             server_info: json!({"name": "synthetic", "version": "1"}),
             instructions: None,
+            supported_versions: vec![],
         }),
         verdict: Verdict::Pass,
         counts: Counts::default(),

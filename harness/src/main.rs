@@ -99,6 +99,7 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
     let (mut config, search) = cli::resolve::run(&args)?;
     if args.url.is_some()
         && args.transport == cli::args::HttpTransportArg::Auto
+        && config.session.revision.has_handshake()
         && let mcpcheck::transport::target::Target::Http(options) = &config.target
     {
         config.target = mcpcheck::transport::sse::detect(options).await;

@@ -112,6 +112,7 @@ fn sample() -> RunReport {
             capabilities: json!({"tools": {}}),
             server_info: json!({"name": "my-server", "version": "1.2.3"}),
             instructions: None,
+            supported_versions: vec![],
         }),
         verdict: Verdict::Pass,
         counts: Counts::of(std::slice::from_ref(&sweep_warning)),

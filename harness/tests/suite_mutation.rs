@@ -58,6 +58,18 @@ fn table() -> BTreeMap<String, BTreeSet<String>> {
     map
 }
 
+/// The `- `id`` items of DEFECTS.md's "2026-07-28" section: stateless scenarios that have
+/// no fixture defect yet.
+fn stateless_without_defect() -> BTreeSet<String> {
+    let text = std::fs::read_to_string(workspace().join("scenarios/DEFECTS.md"))
+        .expect("scenarios/DEFECTS.md");
+    text.lines()
+        .skip_while(|l| !l.starts_with("## 2026-07-28"))
+        .filter_map(|l| l.strip_prefix("- `")?.split('`').next())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Scenario ids by verdict, from a JSON report.
 fn verdicts(report: &serde_json::Value) -> BTreeMap<String, String> {
     report["scenarios"]
@@ -99,7 +111,21 @@ fn every_scenario_in_the_suite_has_a_defect() {
         .filter(|id| id.contains('/'))
         .map(str::to_owned)
         .collect();
-    let missing: Vec<_> = listed.difference(&mapped).collect();
+    // 2026-07-28 scenarios the fixture cannot break yet (it speaks no stateless revision),
+    // listed in DEFECTS.md's "2026-07-28" section; nothing else may go without a defect.
+    let revs = revisions();
+    let exempt = stateless_without_defect();
+    for id in &exempt {
+        assert_eq!(
+            revs.get(id).map(Vec::as_slice),
+            Some(&["2026-07-28".to_owned()][..]),
+            "{id} is exempted as a 2026-07-28 scenario but does not exist or covers other revisions"
+        );
+    }
+    let missing: Vec<_> = listed
+        .difference(&mapped)
+        .filter(|id| !exempt.contains(*id))
+        .collect();
     assert!(
         missing.is_empty(),
         "scenarios without a defect in scenarios/DEFECTS.md: {missing:?}"

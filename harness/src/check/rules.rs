@@ -102,6 +102,10 @@ rules! {
         "The server answers with the requested version if it supports it, otherwise with another version it supports.";
     LIFECYCLE_VERSION_DOWNGRADE = "lifecycle.version-downgraded", Info, [R1 => "basic/lifecycle#version-negotiation", R5 => "basic/versioning"],
         "The server does not support the requested revision and answered with another one.";
+    STATELESS_DISCOVER = "stateless.discover", Failure, [R5 => "server/discover"],
+        "2026-07-28: servers must implement `server/discover` and answer it with a DiscoverResult for a version they support.";
+    STATELESS_RESULT_TYPE = "stateless.result-type", Failure, [R5 => "basic#resulttype"],
+        "2026-07-28: every result carries `resultType`, one of the core values (`complete`, `input_required`) unless an advertised extension adds more.";
     LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],
         "The server must only use client features (roots, sampling, elicitation) the client declared.";
     LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, [R1 => "basic/lifecycle#initialization"],

@@ -23,11 +23,6 @@ pub fn revision(text: &str) -> Result<Revision, UsageError> {
         .map_err(|e: crate::protocol::UnknownRevision| {
             UsageError(format!("--protocol-version: {e}"))
         })?;
-    if !r.has_handshake() {
-        return Err(UsageError(format!(
-            "--protocol-version {r}: the stateless revision is not supported over stdio yet"
-        )));
-    }
     Ok(r)
 }
 
@@ -193,6 +188,15 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     }
     let (timeout, session) = session_config(args)?;
     options.timeout = timeout;
+    if !session.revision.has_handshake() {
+        if args.transport == super::args::HttpTransportArg::Sse {
+            return Err(UsageError(format!(
+                "--transport sse: the HTTP+SSE transport belongs to 2024-11-05; {} speaks Streamable HTTP",
+                session.revision
+            )));
+        }
+        options.stateless_version = Some(session.revision.as_str().to_owned());
+    }
     options.max_frame = args.max_frame_size;
     Ok((
         ProbeConfig {

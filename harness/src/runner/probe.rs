@@ -34,10 +34,17 @@ pub async fn run(
     let transport = config.target.open(started)?;
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let mut steps = Vec::new();
+    // 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
+    let stateless = !config.session.revision.has_handshake();
+    let opening = if stateless {
+        crate::session::stateless::DISCOVER
+    } else {
+        "initialize"
+    };
 
     let profile = match session.initialize().await {
         Ok(profile) => {
-            steps.push(step_result(&session, "initialize", 0));
+            steps.push(step_result(&session, opening, 0));
             Some(profile)
         }
         Err(e) => {
@@ -58,7 +65,7 @@ pub async fn run(
             let f = session.finding_for(&e);
             session.add_finding(f);
             steps.push(StepRecord {
-                name: "initialize".into(),
+                name: opening.into(),
                 status: StepStatus::Failed,
             });
             None
@@ -93,6 +100,15 @@ pub async fn run(
             }
             let before = session.findings().len();
             let outcome = match step {
+                Step::Ping if stateless => {
+                    steps.push(StepRecord {
+                        name,
+                        status: StepStatus::Skipped {
+                            reason: "2026-07-28 has no `ping`".into(),
+                        },
+                    });
+                    continue;
+                }
                 Step::Ping => session.request("ping", None).await.map(drop),
                 Step::UnknownMethod => unknown_method(&mut session).await,
                 Step::List(method) => paginate(&mut session, method).await,
@@ -123,7 +139,7 @@ pub async fn run(
             steps.push(StepRecord {
                 name: method.into(),
                 status: StepStatus::Skipped {
-                    reason: "the handshake failed".into(),
+                    reason: format!("`{opening}` failed"),
                 },
             });
         }

@@ -4,6 +4,7 @@
 //! Checking happens here, at the single point every frame passes, so no path through the
 //! harness can receive a message without validating it.
 
+pub mod stateless;
 pub mod transcript;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -105,6 +106,9 @@ pub struct ServerProfile {
     pub capabilities: Value,
     pub server_info: Value,
     pub instructions: Option<String>,
+    /// 2026-07-28: the `supportedVersions` of `server/discover` (empty for handshake revisions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supported_versions: Vec<String>,
 }
 
 impl ServerProfile {
@@ -338,6 +342,18 @@ impl Session {
         method: &str,
         params: Option<Value>,
     ) -> Result<(), SessionError> {
+        // The stateless revision carries version, capabilities and client info per request.
+        let params = if self.config.revision.has_handshake() {
+            params
+        } else {
+            stateless::with_meta(
+                params,
+                &stateless::request_meta(
+                    self.config.revision.as_str(),
+                    &self.config.client_capabilities,
+                ),
+            )
+        };
         let bytes = request_json(&id, method, params.as_ref());
         let progress_token = params
             .as_ref()
@@ -486,6 +502,9 @@ impl Session {
         &mut self,
         handshake: &Handshake,
     ) -> Result<(ServerProfile, Reply), SessionError> {
+        if !self.config.revision.has_handshake() {
+            return self.discover_with(handshake).await;
+        }
         let requested = handshake
             .protocol_version
             .clone()
@@ -512,6 +531,7 @@ impl Session {
                 .get("instructions")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            supported_versions: Vec::new(),
         };
         if let Some(error) = reply.error() {
             // A negotiation test may expect exactly this; only the default handshake judges it.
@@ -1119,7 +1139,10 @@ impl Session {
         }
         match &response.outcome {
             Outcome::Result(result) => {
-                let result_def = self.result_definition(pending.revision, &pending.method);
+                let mut result_def = self.result_definition(pending.revision, &pending.method);
+                if !pending.revision.has_handshake() {
+                    result_def = self.check_result_type(result, index, base).or(result_def);
+                }
                 if let Some(def) = result_def {
                     self.validate(
                         pending.revision,

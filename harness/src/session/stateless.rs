@@ -1,0 +1,273 @@
+//! The stateless revision (2026-07-28): no `initialize`; every request carries its protocol
+//! version, client capabilities and client info in `params._meta`
+//! (spec 2026-07-28 basic#meta, "Per-request protocol fields"), and `server/discover`
+//! replaces the handshake as the way to learn what the server supports (server/discover).
+
+use serde_json::{Map, Value, json};
+
+use super::{Handshake, Reply, ServerProfile, Session, SessionError};
+use crate::check::{Finding, rules};
+
+/// `_meta` key: the protocol version of this request (required).
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's capabilities for this request (required).
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's name and version (SHOULD be on every request).
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of a result: the server's name and version.
+pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The method that replaces the handshake.
+pub const DISCOVER: &str = "server/discover";
+
+/// JSON-RPC error code of `UnsupportedProtocolVersionError` (2026-07-28 basic#error-codes).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// The `resultType` values of the core protocol (2026-07-28 basic#resulttype); any other
+/// value "MUST be considered invalid" by a client that advertises no extension adding it.
+pub const RESULT_TYPES: [&str; 2] = ["complete", "input_required"];
+
+/// The per-request `_meta` fields mcpcheck sends: version, capabilities, client info.
+pub fn request_meta(version: &str, capabilities: &Value) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(PROTOCOL_VERSION.into(), json!(version));
+    meta.insert(CLIENT_CAPABILITIES.into(), capabilities.clone());
+    meta.insert(
+        CLIENT_INFO.into(),
+        json!({ "name": "mcpcheck", "version": env!("CARGO_PKG_VERSION") }),
+    );
+    meta
+}
+
+/// Adds the per-request fields to `params._meta`. A key the caller already set is kept,
+/// and a key the caller set to `null` is removed: that is how a scenario sends a request
+/// without a required field. Params that are not an object (a malformed-params test) are
+/// sent unchanged.
+pub fn with_meta(params: Option<Value>, defaults: &Map<String, Value>) -> Option<Value> {
+    let mut params = params.unwrap_or_else(|| json!({}));
+    let Value::Object(obj) = &mut params else {
+        return Some(params);
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    // `_meta: null` means "no _meta at all".
+    if meta.is_null() {
+        obj.remove("_meta");
+        return Some(params);
+    }
+    let Value::Object(meta) = meta else {
+        return Some(params);
+    };
+    for (k, v) in defaults {
+        if !meta.contains_key(k) {
+            meta.insert(k.clone(), v.clone());
+        }
+    }
+    meta.retain(|_, v| !v.is_null());
+    Some(params)
+}
+
+/// The server's profile from a `DiscoverResult`: the version spoken is `requested` when the
+/// server lists it in `supportedVersions`.
+pub fn profile_from_discover(result: &Value, requested: &str) -> ServerProfile {
+    let supported: Vec<String> = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    ServerProfile {
+        protocol_version: supported
+            .iter()
+            .any(|v| v == requested)
+            .then(|| requested.to_owned()),
+        capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
+        server_info: result
+            .pointer(&format!("/_meta/{}", SERVER_INFO.replace('/', "~1")))
+            .cloned()
+            .unwrap_or(Value::Null),
+        instructions: result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        supported_versions: supported,
+    }
+}
+
+impl Session {
+    /// `server/discover` in place of the handshake. The overrides of a scenario's
+    /// `initialize` step apply: another version (an unsupported one, say) and capabilities.
+    /// Only the default probe judges the answer; a scenario checks it with `expect`.
+    pub(super) async fn discover_with(
+        &mut self,
+        handshake: &Handshake,
+    ) -> Result<(ServerProfile, Reply), SessionError> {
+        let requested = handshake
+            .protocol_version
+            .clone()
+            .unwrap_or_else(|| self.config.revision.as_str().to_owned());
+        let mut meta = Map::new();
+        meta.insert(PROTOCOL_VERSION.into(), json!(requested));
+        if let Some(caps) = &handshake.capabilities {
+            meta.insert(CLIENT_CAPABILITIES.into(), caps.clone());
+        }
+        let reply = self
+            .request(DISCOVER, Some(json!({ "_meta": meta })))
+            .await?;
+        let result = reply.result().cloned().unwrap_or(Value::Null);
+        let profile = profile_from_discover(&result, &requested);
+        let rev = self.revision;
+        if handshake.protocol_version.is_none() {
+            if let Some(error) = reply.error() {
+                let detail = if error.code == UNSUPPORTED_PROTOCOL_VERSION {
+                    let supported = error
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("supported"))
+                        .map(Value::to_string)
+                        .unwrap_or_else(|| "(no `data.supported`)".into());
+                    format!(" (UnsupportedProtocolVersionError: the server supports {supported})")
+                } else {
+                    String::new()
+                };
+                let f = Finding::new(
+                    &rules::STATELESS_DISCOVER,
+                    rev,
+                    format!(
+                        "`server/discover` for {requested} failed with error {} \"{}\"{detail}",
+                        error.code, error.message
+                    ),
+                )
+                .expected("a DiscoverResult listing the requested version in `supportedVersions`");
+                self.push_at(f, reply.frame);
+            } else if !reply.salvaged
+                && profile.protocol_version.is_none()
+                && result.get("supportedVersions").is_some_and(Value::is_array)
+            {
+                let f = Finding::new(
+                    &rules::LIFECYCLE_VERSION,
+                    rev,
+                    format!(
+                        "`server/discover` for {requested} succeeded, yet `supportedVersions` does not list {requested}; a server that does not implement the requested version must answer with UnsupportedProtocolVersionError (-32022)"
+                    ),
+                )
+                .pointer("/result/supportedVersions");
+                self.push_at(f, reply.frame);
+            }
+        }
+        self.profile = Some(profile.clone());
+        // There is no `notifications/initialized`: the server may act at once.
+        self.initialized_sent = true;
+        Ok((profile, reply))
+    }
+
+    /// Checks `resultType` of a result (2026-07-28 basic#resulttype). A missing one is a
+    /// schema violation, reported there. Returns the definition to validate an
+    /// `input_required` result against, instead of the method's own result.
+    pub(super) fn check_result_type(
+        &mut self,
+        result: &Value,
+        index: Option<usize>,
+        base: &str,
+    ) -> Option<String> {
+        match result.get("resultType") {
+            Some(Value::String(t)) if t == "input_required" => Some("InputRequiredResult".into()),
+            Some(Value::String(t)) if RESULT_TYPES.contains(&t.as_str()) => None,
+            Some(Value::String(t)) => {
+                let f = Finding::new(
+                    &rules::STATELESS_RESULT_TYPE,
+                    self.revision,
+                    format!("`resultType` is \"{t}\", which is not a core result type and mcpcheck advertises no extension"),
+                )
+                .pointer(format!("{base}/result/resultType"))
+                .expected("\"complete\" or \"input_required\"");
+                self.push_at(f, index);
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> Map<String, Value> {
+        request_meta("2026-07-28", &json!({}))
+    }
+
+    #[test]
+    fn meta_has_the_required_fields_and_client_info() {
+        let m = defaults();
+        assert_eq!(m[PROTOCOL_VERSION], json!("2026-07-28"));
+        assert_eq!(m[CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(m[CLIENT_INFO]["name"], json!("mcpcheck"));
+        assert!(m[CLIENT_INFO]["version"].is_string());
+    }
+
+    #[test]
+    fn meta_is_added_to_absent_params() {
+        let p = with_meta(None, &defaults()).unwrap();
+        assert_eq!(p["_meta"][PROTOCOL_VERSION], json!("2026-07-28"));
+        assert_eq!(p.as_object().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn meta_keeps_other_params_and_other_meta_keys() {
+        let p = with_meta(
+            Some(json!({ "cursor": "c", "_meta": { "progressToken": 7 } })),
+            &defaults(),
+        )
+        .unwrap();
+        assert_eq!(p["cursor"], json!("c"));
+        assert_eq!(p["_meta"]["progressToken"], json!(7));
+        assert_eq!(p["_meta"][CLIENT_CAPABILITIES], json!({}));
+    }
+
+    #[test]
+    fn a_key_set_by_the_caller_wins_and_null_removes_it() {
+        let p = with_meta(
+            Some(json!({ "_meta": { PROTOCOL_VERSION: "1900-01-01", CLIENT_CAPABILITIES: null } })),
+            &defaults(),
+        )
+        .unwrap();
+        assert_eq!(p["_meta"][PROTOCOL_VERSION], json!("1900-01-01"));
+        assert!(p["_meta"].get(CLIENT_CAPABILITIES).is_none());
+        assert!(p["_meta"].get(CLIENT_INFO).is_some());
+    }
+
+    #[test]
+    fn null_meta_sends_no_meta_and_non_objects_pass_unchanged() {
+        let p = with_meta(Some(json!({ "_meta": null, "x": 1 })), &defaults()).unwrap();
+        assert_eq!(p, json!({ "x": 1 }));
+        let p = with_meta(Some(json!([1, 2])), &defaults()).unwrap();
+        assert_eq!(p, json!([1, 2]));
+    }
+
+    #[test]
+    fn profile_from_the_spec_example() {
+        let result = json!({
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": { "tools": {}, "resources": {} },
+            "_meta": { SERVER_INFO: { "name": "ExampleServer", "version": "1.0.0" } },
+            "instructions": "hi",
+            "ttlMs": 3600000,
+            "cacheScope": "public"
+        });
+        let p = profile_from_discover(&result, "2026-07-28");
+        assert_eq!(p.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(p.declares("tools") && !p.declares("prompts"));
+        assert_eq!(p.server_info["name"], json!("ExampleServer"));
+        assert_eq!(p.instructions.as_deref(), Some("hi"));
+        let p = profile_from_discover(&result, "2027-01-01");
+        assert_eq!(p.protocol_version, None);
+        assert_eq!(p.supported_versions, vec!["2026-07-28".to_owned()]);
+    }
+}

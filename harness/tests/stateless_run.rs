@@ -1,0 +1,349 @@
+//! `mcpcheck run --protocol-version 2026-07-28`: the stateless revision over stdio, against
+//! the Python `mcp` 2.x SDK server (which answers `server/discover`) and against a server
+//! that only knows the handshake revisions.
+
+mod common;
+
+use common::http_server::HttpServer;
+use common::*;
+
+/// Keeps hangs short; scenarios carry their own windows.
+const FAST: [&str; 4] = ["--timeout", "5s", "--startup-timeout", "20s"];
+
+/// thirdparty/mcp_sdk_server.py under the venv thirdparty/setup.sh installs, if present.
+fn python_server() -> Option<Vec<String>> {
+    let python = workspace().join("thirdparty/.venv/bin/python");
+    if !python.exists() {
+        eprintln!("skipping: thirdparty/.venv is not installed (bash thirdparty/setup.sh)");
+        return None;
+    }
+    let script = workspace().join("thirdparty/mcp_sdk_server.py");
+    Some(vec![
+        python.display().to_string(),
+        script.display().to_string(),
+    ])
+}
+
+fn verdicts(report: &serde_json::Value, verdict: &str) -> Vec<String> {
+    report["scenarios"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter(|s| s["verdict"] == verdict)
+                .filter_map(|s| s["id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn sent(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["direction"] == "sent")
+        .filter_map(|e| serde_json::from_str(e["text"].as_str()?).ok())
+        .collect()
+}
+
+#[test]
+fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
+    let Some(server) = python_server() else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28"];
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+
+    // The probe opens with server/discover, not initialize, and learns the server from it.
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+    assert_eq!(report["profile"]["protocol_version"], "2026-07-28");
+    assert_eq!(report["profile"]["server_info"]["name"], "mcp-sdk-lowlevel");
+    // The JSON report of a stateless run is described by reports/results.schema.json too.
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("reports/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "report schema errors: {errors:#?}");
+    let steps = report["steps"].as_array().unwrap();
+    let listed = |name: &str| {
+        steps
+            .iter()
+            .any(|s| s["name"] == name && s["status"] == "passed")
+    };
+    assert!(listed("tools/list") && listed("prompts/list"), "{text}");
+
+    // No false findings: no failure, no warning, and every stateless scenario passes.
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(findings_at(&report, "warning").is_empty(), "{text}");
+    assert!(verdicts(&report, "fail").is_empty(), "{text}");
+    assert!(verdicts(&report, "warn").is_empty(), "{text}");
+    assert!(verdicts(&report, "error").is_empty(), "{text}");
+    let passed = verdicts(&report, "pass");
+    for id in [
+        "stateless/discover-result",
+        "stateless/discover-server-info",
+        "stateless/unsupported-version-error",
+        "stateless/missing-meta-invalid-params",
+        "stateless/no-handshake-needed",
+    ] {
+        assert!(passed.iter().any(|p| p == id), "{id} did not pass: {text}");
+    }
+    // Handshake scenarios are skipped, not run against a stateless server.
+    assert!(
+        verdicts(&report, "skip")
+            .iter()
+            .any(|s| s == "lifecycle/initialize-result")
+    );
+
+    // The probe never sent initialize; every request carried the per-request _meta.
+    let sent = sent(&report);
+    assert!(!sent.is_empty());
+    for m in &sent {
+        assert_ne!(m["method"], "initialize", "{m}");
+        assert_ne!(m["method"], "notifications/initialized", "{m}");
+        if m.get("id").is_some() {
+            let meta = &m["params"]["_meta"];
+            assert_eq!(
+                meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+                "{m}"
+            );
+            assert!(
+                meta["io.modelcontextprotocol/clientCapabilities"].is_object(),
+                "{m}"
+            );
+            assert_eq!(
+                meta["io.modelcontextprotocol/clientInfo"]["name"],
+                "mcpcheck"
+            );
+        }
+    }
+    assert_eq!(sent[0]["method"], "server/discover");
+}
+
+/// The same server over Streamable HTTP (`--http PORT`, 127.0.0.1).
+fn python_http_server() -> Option<HttpServer> {
+    let server = python_server()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let http = HttpServer::start(&server[0], &[&server[1], "--http", &port]);
+    // The URL is printed before uvicorn listens: wait for the port.
+    let addr = format!("127.0.0.1:{port}");
+    assert!(
+        eventually(20, || std::net::TcpStream::connect(&addr).is_ok()),
+        "the HTTP server did not listen"
+    );
+    Some(http)
+}
+
+#[test]
+fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
+    let Some(server) = python_http_server() else {
+        return;
+    };
+    let out_file = tempfile_path("stateless-http.json");
+    let mut cmd = mcpcheck();
+    cmd.arg("run")
+        .args(["--format", "json", "--output"])
+        .arg(&out_file)
+        .args(["--protocol-version", "2026-07-28", "--url", &server.url])
+        .args(FAST);
+    let output = cmd.output().unwrap();
+    let text = describe(&output);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out_file);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(findings_at(&report, "warning").is_empty(), "{text}");
+    assert!(verdicts(&report, "fail").is_empty(), "{text}");
+    assert!(verdicts(&report, "warn").is_empty(), "{text}");
+    let passed = verdicts(&report, "pass");
+    for id in [
+        "stateless/discover-result",
+        "stateless/unsupported-version-error",
+        "stateless/missing-meta-invalid-params",
+        "stateless/http-header-mismatch-400",
+        "stateless/http-unsupported-version-400",
+        "stateless/http-unknown-method-404",
+    ] {
+        assert!(passed.iter().any(|p| p == id), "{id} did not pass: {text}");
+    }
+    // Every POST of the probe mirrors the body into the 2026-07-28 request headers, and
+    // no session is opened or ended (no initialize, no DELETE).
+    let exchanges: Vec<&serde_json::Value> = report["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.get("http"))
+        .filter(|h| h["kind"] == "exchange")
+        .collect();
+    assert!(!exchanges.is_empty());
+    for h in &exchanges {
+        assert_eq!(h["method"], "POST", "{h}");
+        let headers = h["request_headers"].as_array().unwrap();
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|kv| kv[0] == name)
+                .and_then(|kv| kv[1].as_str())
+                .map(str::to_owned)
+        };
+        assert_eq!(
+            header("mcp-protocol-version").as_deref(),
+            Some("2026-07-28")
+        );
+        assert!(header("mcp-method").is_some(), "{h}");
+        assert!(header("mcp-session-id").is_none(), "{h}");
+    }
+}
+
+#[test]
+fn a_handshake_only_server_fails_discover() {
+    // The misbehaving fixture without defects speaks the handshake revisions only:
+    // server/discover is an unknown method to it, which 2026-07-28 makes a failure
+    // ("Servers MUST implement server/discover").
+    let fixture = misbehaving();
+    let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &[&fixture]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        failures(&report).iter().any(|r| r == "stateless.discover"),
+        "{text}"
+    );
+    assert_eq!(report["steps"][0]["name"], "server/discover");
+    assert_eq!(report["steps"][0]["status"], "failed");
+}
+
+#[test]
+fn the_legacy_sse_transport_is_refused_for_2026_07_28() {
+    // Resolved before any connection: nothing listens on this port.
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--protocol-version",
+            "2026-07-28",
+            "--transport",
+            "sse",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+        ])
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("HTTP+SSE"), "{text}");
+}
+
+/// A scripted stateless stdio server (system `python3`): a valid DiscoverResult listing
+/// `versions`, and `tools_list` (a Python literal) as the `tools/list` result.
+fn scripted_server(versions: &str, tools_list: &str) -> Option<Vec<String>> {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: no python3 on PATH");
+        return None;
+    }
+    let script = format!(
+        r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method = m.get("method")
+    if method == "server/discover":
+        r = {{"resultType": "complete", "supportedVersions": {versions}, "capabilities": {{"tools": {{}}}}, "ttlMs": 0, "cacheScope": "private"}}
+    elif method == "tools/list":
+        r = {tools_list}
+    else:
+        print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "error": {{"code": -32601, "message": "Method not found"}}}}), flush=True)
+        continue
+    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+"#
+    );
+    Some(vec!["python3".into(), "-c".into(), script])
+}
+
+fn tools_list(result_type: &str) -> String {
+    format!(
+        r#"{{"resultType": "{result_type}", "tools": [], "ttlMs": 0, "cacheScope": "private"}}"#
+    )
+}
+
+fn probe_only(server: &[String]) -> (i32, serde_json::Value, String) {
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
+    args.extend(FAST);
+    run_json(&args, &server)
+}
+
+#[test]
+fn result_types_are_checked() {
+    // The control: a conformant script passes, so the findings below come from the defect.
+    let Some(server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 0, "{text}");
+    assert!(failures(&report).is_empty(), "{text}");
+
+    // An unknown resultType "MUST be considered invalid" (2026-07-28 basic#resulttype).
+    let server = scripted_server(r#"["2026-07-28"]"#, &tools_list("weird")).unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(failures(&report), vec!["stateless.result-type"], "{text}");
+
+    // A missing one is a schema violation (every 2026-07-28 result requires it).
+    let server = scripted_server(
+        r#"["2026-07-28"]"#,
+        r#"{"tools": [], "ttlMs": 0, "cacheScope": "private"}"#,
+    )
+    .unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert!(!failures(&report).is_empty(), "{text}");
+    assert!(text.contains("resultType"), "{text}");
+
+    // `input_required` is judged as an InputRequiredResult, not as a ListToolsResult
+    // (which would want `tools`).
+    let server =
+        scripted_server(r#"["2026-07-28"]"#, r#"{"resultType": "input_required"}"#).unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 0, "{text}");
+    assert!(failures(&report).is_empty(), "{text}");
+}
+
+#[test]
+fn discover_must_list_the_version_it_serves() {
+    let Some(server) = scripted_server(r#"["2099-01-01"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        failures(&report)
+            .iter()
+            .any(|r| r == "lifecycle.version-negotiation"),
+        "{text}"
+    );
+    assert_eq!(report["profile"]["supported_versions"][0], "2099-01-01");
+}
