@@ -138,11 +138,9 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
     }
     report.add_scenarios(outcomes, took_ms);
     if let Some(dir) = &args.snapshot_dir {
-        let mcpcheck::transport::target::Target::Stdio { server, options } = &config.target else {
-            return Err(cli::UsageError(
-                "--snapshot-dir works with a server command for now, not with --url".into(),
-            )
-            .into());
+        let stdio = match &config.target {
+            mcpcheck::transport::target::Target::Stdio { options, .. } => options.clone(),
+            _ => Default::default(),
         };
         let capture = mcpcheck::snapshot::Capture {
             options: mcpcheck::snapshot::SnapshotOptions {
@@ -150,11 +148,15 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
                 ..Default::default()
             },
             session: config.session.clone(),
-            stdio: options.clone(),
+            stdio,
             schema_dir: args.schema_dir.clone(),
         };
+        let transport = config
+            .target
+            .open(std::time::Instant::now())
+            .context("connecting for --snapshot-dir")?;
         let snap = capture
-            .command(server)
+            .transport(transport)
             .await
             .context("taking the snapshot for --snapshot-dir")?;
         report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
@@ -331,10 +333,15 @@ async fn snapshot(args: cli::snapshot::SnapshotArgs) -> anyhow::Result<ExitCode>
     use mcpcheck::snapshot::{Status, compare};
     let (server, capture) = cli::snapshot::resolve(&args)?;
     let started = std::time::Instant::now();
-    let snap = capture
-        .command(&server)
-        .await
-        .with_context(|| format!("snapshotting `{}`", server.display()))?;
+    let snap = match &server {
+        cli::snapshot::Source::Command(command) => capture.command(command).await,
+        cli::snapshot::Source::Http(options) => {
+            let transport = mcpcheck::transport::http::HttpTransport::new(options.clone())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            capture.transport(Box::new(transport)).await
+        }
+    }
+    .with_context(|| format!("snapshotting `{}`", server.display()))?;
     let mut result = compare::compare(&snap, &args.dir, args.accept)?;
     if args.review {
         for area in result

@@ -332,3 +332,47 @@ fn a_named_call_overrides_the_policy_and_the_synthesized_arguments() {
     assert_eq!(code(&bad), 2, "{}", describe(&bad));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--url`: the reference fixture's surface over Streamable HTTP is the one it shows over
+/// stdio, so a snapshot taken over stdio is unchanged over HTTP (and `run --url
+/// --snapshot-dir` agrees).
+#[test]
+fn a_snapshot_over_http_matches_the_one_over_stdio() {
+    let dir = fresh_dir("http");
+    let out = snapshot(&dir, &[], &[]);
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    let server = common::http_server::HttpServer::start(
+        &reference(),
+        &["--transport", "http", "--bind", "127.0.0.1:0"],
+    );
+    let out = mcpcheck()
+        .args(["snapshot", "--dir"])
+        .arg(&dir)
+        .args(["--url", &server.url])
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(code(&out), 0, "{text}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("unchanged")
+            .count(),
+        4,
+        "{text}"
+    );
+    assert!(pending(&dir).is_empty(), "{text}");
+
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--include",
+            "lifecycle/ping-result",
+            "--snapshot-dir",
+        ])
+        .arg(&dir)
+        .args(["--url", &server.url])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", describe(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -155,37 +155,7 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 /// `mcpcheck run --url`: the endpoint, its headers and its bearer token.
 fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let url = args.url.as_deref().unwrap_or_default();
-    let mut options = HttpOptions::new(url).map_err(|e| UsageError(format!("--url {e}")))?;
-    for h in &args.headers {
-        let (name, value) = h
-            .split_once(':')
-            .ok_or_else(|| UsageError(format!("--header {h:?}: expected \"Name: value\"")))?;
-        let name = reqwest::header::HeaderName::from_bytes(name.trim().as_bytes())
-            .map_err(|_| UsageError(format!("--header {h:?}: not a valid header name")))?;
-        let value = reqwest::header::HeaderValue::from_str(value.trim())
-            .map_err(|_| UsageError(format!("--header {h:?}: not a valid header value")))?;
-        options.headers.push((name, value));
-    }
-    if let Some(var) = &args.bearer_env {
-        let token = std::env::var(var).map_err(|_| {
-            UsageError(format!(
-                "--bearer-env {var}: the environment variable is not set (or not UTF-8)"
-            ))
-        })?;
-        let token = token.trim().to_owned();
-        if token.is_empty() {
-            return Err(UsageError(format!(
-                "--bearer-env {var}: the variable is empty"
-            )));
-        }
-        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|_| UsageError(format!("--bearer-env {var}: not a valid header value")))?;
-        value.set_sensitive(true);
-        options
-            .headers
-            .push((reqwest::header::AUTHORIZATION, value));
-        options.secrets.push(token);
-    }
+    let mut options = http_options(url, &args.headers, args.bearer_env.as_deref())?;
     let (timeout, session) = session_config(args)?;
     options.timeout = timeout;
     if !session.revision.has_handshake() {
@@ -208,6 +178,46 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         },
         SearchPath::standard(args.schema_dir.as_deref()),
     ))
+}
+
+/// `--url`, `--header` and `--bearer-env` (the token is kept as a secret to redact).
+pub fn http_options(
+    url: &str,
+    headers: &[String],
+    bearer_env: Option<&str>,
+) -> Result<HttpOptions, UsageError> {
+    let mut options = HttpOptions::new(url).map_err(|e| UsageError(format!("--url {e}")))?;
+    for h in headers {
+        let (name, value) = h
+            .split_once(':')
+            .ok_or_else(|| UsageError(format!("--header {h:?}: expected \"Name: value\"")))?;
+        let name = reqwest::header::HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|_| UsageError(format!("--header {h:?}: not a valid header name")))?;
+        let value = reqwest::header::HeaderValue::from_str(value.trim())
+            .map_err(|_| UsageError(format!("--header {h:?}: not a valid header value")))?;
+        options.headers.push((name, value));
+    }
+    if let Some(var) = bearer_env {
+        let token = std::env::var(var).map_err(|_| {
+            UsageError(format!(
+                "--bearer-env {var}: the environment variable is not set (or not UTF-8)"
+            ))
+        })?;
+        let token = token.trim().to_owned();
+        if token.is_empty() {
+            return Err(UsageError(format!(
+                "--bearer-env {var}: the variable is empty"
+            )));
+        }
+        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| UsageError(format!("--bearer-env {var}: not a valid header value")))?;
+        value.set_sensitive(true);
+        options
+            .headers
+            .push((reqwest::header::AUTHORIZATION, value));
+        options.secrets.push(token);
+    }
+    Ok(options)
 }
 
 /// Flags shared by every transport: frame limit, timeouts, revision.

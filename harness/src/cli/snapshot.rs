@@ -15,6 +15,15 @@ pub struct SnapshotArgs {
     /// Server command line, split like a shell would (quotes group words).
     #[arg(long, value_name = "CMD", conflicts_with = "command")]
     pub server: Option<String>,
+    /// A Streamable HTTP server's MCP endpoint (loopback only), instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
+    pub url: Option<String>,
+    /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Environment variable holding a bearer token for --url (redacted from all output).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub bearer_env: Option<String>,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -65,8 +74,31 @@ pub struct SnapshotArgs {
     pub format: Format,
 }
 
-/// Resolves `mcpcheck snapshot` arguments into the server to start and how to capture.
-pub fn resolve(args: &SnapshotArgs) -> Result<(ServerCommand, Capture), UsageError> {
+/// What to snapshot: a command to start, or an HTTP endpoint.
+#[derive(Debug)]
+pub enum Source {
+    Command(ServerCommand),
+    Http(crate::transport::http::HttpOptions),
+}
+
+impl Source {
+    /// For messages and reports (a URL never carries the bearer token).
+    pub fn display(&self) -> String {
+        match self {
+            Source::Command(c) => c.display(),
+            Source::Http(o) => o.url.to_string(),
+        }
+    }
+}
+
+/// Resolves `mcpcheck snapshot` arguments into the server and how to capture.
+pub fn resolve(args: &SnapshotArgs) -> Result<(Source, Capture), UsageError> {
+    let capture = capture(args)?;
+    if let Some(url) = &args.url {
+        let mut options = resolve::http_options(url, &args.headers, args.bearer_env.as_deref())?;
+        options.timeout = capture.session.timeout;
+        return Ok((Source::Http(options), capture));
+    }
     let mut server = match (&args.server, args.command.is_empty()) {
         (Some(line), true) => {
             ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
@@ -74,7 +106,7 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(ServerCommand, Capture), UsageErr
         (None, false) => ServerCommand::from_argv(args.command.clone())
             .map_err(|_| UsageError("the server command after -- is empty".into()))?,
         (None, true) => {
-            return Err(UsageError("no server to snapshot: give --server \"CMD ARGS\" or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`".into()));
+            return Err(UsageError("no server to snapshot: give --server \"CMD ARGS\", --url URL, or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`".into()));
         }
         (Some(_), false) => {
             return Err(UsageError(
@@ -98,6 +130,11 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(ServerCommand, Capture), UsageErr
         }
         server.cwd = Some(cwd.clone());
     }
+    Ok((Source::Command(server), capture))
+}
+
+/// How to capture: policy, redactions, calls and session settings.
+fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
     let timeout = resolve::duration("timeout", &args.timeout)?;
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
@@ -141,5 +178,5 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(ServerCommand, Capture), UsageErr
         },
         schema_dir: args.schema_dir.clone(),
     };
-    Ok((server, capture))
+    Ok(capture)
 }
