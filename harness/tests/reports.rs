@@ -278,5 +278,34 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
     );
     let errors = validate(&json);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
+
+    // A changed tool schema: every report carries the snapshot area, JUnit as a failure.
+    let o = run_with_reports(
+        &[
+            "--include",
+            "lifecycle/ping-result",
+            "--snapshot-dir",
+            dir.to_str().unwrap(),
+        ],
+        &[&reference(), "--variant", "tool-schema"],
+    );
+    assert_eq!(o.code, 1, "{}", o.text);
+    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    assert!(validate(&json).is_empty());
+    let xml = o.read("junit.xml");
+    let doc = junit(&xml);
+    let failed: Vec<&str> = testcases(&doc)
+        .iter()
+        .filter(|c| child_kinds(**c).contains(&"failure"))
+        .filter_map(|c| c.attribute("name"))
+        .collect();
+    assert_eq!(failed, ["snapshot/tools"], "{xml}");
+    let md = o.read("summary.md");
+    assert!(md.contains("| tools | changed |"), "{md}");
+    let html = o.read("report.html");
+    assert!(
+        html.contains("<h2>Snapshot</h2>") && html.contains("tools.snap.new"),
+        "{html}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -85,6 +85,8 @@ struct Page {
     counts: crate::runner::Counts,
     tally: crate::runner::suite::Tally,
     areas: Vec<AreaTotals>,
+    /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
+    snapshot: Option<crate::snapshot::Comparison>,
     stderr_bytes: u64,
     stderr_tail: Vec<String>,
     shutdown: Option<String>,
@@ -401,6 +403,7 @@ fn page(input: &Input<'_>) -> Page {
         counts: r.counts,
         tally: r.tally,
         areas: summary::by_area(&r.scenarios),
+        snapshot: r.snapshot.clone(),
         stderr_bytes: r.stderr.bytes,
         stderr_tail: r.stderr.tail.clone(),
         shutdown: r.shutdown.as_ref().map(|s| {

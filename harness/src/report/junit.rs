@@ -82,7 +82,36 @@ pub fn render(input: &Input<'_>) -> Result<String, quick_junit::SerializeError> 
         suite.add_test_case(tc);
     }
     report.add_test_suites(suites.into_values());
+    if let Some(snapshot) = &r.snapshot {
+        report.add_test_suite(snapshot_suite(snapshot));
+    }
     report.to_string()
+}
+
+/// `--snapshot-dir`: one testcase per snapshot area; a change is a failure carrying its diff.
+fn snapshot_suite(c: &crate::snapshot::Comparison) -> TestSuite {
+    use crate::snapshot::Status;
+    let mut suite = TestSuite::new("snapshot");
+    suite.add_property(Property::new("dir", c.dir.as_str()));
+    for a in &c.areas {
+        let status = if a.status == Status::Changed {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(format!(
+                "the {} snapshot changed (pending: {}.new)",
+                a.area, a.path
+            ));
+            if let Some(diff) = &a.diff {
+                s.set_description(diff.as_str());
+            }
+            s
+        } else {
+            TestCaseStatus::success()
+        };
+        let mut tc = TestCase::new(format!("snapshot/{}", a.area), status);
+        tc.set_classname("snapshot");
+        suite.add_test_case(tc);
+    }
+    suite
 }
 
 fn describe(f: &Finding) -> String {

@@ -106,6 +106,18 @@ pub fn render(input: &Input<'_>) -> String {
         }
         let _ = writeln!(w);
     }
+    if let Some(snapshot) = &r.snapshot {
+        let _ = writeln!(w, "| snapshot area | status |");
+        let _ = writeln!(w, "|---|---|");
+        for a in &snapshot.areas {
+            let status = serde_json::to_value(&a.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let _ = writeln!(w, "| {} | {} |", escape(&a.area), escape(&status));
+        }
+        let _ = writeln!(w);
+    }
     let mut lines = Vec::new();
     for f in r
         .findings
