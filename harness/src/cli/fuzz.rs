@@ -12,7 +12,7 @@ use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
 use crate::scenario::exec::ToolPolicy;
 use crate::schema::SearchPath;
 use crate::session::SessionConfig;
-use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
+use crate::transport::stdio::{ShutdownWaits, StdioOptions};
 
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
@@ -78,39 +78,13 @@ pub struct FuzzArgs {
 
 /// Resolves `mcpcheck fuzz` arguments.
 pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> {
-    let mut server = match (&args.server, args.command.is_empty()) {
-        (Some(line), true) => {
-            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
-        }
-        (None, false) => ServerCommand::from_argv(args.command.clone())
-            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
-        (None, true) => {
-            return Err(UsageError(
-                "no server to fuzz: give --server \"CMD ARGS\" or put the command after --".into(),
-            ));
-        }
-        (Some(_), false) => {
-            return Err(UsageError(
-                "give the server either with --server or after --, not both".into(),
-            ));
-        }
-    };
-    for kv in &args.env {
-        let (k, v) = kv
-            .split_once('=')
-            .filter(|(k, _)| !k.is_empty())
-            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
-        server.env.insert(k.to_owned(), v.to_owned());
-    }
-    if let Some(cwd) = &args.cwd {
-        if !cwd.is_dir() {
-            return Err(UsageError(format!(
-                "--cwd {}: not a directory",
-                cwd.display()
-            )));
-        }
-        server.cwd = Some(cwd.clone());
-    }
+    let server = super::resolve::server_command(
+        args.server.as_deref(),
+        &args.command,
+        &args.env,
+        args.cwd.as_deref(),
+        "no server to fuzz: give --server \"CMD ARGS\" or put the command after --",
+    )?;
     if args.allow_destructive && args.call_tools != ToolPolicy::All {
         return Err(UsageError(
             "--allow-destructive only makes sense with --call-tools all".into(),

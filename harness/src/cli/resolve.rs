@@ -98,39 +98,13 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     if args.url.is_some() {
         return run_http(args);
     }
-    let mut server = match (&args.server, args.command.is_empty()) {
-        (Some(line), true) => {
-            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
-        }
-        (None, false) => ServerCommand::from_argv(args.command.clone())
-            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
-        (None, true) => {
-            return Err(UsageError("no server to check: give --server \"CMD ARGS\", put the command after --, e.g. `mcpcheck run -- python3 server.py`, or give --url".into()));
-        }
-        (Some(_), false) => {
-            return Err(UsageError(
-                "give the server either with --server or after --, not both".into(),
-            ));
-        }
-    };
-    for kv in &args.env {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
-        if k.is_empty() {
-            return Err(UsageError(format!("--env {kv:?}: the name is empty")));
-        }
-        server.env.insert(k.to_owned(), v.to_owned());
-    }
-    if let Some(cwd) = &args.cwd {
-        if !cwd.is_dir() {
-            return Err(UsageError(format!(
-                "--cwd {}: not a directory",
-                cwd.display()
-            )));
-        }
-        server.cwd = Some(cwd.clone());
-    }
+    let server = server_command(
+        args.server.as_deref(),
+        &args.command,
+        &args.env,
+        args.cwd.as_deref(),
+        "no server to check: give --server \"CMD ARGS\", put the command after --, e.g. `mcpcheck run -- python3 server.py`, or give --url",
+    )?;
     let (timeout, session) = session_config(args)?;
     let stdio = StdioOptions {
         max_frame: args.max_frame_size,
@@ -268,4 +242,47 @@ pub fn tool_args(
             ))),
         })
         .collect()
+}
+
+/// The server command of `run`, `snapshot` and `fuzz`: `--server "CMD"` or `-- CMD`, with
+/// `--env KEY=VALUE` and `--cwd DIR`. `missing` is the message when neither is given.
+pub fn server_command(
+    line: Option<&str>,
+    argv: &[String],
+    env: &[String],
+    cwd: Option<&std::path::Path>,
+    missing: &str,
+) -> Result<ServerCommand, UsageError> {
+    let mut server = match (line, argv.is_empty()) {
+        (Some(line), true) => {
+            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
+        }
+        (None, false) => ServerCommand::from_argv(argv.to_vec())
+            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
+        (None, true) => return Err(UsageError(missing.into())),
+        (Some(_), false) => {
+            return Err(UsageError(
+                "give the server either with --server or after --, not both".into(),
+            ));
+        }
+    };
+    for kv in env {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
+        if k.is_empty() {
+            return Err(UsageError(format!("--env {kv:?}: the name is empty")));
+        }
+        server.env.insert(k.to_owned(), v.to_owned());
+    }
+    if let Some(cwd) = cwd {
+        if !cwd.is_dir() {
+            return Err(UsageError(format!(
+                "--cwd {}: not a directory",
+                cwd.display()
+            )));
+        }
+        server.cwd = Some(cwd.to_path_buf());
+    }
+    Ok(server)
 }

@@ -99,37 +99,13 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(Source, Capture), UsageError> {
         options.timeout = capture.session.timeout;
         return Ok((Source::Http(options), capture));
     }
-    let mut server = match (&args.server, args.command.is_empty()) {
-        (Some(line), true) => {
-            ServerCommand::parse(line).map_err(|_| UsageError("--server is empty".into()))?
-        }
-        (None, false) => ServerCommand::from_argv(args.command.clone())
-            .map_err(|_| UsageError("the server command after -- is empty".into()))?,
-        (None, true) => {
-            return Err(UsageError("no server to snapshot: give --server \"CMD ARGS\", --url URL, or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`".into()));
-        }
-        (Some(_), false) => {
-            return Err(UsageError(
-                "give the server either with --server or after --, not both".into(),
-            ));
-        }
-    };
-    for kv in &args.env {
-        let (k, v) = kv
-            .split_once('=')
-            .filter(|(k, _)| !k.is_empty())
-            .ok_or_else(|| UsageError(format!("--env {kv:?}: expected KEY=VALUE")))?;
-        server.env.insert(k.to_owned(), v.to_owned());
-    }
-    if let Some(cwd) = &args.cwd {
-        if !cwd.is_dir() {
-            return Err(UsageError(format!(
-                "--cwd {}: not a directory",
-                cwd.display()
-            )));
-        }
-        server.cwd = Some(cwd.clone());
-    }
+    let server = resolve::server_command(
+        args.server.as_deref(),
+        &args.command,
+        &args.env,
+        args.cwd.as_deref(),
+        "no server to snapshot: give --server \"CMD ARGS\", --url URL, or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`",
+    )?;
     Ok((Source::Command(server), capture))
 }
 
