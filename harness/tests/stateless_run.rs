@@ -215,10 +215,10 @@ fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
 
 #[test]
 fn a_handshake_only_server_fails_discover() {
-    // The misbehaving fixture without defects speaks the handshake revisions only:
-    // server/discover is an unknown method to it, which 2026-07-28 makes a failure
-    // ("Servers MUST implement server/discover").
-    let fixture = misbehaving();
+    // The rmcp reference fixture speaks the handshake revisions only: server/discover is
+    // refused before `initialize`, which 2026-07-28 makes a failure ("Servers MUST
+    // implement server/discover").
+    let fixture = reference();
     let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
     args.extend(FAST);
     let (code, report, text) = run_json(&args, &[&fixture]);
