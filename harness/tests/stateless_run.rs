@@ -131,6 +131,57 @@ fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
 }
 
 /// The same server over Streamable HTTP (`--http PORT`, 127.0.0.1).
+/// `subscriptions/listen` over stdio: the SDK's own ListenHandler (`--listen`) acknowledges
+/// with the listen request's id, honours an empty filter, and the listen scenarios pass; the
+/// scenarios skip against the same server without it (it then declares no
+/// `resources.subscribe`).
+#[test]
+fn python_sdk_listen_handler_passes_the_listen_scenarios() {
+    let Some(mut server) = python_server() else {
+        return;
+    };
+    let args = [
+        &["--protocol-version", "2026-07-28", "--jobs", "1"][..],
+        &["--include", "stateless/listen-*"],
+        &FAST,
+    ]
+    .concat();
+    let plain: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &plain);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(verdicts(&report, "skip").len(), 2, "{text}");
+
+    server.push("--listen".into());
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    let mut passed = verdicts(&report, "pass");
+    passed.sort();
+    assert_eq!(
+        passed,
+        [
+            "stateless/listen-acknowledged",
+            "stateless/listen-only-requested"
+        ],
+        "{text}"
+    );
+    let acks: Vec<serde_json::Value> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["transcript"].as_array().unwrap().iter())
+        .filter(|e| e["direction"] == "received")
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(e["text"].as_str()?).ok())
+        .filter(|m| m["method"] == "notifications/subscriptions/acknowledged")
+        .collect();
+    assert_eq!(acks.len(), 2, "{text}");
+    assert!(
+        acks.iter()
+            .any(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"),
+        "{acks:?}"
+    );
+}
+
 fn python_http_server() -> Option<HttpServer> {
     let server = python_server()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
