@@ -540,7 +540,7 @@ impl Session {
                     &rules::LIFECYCLE_VERSION,
                     self.revision,
                     format!(
-                        "`initialize` failed with error {} \"{}\"",
+                        "`initialize` failed with error {} \"{}\"; the server may speak only the stateless revision (2026-07-28), which has no handshake: `--protocol-version auto` asks it what it supports",
                         error.code, error.message
                     ),
                 );
