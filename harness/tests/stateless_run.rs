@@ -363,6 +363,31 @@ for line in sys.stdin:
     Some(vec!["python3".into(), "-c".into(), script])
 }
 
+/// The first request of a stateless session, server/discover, includes the server's
+/// start-up, so it gets `--startup-timeout` like `initialize` does, not `--timeout`.
+#[test]
+fn a_slow_starting_stateless_server_gets_the_startup_allowance() {
+    let Some(mut server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let script = server.pop().unwrap();
+    server.push(format!("import time\ntime.sleep(2)\n{script}"));
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [
+        "--protocol-version",
+        "2026-07-28",
+        "--exclude",
+        "*",
+        "--timeout",
+        "1s",
+        "--startup-timeout",
+        "20s",
+    ];
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+}
+
 fn tools_list(result_type: &str) -> String {
     format!(
         r#"{{"resultType": "{result_type}", "tools": [], "ttlMs": 0, "cacheScope": "private"}}"#
