@@ -67,6 +67,8 @@ pub struct HttpOptions {
     /// 2026-07-28: the version for `MCP-Protocol-Version` on requests whose `_meta` leaves
     /// it out (a malformed-request scenario); the headers are sent on every request.
     pub stateless_version: Option<String>,
+    /// PEM CA certificates trusted beside the system's roots (`--cacert`), checked when read.
+    pub ca_pem: Option<Vec<u8>>,
 }
 
 /// Errors of the HTTP transport.
@@ -109,6 +111,7 @@ impl HttpOptions {
             timeout: Duration::from_secs(10),
             max_frame: super::framing::DEFAULT_MAX_FRAME,
             stateless_version: None,
+            ca_pem: None,
         })
     }
 
@@ -353,12 +356,18 @@ pub(crate) fn record_headers(headers: &HeaderMap, options: &HttpOptions) -> Vec<
 /// The HTTP client every exchange uses: no redirects, no proxies (targets are loopback).
 pub(crate) fn client(options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
     super::install_crypto_provider();
-    reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(options.timeout)
         .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
+        .no_proxy();
+    if let Some(pem) = &options.ca_pem {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| HttpError::Client(format!("--cacert: {}", error_chain(&e))))?;
+        builder = builder.tls_certs_merge(certs);
+    }
+    builder
         .build()
-        .map_err(|e| HttpError::Client(e.to_string()))
+        .map_err(|e| HttpError::Client(error_chain(&e)))
 }
 
 /// A Streamable HTTP connection to one server session.
@@ -1015,6 +1024,9 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
         .into_iter()
         .find(|r| matches!(r, HttpRecord::Failed { .. } | HttpRecord::Exchange { .. }))?;
     match first {
+        HttpRecord::Failed { url, error, .. } if tls_problem(error) => Some(format!(
+            "TLS handshake with {url} failed: {error}; if the server's certificate is self-signed or from a private CA, give that CA with --cacert FILE (PEM)"
+        )),
         HttpRecord::Failed { url, error, .. } => Some(format!("cannot reach {url}: {error}")),
         HttpRecord::Exchange {
             method,
@@ -1054,6 +1066,12 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
         }
         _ => None,
     }
+}
+
+/// Whether a request error is a failed TLS handshake (rustls and webpki wording).
+fn tls_problem(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("certificate") || e.contains("tls") || e.contains("handshake")
 }
 
 /// An error with its sources, for messages ("error sending request: connection refused").
