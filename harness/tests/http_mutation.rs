@@ -267,42 +267,54 @@ fn the_fixture_passes_the_suite_over_resumable_sse_streams() {
     }
 }
 
-/// The transport's own check: a server that closes its streams after the priming event
-/// and then replays from the start delivers an event twice, which the sweep reports under
-/// http.sse-event-id-unique (a finding, exit 1), with the reconnection in the transcript.
+/// The transport's own checks: a server that closes its streams after the priming event
+/// and then replays from the start delivers an event twice (http.sse-event-id-unique); one
+/// that replays another stream sends a response that stream never carried
+/// (http.sse-replay-same-stream). Both are findings of the sweep (exit 1), with the
+/// reconnection in the transcript and the section of the negotiated revision.
 #[test]
-fn a_replay_of_delivered_events_after_polling_is_a_finding() {
-    let server = misbehaving_http_with(&["--sse", "poll", "--defect", "http-replay-from-start"]);
-    let (code, report, text) = report(
-        &server.url,
-        &[
-            "--protocol-version",
-            "2025-11-25",
-            "--include",
-            "http/notification-202",
-        ],
-    );
-    assert_eq!(code, 1, "{text}");
-    let findings: Vec<&serde_json::Value> = report["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|f| f["rule"] == "http.sse-event-id-unique")
-        .collect();
-    assert!(!findings.is_empty(), "{text}");
-    assert!(
-        findings[0]["spec"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("2025-11-25/basic/transports#resumability-and-redelivery"),
-        "{findings:?}"
-    );
-    assert!(
-        findings[0]["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("replayed event"),
-        "{findings:?}"
-    );
-    assert!(!http_records(&report, "resume").is_empty(), "{text}");
+fn bad_replays_after_polling_are_findings() {
+    for (defect, rule, says) in [
+        (
+            "http-replay-from-start",
+            "http.sse-event-id-unique",
+            "replayed event",
+        ),
+        (
+            "http-replay-other-stream",
+            "http.sse-replay-same-stream",
+            "not sent on that stream",
+        ),
+    ] {
+        let server = misbehaving_http_with(&["--sse", "poll", "--defect", defect]);
+        let (code, report, text) = report(
+            &server.url,
+            &[
+                "--protocol-version",
+                "2025-11-25",
+                "--include",
+                "http/notification-202",
+            ],
+        );
+        assert_eq!(code, 1, "{defect}: {text}");
+        let findings: Vec<&serde_json::Value> = report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["rule"] == rule)
+            .collect();
+        assert!(!findings.is_empty(), "{defect}: {text}");
+        assert!(
+            findings[0]["spec"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("2025-11-25/basic/transports#resumability-and-redelivery"),
+            "{findings:?}"
+        );
+        assert!(
+            findings[0]["message"].as_str().unwrap_or("").contains(says),
+            "{findings:?}"
+        );
+        assert!(!http_records(&report, "resume").is_empty(), "{text}");
+    }
 }

@@ -434,24 +434,23 @@ async fn exchange(
             };
             let url = request.url().to_string();
             let request_headers = handle.record_headers(request.headers());
-            let response = match tokio::time::timeout_at(deadline, handle.client().execute(request))
-                .await
-            {
-                Ok(Ok(r)) => r,
-                Ok(Err(e)) => {
-                    let error = handle.options().redact(&error_chain(&e));
-                    session.record_http(HttpRecord::Failed {
-                        method: "GET".into(),
-                        url,
-                        error: error.clone(),
-                    });
-                    acc.problems.push(format!(
+            let response =
+                match tokio::time::timeout_at(deadline, handle.client().execute(request)).await {
+                    Ok(Ok(r)) => r,
+                    Ok(Err(e)) => {
+                        let error = handle.options().redact(&error_chain(&e));
+                        session.record_http(HttpRecord::Failed {
+                            method: "GET".into(),
+                            url,
+                            error: error.clone(),
+                        });
+                        acc.problems.push(format!(
                         "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"
                     ));
-                    break;
-                }
-                Err(_) => break,
-            };
+                        break;
+                    }
+                    Err(_) => break,
+                };
             let status = response.status().as_u16();
             let headers = response.headers().clone();
             let response_headers = handle.record_headers(&headers);
