@@ -238,6 +238,13 @@ fn the_fixture_passes_the_suite_over_resumable_sse_streams() {
         for id in ["http/resume-after-disconnect", "http/sse-event-ids-unique"] {
             assert_eq!(verdicts[id], "pass", "{mode}: {id}\n{text}");
         }
+        // 2025-11-25 allows closing the connection after an event id.
+        assert!(
+            !report["findings"]
+                .to_string()
+                .contains("http.sse-closed-before-response"),
+            "{mode}: {text}"
+        );
         let resumes = http_records(&report, "resume");
         if mode == "poll" {
             // Every request of the sweep was answered only after a reconnection.
@@ -317,4 +324,40 @@ fn bad_replays_after_polling_are_findings() {
         );
         assert!(!http_records(&report, "resume").is_empty(), "{text}");
     }
+}
+
+/// Before 2025-11-25 the server "SHOULD NOT close the SSE stream before sending a JSON-RPC
+/// response": the poll-mode fixture is then warned about (exit 0, a warning), and its
+/// responses still arrive through resumption, so nothing else fails.
+#[test]
+fn a_stream_closed_before_its_response_is_a_warning_before_2025_11_25() {
+    let server = misbehaving_http_with(&["--sse", "poll"]);
+    let (code, report, text) = report(
+        &server.url,
+        &[
+            "--protocol-version",
+            "2025-06-18",
+            "--include",
+            "http/notification-202",
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
+    let findings: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(!findings.is_empty(), "{text}");
+    for f in &findings {
+        assert_eq!(f["rule"], "http.sse-closed-before-response", "{findings:?}");
+        assert_eq!(f["severity"], "warning", "{findings:?}");
+        assert!(
+            f["spec"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("2025-06-18/basic/transports#sending-messages-to-the-server"),
+            "{f}"
+        );
+    }
+    assert_eq!(report["revision"], "2025-06-18", "{text}");
 }

@@ -596,6 +596,9 @@ async fn exchange(
         let mut track = StreamTrack::new(awaited);
         read_sse(&handle, response, &stream_name, &tx, &mut track).await;
         if track.awaited.is_some() {
+            if track.closed {
+                closed_before_response(&handle, &stream_name, &tx, &track).await;
+            }
             let deadline = started + options.timeout;
             resume(&handle, &stream_name, &tx, &mut track, deadline).await;
         }
@@ -704,6 +707,8 @@ struct StreamTrack {
     ids: HashSet<String>,
     /// Reconnections so far (0: the first connection).
     resumes: u32,
+    /// The server closed the last connection (rather than it breaking).
+    closed: bool,
 }
 
 impl StreamTrack {
@@ -714,6 +719,7 @@ impl StreamTrack {
             retry: None,
             ids: HashSet::new(),
             resumes: 0,
+            closed: false,
         }
     }
 }
@@ -736,7 +742,10 @@ async fn read_sse(
     let mut previous = String::new();
     let reason = loop {
         match events.next().await {
-            None => break "the server closed the stream".to_owned(),
+            None => {
+                track.closed = true;
+                break "the server closed the stream".to_owned();
+            }
             Some(Err(e)) => break format!("broken stream: {e}"),
             Some(Ok(ev)) => {
                 let record = HttpRecord::SseEvent {
@@ -830,6 +839,33 @@ async fn check_event_id(
             }))
             .await;
     }
+}
+
+/// Before 2025-11-25, "the server SHOULD NOT close the SSE stream before sending a
+/// JSON-RPC response" (basic/transports#sending-messages-to-the-server); 2025-11-25 lets it
+/// close the connection after an event id, for the client to poll.
+async fn closed_before_response(
+    handle: &HttpHandle,
+    stream: &str,
+    tx: &mpsc::Sender<Inbound>,
+    track: &StreamTrack,
+) {
+    let revision = handle.lock().revision.clone();
+    let Some(revision) = revision.and_then(|r| r.parse::<Revision>().ok()) else {
+        return;
+    };
+    let Some(id) = &track.awaited else { return };
+    if revision >= Revision::V2025_11_25 {
+        return;
+    }
+    let _ = tx
+        .send(Inbound::Http(HttpRecord::Violation {
+            rule: crate::check::rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE.id.into(),
+            problem: format!(
+                "the server closed SSE stream {stream} before sending the response to request {id}; in {revision} it SHOULD NOT (polling a closed stream came in 2025-11-25)"
+            ),
+        }))
+        .await;
 }
 
 /// On a resumed stream, a response to another request comes from another stream
