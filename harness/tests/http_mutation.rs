@@ -174,3 +174,198 @@ fn each_http_defect_fails_exactly_its_scenarios() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+fn misbehaving_http_with(args: &[&str]) -> HttpServer {
+    let mut all = vec!["--transport", "http", "--bind", "127.0.0.1:0"];
+    all.extend(args);
+    HttpServer::start(&misbehaving(), &all)
+}
+
+/// The whole JSON report of a run against `url`.
+fn report(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let out_file = tempfile_path("http-resume.json");
+    let output = mcpcheck()
+        .args(["run", "--url", url, "--format", "json", "--output"])
+        .arg(&out_file)
+        .args(FAST)
+        .args(extra)
+        .output()
+        .expect("running mcpcheck");
+    let report = std::fs::read_to_string(&out_file)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let _ = std::fs::remove_file(&out_file);
+    (
+        output.status.code().unwrap_or(-1),
+        report,
+        describe(&output),
+    )
+}
+
+/// Every `http` record of a kind in the sweep's and the scenarios' transcripts.
+fn http_records<'a>(report: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    let sweep = report["transcript"].as_array().into_iter().flatten();
+    let scenarios = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["transcript"].as_array().into_iter().flatten());
+    sweep
+        .chain(scenarios)
+        .filter_map(|e| e.get("http"))
+        .filter(|h| h["kind"] == kind)
+        .collect()
+}
+
+/// Resumable SSE done right (spec 2025-11-25 basic/transports#resumability-and-redelivery):
+/// with every request answered on an SSE stream (`--sse stream`), and with every stream
+/// closed after its priming event so that each response must be fetched with GET and
+/// Last-Event-ID (`--sse poll`), the whole suite passes, and the two resumption scenarios
+/// pass rather than skip.
+#[test]
+fn the_fixture_passes_the_suite_over_resumable_sse_streams() {
+    for mode in ["stream", "poll"] {
+        let server = misbehaving_http_with(&["--sse", mode]);
+        let (code, report, text) = report(&server.url, &["--protocol-version", "2025-11-25"]);
+        let verdicts: BTreeMap<String, String> = report["scenarios"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                (
+                    s["id"].as_str().unwrap_or("").to_owned(),
+                    s["verdict"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        assert!(verdicts.len() > 30, "{mode}: too few scenarios\n{text}");
+        let bad = with(&verdicts, &["fail", "warn", "error"]);
+        assert!(bad.is_empty(), "{mode}: {bad:?}\n{text}");
+        assert_eq!(code, 0, "{mode}: exit code\n{text}");
+        for id in ["http/resume-after-disconnect", "http/sse-event-ids-unique"] {
+            assert_eq!(verdicts[id], "pass", "{mode}: {id}\n{text}");
+        }
+        // 2025-11-25 allows closing the connection after an event id.
+        assert!(
+            !report["findings"]
+                .to_string()
+                .contains("http.sse-closed-before-response"),
+            "{mode}: {text}"
+        );
+        let resumes = http_records(&report, "resume");
+        if mode == "poll" {
+            // Every request of the sweep was answered only after a reconnection.
+            let sweep_resumes = report["transcript"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| e["http"]["kind"] == "resume")
+                .count();
+            assert!(
+                sweep_resumes >= 3,
+                "poll: {sweep_resumes} sweep reconnections\n{text}"
+            );
+            assert!(
+                resumes.iter().all(|r| r["wait_ms"] == 100),
+                "the server's retry of 100 ms is honoured: {resumes:?}"
+            );
+        } else {
+            // Only the scenario that drops its connection on purpose reconnects.
+            assert!(
+                resumes
+                    .iter()
+                    .all(|r| r["stream"].as_str().unwrap_or("").starts_with("raw ")),
+                "stream: {resumes:?}"
+            );
+        }
+    }
+}
+
+/// The transport's own checks: a server that closes its streams after the priming event
+/// and then replays from the start delivers an event twice (http.sse-event-id-unique); one
+/// that replays another stream sends a response that stream never carried
+/// (http.sse-replay-same-stream). Both are findings of the sweep (exit 1), with the
+/// reconnection in the transcript and the section of the negotiated revision.
+#[test]
+fn bad_replays_after_polling_are_findings() {
+    for (defect, rule, says) in [
+        (
+            "http-replay-from-start",
+            "http.sse-event-id-unique",
+            "replayed event",
+        ),
+        (
+            "http-replay-other-stream",
+            "http.sse-replay-same-stream",
+            "not sent on that stream",
+        ),
+    ] {
+        let server = misbehaving_http_with(&["--sse", "poll", "--defect", defect]);
+        let (code, report, text) = report(
+            &server.url,
+            &[
+                "--protocol-version",
+                "2025-11-25",
+                "--include",
+                "http/notification-202",
+            ],
+        );
+        assert_eq!(code, 1, "{defect}: {text}");
+        let findings: Vec<&serde_json::Value> = report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["rule"] == rule)
+            .collect();
+        assert!(!findings.is_empty(), "{defect}: {text}");
+        assert!(
+            findings[0]["spec"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("2025-11-25/basic/transports#resumability-and-redelivery"),
+            "{findings:?}"
+        );
+        assert!(
+            findings[0]["message"].as_str().unwrap_or("").contains(says),
+            "{findings:?}"
+        );
+        assert!(!http_records(&report, "resume").is_empty(), "{text}");
+    }
+}
+
+/// Before 2025-11-25 the server "SHOULD NOT close the SSE stream before sending a JSON-RPC
+/// response": the poll-mode fixture is then warned about (exit 0, a warning), and its
+/// responses still arrive through resumption, so nothing else fails.
+#[test]
+fn a_stream_closed_before_its_response_is_a_warning_before_2025_11_25() {
+    let server = misbehaving_http_with(&["--sse", "poll"]);
+    let (code, report, text) = report(
+        &server.url,
+        &[
+            "--protocol-version",
+            "2025-06-18",
+            "--include",
+            "http/notification-202",
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
+    let findings: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(!findings.is_empty(), "{text}");
+    for f in &findings {
+        assert_eq!(f["rule"], "http.sse-closed-before-response", "{findings:?}");
+        assert_eq!(f["severity"], "warning", "{findings:?}");
+        assert!(
+            f["spec"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("2025-06-18/basic/transports#sending-messages-to-the-server"),
+            "{f}"
+        );
+    }
+    assert_eq!(report["revision"], "2025-06-18", "{text}");
+}

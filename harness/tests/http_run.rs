@@ -359,3 +359,60 @@ fn auto_detection_keeps_streamable_http() {
     assert!(text.contains("not an HTTP+SSE endpoint"), "{text}");
     let _ = report;
 }
+
+/// rmcp primes every stream with an event id, so resumption is testable against it. Its
+/// event ids are unique across the request streams (pass); a GET with Last-Event-ID after
+/// the client dropped a ping's stream gets an empty SSE stream: nothing replayed, which
+/// the spec allows ("MAY use this header to replay"), so the scenario skips, saying why,
+/// and neither passes nor fails.
+#[test]
+fn reference_over_http_resumption_scenarios() {
+    let server = reference_http();
+    let mut args = FAST.to_vec();
+    args.extend(["--protocol-version", "2025-11-25"]);
+    args.extend(["--include", "http/sse-event-ids-unique"]);
+    args.extend(["--include", "http/resume-after-disconnect"]);
+    let (code, report, text) = run_url(&server.url, &args, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        verdicts(&report, "pass"),
+        ["http/sse-event-ids-unique"],
+        "{text}"
+    );
+    assert_eq!(
+        verdicts(&report, "skip"),
+        ["http/resume-after-disconnect"],
+        "{text}"
+    );
+    let resume = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["id"] == "http/resume-after-disconnect")
+        .unwrap();
+    let why = resume.to_string();
+    assert!(why.contains("replayed nothing"), "{why}");
+    // The reconnection is in the transcript: a GET with the Last-Event-ID of the priming
+    // event, after the server's retry.
+    let records: Vec<&serde_json::Value> = resume["transcript"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.get("http"))
+        .collect();
+    let reconnect = records
+        .iter()
+        .find(|h| h["kind"] == "resume")
+        .expect("a resume record");
+    assert_eq!(reconnect["wait_ms"], 3000, "rmcp's retry: {reconnect}");
+    let id = reconnect["last_event_id"].as_str().unwrap();
+    assert!(
+        records.iter().any(|h| h["method"] == "GET"
+            && h["request_headers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|kv| kv[0] == "last-event-id" && kv[1] == id)),
+        "{records:?}"
+    );
+}

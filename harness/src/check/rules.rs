@@ -128,6 +128,12 @@ rules! {
         "A server's memory stays bounded under a stream of requests (found by mcpcheck fuzz).";
     SESSION_NOT_READING = "session.reads-input", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "The server must read the messages the client writes to its stdin.";
+    HTTP_SSE_EVENT_ID_UNIQUE = "http.sse-event-id-unique", Failure, [R2 => "basic/transports#resumability-and-redelivery"],
+        "An SSE event id is unique across all streams of the session, and a resumed stream replays only events after Last-Event-ID.";
+    HTTP_SSE_REPLAY_SAME_STREAM = "http.sse-replay-same-stream", Failure, [R2 => "basic/transports#resumability-and-redelivery"],
+        "A stream resumed with Last-Event-ID replays no message of a different stream.";
+    HTTP_SSE_CLOSED_BEFORE_RESPONSE = "http.sse-closed-before-response", Warning, [R2 => "basic/transports#sending-messages-to-the-server"],
+        "Before 2025-11-25, a server does not close a request's SSE stream before sending its response.";
 }
 
 /// Looks a rule up by id.

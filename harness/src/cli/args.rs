@@ -117,6 +117,10 @@ pub struct RunArgs {
     /// `Authorization: Bearer ...` and redacted from every output.
     #[arg(long, value_name = "VAR", requires = "url")]
     pub bearer_env: Option<String>,
+    /// A PEM file of CA certificates to trust for an https:// --url (e.g. a local server's
+    /// self-signed certificate), beside the system's roots.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub cacert: Option<PathBuf>,
     /// Also run the built-in suite when scenario files are given.
     #[arg(long)]
     pub builtin: bool,

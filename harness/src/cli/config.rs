@@ -43,6 +43,8 @@ pub struct ServerSection {
     /// Environment variable holding a bearer token for `url`.
     #[serde(rename = "bearer-env")]
     pub bearer_env: Option<String>,
+    /// PEM file of CA certificates to trust for an https:// `url` (relative to this file).
+    pub cacert: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,6 +155,9 @@ pub fn apply(
                 }
                 if !from_cli("bearer_env") {
                     args.bearer_env = config.server.bearer_env.clone();
+                }
+                if !from_cli("cacert") {
+                    args.cacert = config.server.cacert.as_deref().map(path);
                 }
             }
             (None, None) => {}
@@ -281,6 +286,8 @@ command = ["python3", "server.py"]
 # url = "http://127.0.0.1:8808/mcp"
 # headers = ["X-Api-Key: abc"]
 # bearer-env = "MCP_TOKEN"
+# For https:// with a certificate the system does not trust: the CA (PEM) to trust.
+# cacert = "certs/ca.pem"
 
 [run]
 # Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, the stateless

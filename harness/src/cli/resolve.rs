@@ -130,6 +130,9 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let url = args.url.as_deref().unwrap_or_default();
     let mut options = http_options(url, &args.headers, args.bearer_env.as_deref())?;
+    if let Some(file) = &args.cacert {
+        options.ca_pem = Some(read_cacert(file)?);
+    }
     let (timeout, session) = session_config(args)?;
     options.timeout = timeout;
     if !session.revision.has_handshake() {
@@ -152,6 +155,24 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         },
         SearchPath::standard(args.schema_dir.as_deref()),
     ))
+}
+
+/// `--cacert FILE`: PEM text holding at least one certificate.
+pub fn read_cacert(file: &std::path::Path) -> Result<Vec<u8>, UsageError> {
+    let pem =
+        std::fs::read(file).map_err(|e| UsageError(format!("--cacert {}: {e}", file.display())))?;
+    match reqwest::Certificate::from_pem_bundle(&pem) {
+        Ok(certs) if !certs.is_empty() => Ok(pem),
+        Ok(_) => Err(UsageError(format!(
+            "--cacert {}: no PEM certificate (-----BEGIN CERTIFICATE-----) in the file",
+            file.display()
+        ))),
+        Err(e) => Err(UsageError(format!(
+            "--cacert {}: not a PEM certificate file: {}",
+            file.display(),
+            crate::transport::http::error_chain(&e)
+        ))),
+    }
 }
 
 /// `--url`, `--header` and `--bearer-env` (the token is kept as a secret to redact).

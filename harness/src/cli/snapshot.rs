@@ -24,6 +24,9 @@ pub struct SnapshotArgs {
     /// Environment variable holding a bearer token for --url (redacted from all output).
     #[arg(long, value_name = "VAR", requires = "url")]
     pub bearer_env: Option<String>,
+    /// A PEM file of CA certificates to trust for an https:// --url.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub cacert: Option<std::path::PathBuf>,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -97,6 +100,9 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(Source, Capture), UsageError> {
     if let Some(url) = &args.url {
         let mut options = resolve::http_options(url, &args.headers, args.bearer_env.as_deref())?;
         options.timeout = capture.session.timeout;
+        if let Some(file) = &args.cacert {
+            options.ca_pem = Some(resolve::read_cacert(file)?);
+        }
         return Ok((Source::Http(options), capture));
     }
     let server = resolve::server_command(

@@ -3,6 +3,12 @@
 //! `basic/transports#streamable-http`): a request without the session id, with a foreign
 //! `Origin`, with a bad `MCP-Protocol-Version`, a GET or DELETE; then checks on the status,
 //! headers, body, and the JSON-RPC response in a JSON body or an SSE stream.
+//!
+//! SSE answers follow the resumability rules (basic/transports#resumability-and-redelivery,
+//! 2025-03-26 on): event ids must be new in the session; a stream the server closes before
+//! the awaited response is polled with GET and `Last-Event-ID` after its `retry`; with
+//! `resume: true` the step itself drops the connection after the first event id and resumes,
+//! and checks that the replay repeats nothing and carries nothing of another stream.
 
 use std::time::Duration;
 
@@ -13,7 +19,8 @@ use serde_json::Value;
 use super::model::Template;
 use crate::session::Session;
 use crate::transport::http::{
-    HttpHandle, HttpRecord, POST_ACCEPT, SESSION_HEADER, VERSION_HEADER, error_chain,
+    DEFAULT_RETRY, HttpHandle, HttpRecord, MAX_RESUMES, POST_ACCEPT, SESSION_HEADER,
+    VERSION_HEADER, error_chain,
 };
 
 /// One raw exchange and what its response must look like.
@@ -29,6 +36,9 @@ pub struct HttpStep {
     pub headers: Vec<(String, String)>,
     /// How long the exchange may take; an SSE stream is read until then.
     pub within: Duration,
+    /// Drop the connection after the first SSE event with an id (before the response) and
+    /// resume with GET and `Last-Event-ID`.
+    pub resume: bool,
     pub expect: HttpExpect,
 }
 
@@ -84,6 +94,9 @@ pub struct HttpExpect {
     /// A JSON-RPC response with this id must be in the body or the SSE stream;
     /// `error: Some(true)` demands an error response.
     pub response: Option<(Value, Option<bool>)>,
+    /// `event_ids: unique`: the answer must be an SSE stream with event ids (else the
+    /// scenario is skipped), each new in the session.
+    pub unique_event_ids: bool,
 }
 
 /// A regex, compared by its text (the model derives `PartialEq`).
@@ -109,6 +122,40 @@ struct Answer {
     headers: reqwest::header::HeaderMap,
     body: Vec<u8>,
     messages: Vec<Value>,
+    /// What the SSE stream (if any) showed of resumability.
+    sse: Option<SseAcc>,
+}
+
+/// An SSE answer across its connections (the first, then GETs with `Last-Event-ID`).
+#[derive(Debug, Default)]
+struct SseAcc {
+    /// Event ids received, in order, each once.
+    ids: Vec<String>,
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    /// Broken resumability rules.
+    problems: Vec<String>,
+    /// The step dropped the connection after an event id, to resume.
+    disconnected: bool,
+    /// Reconnections made.
+    resumes: u32,
+    /// Status and content type of the last resumption GET that got no SSE stream.
+    refused: Option<(u16, String)>,
+    /// Check each id against the other streams of the session (`event_ids: unique`).
+    check_unique: bool,
+}
+
+/// How reading one SSE connection ended.
+#[derive(Debug, PartialEq)]
+enum SseEnd {
+    /// The awaited response arrived.
+    Answered,
+    /// The server closed the stream.
+    Closed,
+    /// The step dropped the connection to resume (`resume: true`).
+    Dropped,
+    /// Broken stream or the step's time ran out.
+    Stopped,
 }
 
 /// Runs the exchange and returns the broken expectations (empty: all held).
@@ -148,7 +195,74 @@ pub async fn run(
             step.method, answer.status
         )));
     }
-    Ok(check(step, &answer))
+    resumability(step, &answer)?;
+    let mut problems = answer
+        .sse
+        .as_ref()
+        .map(|s| s.problems.clone())
+        .unwrap_or_default();
+    problems.extend(check(step, &answer));
+    Ok(problems)
+}
+
+/// Skips a step whose resumability expectations the server gives nothing to check:
+/// no SSE stream, no event ids, no resumption offered (405, allowed), no replay (a MAY).
+/// A broken rule is never skipped.
+fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
+    if !step.resume && !step.expect.unique_event_ids {
+        return Ok(());
+    }
+    let ct = a
+        .headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    let Some(sse) = &a.sse else {
+        return Err(HttpStop::Skip(format!(
+            "the server answered the {} with {} ({ct}), not an SSE stream: no event ids to check",
+            step.method, a.status
+        )));
+    };
+    if !sse.problems.is_empty() {
+        return Ok(());
+    }
+    if sse.ids.is_empty() {
+        return Err(HttpStop::Skip(
+            "the server's SSE stream carried no event ids (ids are a MAY): not resumable".into(),
+        ));
+    }
+    if !step.resume {
+        return Ok(());
+    }
+    if !sse.disconnected {
+        return Err(HttpStop::Skip(
+            "the response came in the stream's first event with an id: nothing was left to resume"
+                .into(),
+        ));
+    }
+    match &sse.refused {
+        Some((405, _)) => Err(HttpStop::Skip(
+            "the server answered the GET with Last-Event-ID with 405: it offers no resumption (allowed)".into(),
+        )),
+        // "The server MUST either return Content-Type: text/event-stream in response to
+        // this HTTP GET, or else return HTTP 405 Method Not Allowed."
+        Some(_) => Ok(()),
+        None => {
+            let answered = step.expect.response.as_ref().is_none_or(|(id, _)| {
+                a.messages.iter().any(|m| {
+                    m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+                })
+            });
+            if answered {
+                Ok(())
+            } else {
+                Err(HttpStop::Skip(format!(
+                    "the server accepted the GET with Last-Event-ID but replayed nothing of the stream within {:?} (replay is a MAY)",
+                    step.within
+                )))
+            }
+        }
+    }
 }
 
 fn build(
@@ -261,6 +375,7 @@ async fn exchange(
     let max = handle.options().max_frame;
     let mut body = Vec::new();
     let mut messages = Vec::new();
+    let mut sse_acc = None;
     if sse {
         session.record_http(HttpRecord::Exchange {
             method: method.clone(),
@@ -270,41 +385,125 @@ async fn exchange(
             response_headers,
             body: None,
         });
-        use eventsource_stream::Eventsource;
-        let mut events = response.bytes_stream().eventsource();
         let wanted = step.expect.response.as_ref().map(|(id, _)| id.clone());
-        let reason = loop {
-            match tokio::time::timeout_at(deadline, events.next()).await {
-                Err(_) => break format!("mcpcheck stopped reading after {:?}", step.within),
-                Ok(None) => break "the server closed the stream".to_owned(),
-                Ok(Some(Err(e))) => break format!("broken stream: {e}"),
-                Ok(Some(Ok(ev))) => {
-                    session.record_http(HttpRecord::SseEvent {
-                        stream: format!("raw {method}"),
-                        id: ev.id.clone(),
-                        event: ev.event.clone(),
-                        retry_ms: ev.retry.map(|d| d.as_millis() as u64),
-                        data_bytes: ev.data.len(),
-                        data: Some(handle.options().redact(&ev.data)),
-                    });
-                    if ev.event == "message"
-                        && ev.data.len() <= max
-                        && let Ok(v) = serde_json::from_str::<Value>(&ev.data)
-                    {
-                        let done = wanted.as_ref().is_some_and(|id| v.get("id") == Some(id))
-                            && (v.get("result").is_some() || v.get("error").is_some());
-                        messages.push(v);
-                        if done {
-                            break "mcpcheck had what it waited for".to_owned();
-                        }
-                    }
-                }
-            }
+        let mut acc = SseAcc {
+            check_unique: step.expect.unique_event_ids,
+            ..SseAcc::default()
         };
-        session.record_http(HttpRecord::StreamEnd {
-            stream: format!("raw {method}"),
-            reason,
-        });
+        let stream_name = format!("raw {method} #{}", session.transcript().entries().len());
+        let mut end = read_events(
+            session,
+            handle,
+            response,
+            &stream_name,
+            deadline,
+            wanted.as_ref(),
+            step.resume,
+            &mut messages,
+            &mut acc,
+        )
+        .await;
+        // Resume a stream the step dropped, or one the server closed before the response
+        // (2025-11-25: the client "SHOULD then poll" and "MUST respect the retry field").
+        while (end == SseEnd::Dropped || (end == SseEnd::Closed && wanted.is_some()))
+            && acc.resumes < MAX_RESUMES
+            && handle.resumable()
+        {
+            let Some(last) = acc.last_id.clone() else {
+                break;
+            };
+            let wait = acc.retry.unwrap_or(DEFAULT_RETRY);
+            if tokio::time::Instant::now() + wait >= deadline {
+                break;
+            }
+            acc.resumes += 1;
+            session.record_http(HttpRecord::Resume {
+                stream: stream_name.clone(),
+                last_event_id: last.clone(),
+                attempt: acc.resumes,
+                wait_ms: wait.as_millis() as u64,
+            });
+            tokio::time::sleep(wait).await;
+            let request = match handle
+                .request(reqwest::Method::GET, "text/event-stream")
+                .header("last-event-id", &last)
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => return Err(format!("building the resumption GET: {e}")),
+            };
+            let url = request.url().to_string();
+            let request_headers = handle.record_headers(request.headers());
+            let response =
+                match tokio::time::timeout_at(deadline, handle.client().execute(request)).await {
+                    Ok(Ok(r)) => r,
+                    Ok(Err(e)) => {
+                        let error = handle.options().redact(&error_chain(&e));
+                        session.record_http(HttpRecord::Failed {
+                            method: "GET".into(),
+                            url,
+                            error: error.clone(),
+                        });
+                        acc.problems.push(format!(
+                        "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"
+                    ));
+                        break;
+                    }
+                    Err(_) => break,
+                };
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let response_headers = handle.record_headers(&headers);
+            let ct = headers
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if status != 200 || !ct.starts_with("text/event-stream") {
+                let body = tokio::time::timeout_at(deadline, response.bytes())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .filter(|b| !b.is_empty());
+                session.record_http(HttpRecord::Exchange {
+                    method: "GET".into(),
+                    url,
+                    request_headers,
+                    status,
+                    response_headers,
+                    body: body.map(|b| handle.options().redact(&b)),
+                });
+                if status != 405 {
+                    acc.problems.push(format!(
+                        "the GET with Last-Event-ID {last:?} was answered with {status} ({ct:?}); a GET MUST get text/event-stream or 405 (basic/transports#listening-for-messages-from-the-server)"
+                    ));
+                }
+                acc.refused = Some((status, ct));
+                break;
+            }
+            session.record_http(HttpRecord::Exchange {
+                method: "GET".into(),
+                url,
+                request_headers,
+                status,
+                response_headers,
+                body: None,
+            });
+            end = read_events(
+                session,
+                handle,
+                response,
+                &stream_name,
+                deadline,
+                wanted.as_ref(),
+                false,
+                &mut messages,
+                &mut acc,
+            )
+            .await;
+        }
+        sse_acc = Some(acc);
     } else {
         let mut stream = response.bytes_stream();
         let mut note = None;
@@ -355,7 +554,123 @@ async fn exchange(
         headers,
         body,
         messages,
+        sse: sse_acc,
     })
+}
+
+/// Reads one SSE connection until the awaited response, its end, `deadline`, or (with
+/// `drop_at_id`) the first new event id that is not the response. Checks each id against
+/// the session's (basic/transports#resumability-and-redelivery: "globally unique across all
+/// streams within that session") and, after a resumption, each message against what the
+/// stream delivered before.
+#[allow(clippy::too_many_arguments)]
+async fn read_events(
+    session: &mut Session,
+    handle: &HttpHandle,
+    response: reqwest::Response,
+    stream: &str,
+    deadline: tokio::time::Instant,
+    wanted: Option<&Value>,
+    drop_at_id: bool,
+    messages: &mut Vec<Value>,
+    acc: &mut SseAcc,
+) -> SseEnd {
+    use eventsource_stream::Eventsource;
+    let max = handle.options().max_frame;
+    let resumed = acc.resumes > 0;
+    let unique_ids = acc.check_unique;
+    let mut events = response.bytes_stream().eventsource();
+    // The SSE last-event-id buffer persists: an event without an `id` field repeats the
+    // previous id, which is no new id.
+    let mut previous = String::new();
+    let (end, reason) = loop {
+        match tokio::time::timeout_at(deadline, events.next()).await {
+            Err(_) => {
+                break (
+                    SseEnd::Stopped,
+                    "mcpcheck stopped reading at the step's `within`".to_owned(),
+                );
+            }
+            Ok(None) => break (SseEnd::Closed, "the server closed the stream".to_owned()),
+            Ok(Some(Err(e))) => break (SseEnd::Stopped, format!("broken stream: {e}")),
+            Ok(Some(Ok(ev))) => {
+                session.record_http(HttpRecord::SseEvent {
+                    stream: stream.to_owned(),
+                    id: ev.id.clone(),
+                    event: ev.event.clone(),
+                    retry_ms: ev.retry.map(|d| d.as_millis() as u64),
+                    data_bytes: ev.data.len(),
+                    data: Some(handle.options().redact(&ev.data)),
+                });
+                if ev.retry.is_some() {
+                    acc.retry = ev.retry;
+                }
+                let new_id = !ev.id.is_empty() && ev.id != previous;
+                previous = ev.id.clone();
+                if new_id {
+                    if acc.ids.contains(&ev.id) {
+                        acc.problems.push(format!(
+                            "after resuming with Last-Event-ID, event {:?} was delivered again; a replay carries only the events after that id",
+                            ev.id
+                        ));
+                    } else if let Some(first) = handle.note_event_id(&ev.id, stream)
+                        && first != stream
+                        && unique_ids
+                    {
+                        acc.problems.push(format!(
+                            "event id {:?} was already used on another stream of this session ({first}); ids MUST be unique across the session's streams",
+                            ev.id
+                        ));
+                    }
+                    if !acc.ids.contains(&ev.id) {
+                        acc.ids.push(ev.id.clone());
+                    }
+                    acc.last_id = Some(ev.id.clone());
+                }
+                let mut answered = false;
+                if ev.event == "message"
+                    && ev.data.len() <= max
+                    && let Ok(v) = serde_json::from_str::<Value>(&ev.data)
+                {
+                    let is_response = v.get("result").is_some() || v.get("error").is_some();
+                    let id = v.get("id").filter(|_| is_response);
+                    answered = id.is_some() && id == wanted;
+                    if resumed && messages.contains(&v) {
+                        acc.problems.push(format!(
+                            "after resuming with Last-Event-ID, a message the stream had delivered was sent again: {}",
+                            crate::session::quote(&ev.data, 200)
+                        ));
+                    } else if resumed && let Some(id) = id.filter(|_| !answered) {
+                        acc.problems.push(format!(
+                            "after resuming with Last-Event-ID, the server sent the response to request {id}, which was not sent on this stream; it MUST NOT replay messages of another stream"
+                        ));
+                    }
+                    messages.push(v);
+                }
+                if answered {
+                    break (
+                        SseEnd::Answered,
+                        "mcpcheck had what it waited for".to_owned(),
+                    );
+                }
+                if drop_at_id && new_id && !acc.disconnected {
+                    acc.disconnected = true;
+                    break (
+                        SseEnd::Dropped,
+                        format!(
+                            "mcpcheck dropped the connection after event {:?}, to resume",
+                            ev.id
+                        ),
+                    );
+                }
+            }
+        }
+    };
+    session.record_http(HttpRecord::StreamEnd {
+        stream: stream.to_owned(),
+        reason,
+    });
+    end
 }
 
 fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
@@ -466,7 +781,7 @@ mod tests {
     #[test]
     fn parses_every_setting() {
         let h = scenario(
-            "      method: delete\n      session: omit\n      protocol_version: \"1999-01-01\"\n      headers: { Origin: \"http://x.example\" }\n      within: 1s\n      expect:\n        status: [200, 4xx]\n        skip_on_status: 405\n        body: empty\n        content_type: Text/Event-Stream\n        headers: { Mcp-Session-Id: \"^a\" }\n        response: { id: x-1, error: true }\n",
+            "      method: delete\n      session: omit\n      protocol_version: \"1999-01-01\"\n      headers: { Origin: \"http://x.example\" }\n      within: 1s\n      resume: true\n      expect:\n        status: [200, 4xx]\n        skip_on_status: 405\n        body: empty\n        content_type: Text/Event-Stream\n        headers: { Mcp-Session-Id: \"^a\" }\n        response: { id: x-1, error: true }\n        event_ids: unique\n",
         )
         .unwrap();
         assert_eq!(h.method, "DELETE");
@@ -484,6 +799,7 @@ mod tests {
         assert_eq!(e.content_type, vec!["text/event-stream"]);
         assert_eq!(e.headers[0].0, "mcp-session-id");
         assert_eq!(e.response, Some((serde_json::json!("x-1"), Some(true))));
+        assert!(h.resume && e.unique_event_ids);
         assert!(Status::Class(4).matches(404) && !Status::Class(4).matches(500));
     }
 
@@ -500,6 +816,11 @@ mod tests {
             ),
             ("      expect: { skip_on_status: 4xx }\n", "exact statuses"),
             ("      bogus: 1\n", "bogus"),
+            ("      resume: yes please\n", "`resume`"),
+            (
+                "      expect: { event_ids: sorted }\n",
+                "`event_ids` expects `unique`",
+            ),
         ];
         for (step, want) in bad {
             let err = scenario(step).unwrap_err();
@@ -516,6 +837,7 @@ mod tests {
             protocol_version: HeaderChoice::Current,
             headers: vec![],
             within: Duration::from_secs(1),
+            resume: false,
             expect: HttpExpect {
                 status: vec![Status::Exact(202)],
                 empty_body: true,
@@ -527,6 +849,7 @@ mod tests {
             status: 200,
             headers: reqwest::header::HeaderMap::new(),
             body: b"{}".to_vec(),
+            sse: None,
             messages: vec![
                 serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "x"}}),
             ],
@@ -537,6 +860,7 @@ mod tests {
             status: 202,
             headers: reqwest::header::HeaderMap::new(),
             body: vec![],
+            sse: None,
             messages: vec![serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}})],
         };
         assert!(check(&step, &ok).is_empty());

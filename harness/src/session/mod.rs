@@ -722,7 +722,17 @@ impl Session {
                 self.exit = Some(exit);
             }
             Inbound::Http(record) => {
-                self.transcript.push_http(record);
+                // A transport rule broken mid-exchange (SSE resumption): a finding.
+                let finding = match &record {
+                    crate::transport::http::HttpRecord::Violation { rule, problem } => {
+                        rules::by_id(rule).map(|r| Finding::new(r, self.revision, problem.clone()))
+                    }
+                    _ => None,
+                };
+                let index = self.transcript.push_http(record);
+                if let Some(f) = finding {
+                    self.push_at(f, index);
+                }
             }
         }
     }

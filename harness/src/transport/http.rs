@@ -5,7 +5,13 @@
 //! into the same [`Inbound`] items the stdio transport yields, plus an [`Inbound::Http`]
 //! record of each exchange for the transcript. The session id from the `initialize`
 //! response and the negotiated protocol version are sent on every later request.
+//!
+//! An SSE stream that ends before the response it carries is resumed (see [`resume`]):
+//! GET with `Last-Event-ID`, after the server's `retry`, a bounded number of times within
+//! the request timeout (spec 2025-03-26 on: basic/transports#resumability-and-redelivery;
+//! 2025-11-25 adds the server-initiated close and the client's polling).
 
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,6 +42,13 @@ const BODY_QUOTE: usize = 64 * 1024;
 /// requests a slow server answers with a JSON body.
 const HEAD_WAIT: Duration = Duration::from_secs(2);
 const INBOUND_CAPACITY: usize = 4096;
+/// Reconnections of one stream before mcpcheck gives up on it.
+pub const MAX_RESUMES: u32 = 5;
+/// The wait before a reconnection when the server sent no `retry` (the SSE standard leaves
+/// the default to the client).
+pub const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The longest `retry` honoured; a longer one ends the resumption.
+const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// Where and how to reach a Streamable HTTP server.
 #[derive(Clone, Debug)]
@@ -54,6 +67,8 @@ pub struct HttpOptions {
     /// 2026-07-28: the version for `MCP-Protocol-Version` on requests whose `_meta` leaves
     /// it out (a malformed-request scenario); the headers are sent on every request.
     pub stateless_version: Option<String>,
+    /// PEM CA certificates trusted beside the system's roots (`--cacert`), checked when read.
+    pub ca_pem: Option<Vec<u8>>,
 }
 
 /// Errors of the HTTP transport.
@@ -96,6 +111,7 @@ impl HttpOptions {
             timeout: Duration::from_secs(10),
             max_frame: super::framing::DEFAULT_MAX_FRAME,
             stateless_version: None,
+            ca_pem: None,
         })
     }
 
@@ -145,6 +161,17 @@ pub enum HttpRecord {
     },
     /// An SSE stream ended (or broke).
     StreamEnd { stream: String, reason: String },
+    /// mcpcheck reconnects to a stream that ended before its response: a GET with
+    /// `Last-Event-ID` after `wait_ms` (the server's `retry`, else the default).
+    Resume {
+        stream: String,
+        last_event_id: String,
+        attempt: u32,
+        wait_ms: u64,
+    },
+    /// The server broke a transport rule mcpcheck checks as the exchange goes (rule id of
+    /// `check::rules`); the session turns it into a finding.
+    Violation { rule: String, problem: String },
     /// A request that got no HTTP response at all.
     Failed {
         method: String,
@@ -173,6 +200,15 @@ impl HttpRecord {
                 stream, id, event, ..
             } => format!("SSE {stream}: event {event:?} id {id:?}"),
             HttpRecord::StreamEnd { stream, reason } => format!("SSE {stream} ended: {reason}"),
+            HttpRecord::Resume {
+                stream,
+                last_event_id,
+                attempt,
+                wait_ms,
+            } => format!(
+                "SSE {stream}: resuming with GET, Last-Event-ID {last_event_id:?} (attempt {attempt}, after {wait_ms} ms)"
+            ),
+            HttpRecord::Violation { rule, problem } => format!("HTTP [{rule}] {problem}"),
             HttpRecord::Failed { method, url, error } => {
                 format!("HTTP {method} {url} failed: {error}")
             }
@@ -199,6 +235,9 @@ struct State {
     /// The standalone GET stream was opened (or refused) already.
     get_opened: bool,
     streams: u64,
+    /// Every SSE event id received in this session, with the stream that carried it first:
+    /// ids "MUST be globally unique across all streams within that session".
+    event_ids: HashMap<String, String>,
 }
 
 /// A handle on an HTTP connection for raw exchanges (scenario `http` steps): the client,
@@ -243,6 +282,46 @@ impl HttpHandle {
     pub fn record_headers(&self, headers: &HeaderMap) -> Vec<(String, String)> {
         record_headers(headers, &self.options)
     }
+    /// Whether streams of this session may be resumed with `Last-Event-ID` (2025-03-26
+    /// to 2025-11-25; the stateless revision has no resumption).
+    pub fn resumable(&self) -> bool {
+        let rev = self.lock().revision.clone();
+        self.options.stateless_version.is_none()
+            && rev
+                .and_then(|r| r.parse::<Revision>().ok())
+                .is_none_or(|r| r < Revision::V2026_07_28)
+    }
+    /// Notes an SSE event id received on `stream`; returns the stream that carried the
+    /// same id before, if any.
+    pub fn note_event_id(&self, id: &str, stream: &str) -> Option<String> {
+        let mut s = self.lock();
+        match s.event_ids.get(id) {
+            Some(first) => Some(first.clone()),
+            None => {
+                s.event_ids.insert(id.to_owned(), stream.to_owned());
+                None
+            }
+        }
+    }
+    /// A request to the endpoint with the common headers, the session id and the version
+    /// header.
+    pub fn request(&self, method: reqwest::Method, accept: &str) -> reqwest::RequestBuilder {
+        let mut req = self
+            .client
+            .request(method, self.options.url.clone())
+            .header(reqwest::header::ACCEPT, accept);
+        for (k, v) in &self.options.headers {
+            req = req.header(k, v);
+        }
+        let state = self.lock();
+        if let Some(id) = &state.session_id {
+            req = req.header(SESSION_HEADER, id);
+        }
+        if let Some(v) = version_header(&state) {
+            req = req.header(VERSION_HEADER, v);
+        }
+        req
+    }
 }
 
 /// The version header is sent from 2025-06-18 on (the header does not exist before).
@@ -277,12 +356,18 @@ pub(crate) fn record_headers(headers: &HeaderMap, options: &HttpOptions) -> Vec<
 /// The HTTP client every exchange uses: no redirects, no proxies (targets are loopback).
 pub(crate) fn client(options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
     super::install_crypto_provider();
-    reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(options.timeout)
         .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
+        .no_proxy();
+    if let Some(pem) = &options.ca_pem {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| HttpError::Client(format!("--cacert: {}", error_chain(&e))))?;
+        builder = builder.tls_certs_merge(certs);
+    }
+    builder
         .build()
-        .map_err(|e| HttpError::Client(e.to_string()))
+        .map_err(|e| HttpError::Client(error_chain(&e)))
 }
 
 /// A Streamable HTTP connection to one server session.
@@ -319,22 +404,7 @@ impl HttpTransport {
 
     /// Builds a request with the common headers, the session id and the version header.
     fn request(&self, method: reqwest::Method, accept: &str) -> reqwest::RequestBuilder {
-        let h = &self.handle;
-        let mut req = h
-            .client
-            .request(method, h.options.url.clone())
-            .header(reqwest::header::ACCEPT, accept);
-        for (k, v) in &h.options.headers {
-            req = req.header(k, v);
-        }
-        let state = h.lock();
-        if let Some(id) = &state.session_id {
-            req = req.header(SESSION_HEADER, id);
-        }
-        if let Some(v) = version_header(&state) {
-            req = req.header(VERSION_HEADER, v);
-        }
-        req
+        self.handle.request(method, accept)
     }
 
     /// POSTs one body. `strict`: a request answered without any message fails the send
@@ -372,7 +442,18 @@ impl HttpTransport {
         }
         let (head_tx, head_rx) = oneshot::channel();
         let handle = self.handle.clone();
-        let task = tokio::spawn(exchange(handle, req, tx, Some(head_tx), is_initialize));
+        let awaited = parsed
+            .as_ref()
+            .filter(|_| is_request)
+            .and_then(|v| v.get("id").cloned());
+        let task = tokio::spawn(exchange(
+            handle,
+            req,
+            tx,
+            Some(head_tx),
+            is_initialize,
+            awaited,
+        ));
         self.tasks.push(task);
         let head = tokio::time::timeout(HEAD_WAIT, head_rx).await;
         match head {
@@ -408,7 +489,7 @@ impl HttpTransport {
         let req = self.request(reqwest::Method::GET, "text/event-stream");
         let handle = self.handle.clone();
         self.tasks
-            .push(tokio::spawn(exchange(handle, req, tx, None, false)));
+            .push(tokio::spawn(exchange(handle, req, tx, None, false, None)));
     }
 
     /// Disables the standalone GET stream (scenarios that test GET themselves).
@@ -419,14 +500,17 @@ impl HttpTransport {
 }
 
 /// Runs one exchange to its end: sends the request, records the response head, then
-/// delivers the body's messages. `head` learns whether any HTTP response came.
+/// delivers the body's messages. `head` learns whether any HTTP response came. An SSE
+/// stream that ends before the response to `awaited` is resumed.
 async fn exchange(
     handle: HttpHandle,
     req: reqwest::RequestBuilder,
     tx: mpsc::Sender<Inbound>,
     head: Option<oneshot::Sender<Head>>,
     is_initialize: bool,
+    awaited: Option<Value>,
 ) {
+    let started = tokio::time::Instant::now();
     let options = handle.options.clone();
     let (client, request) = req.build_split();
     let request = match request {
@@ -509,7 +593,15 @@ async fn exchange(
                 body: None,
             }))
             .await;
-        read_sse(&handle, response, &stream_name, &tx).await;
+        let mut track = StreamTrack::new(awaited);
+        read_sse(&handle, response, &stream_name, &tx, &mut track).await;
+        if track.awaited.is_some() {
+            if track.closed {
+                closed_before_response(&handle, &stream_name, &tx, &track).await;
+            }
+            let deadline = started + options.timeout;
+            resume(&handle, &stream_name, &tx, &mut track, deadline).await;
+        }
         return;
     }
     let body = read_body(response, options.max_frame).await;
@@ -601,20 +693,59 @@ pub(crate) async fn read_body(response: reqwest::Response, max: usize) -> Result
     Ok(out)
 }
 
+/// What mcpcheck knows of one logical SSE stream across its connections.
+#[derive(Debug)]
+struct StreamTrack {
+    /// Id of the request whose response the stream carries; `None` once it arrived (or
+    /// for a stream that answers no request).
+    awaited: Option<Value>,
+    /// The last event id received (the `Last-Event-ID` to resume with).
+    last_id: Option<String>,
+    /// The server's latest `retry`.
+    retry: Option<Duration>,
+    /// Event ids received on this stream, to spot a replay of one.
+    ids: HashSet<String>,
+    /// Reconnections so far (0: the first connection).
+    resumes: u32,
+    /// The server closed the last connection (rather than it breaking).
+    closed: bool,
+}
+
+impl StreamTrack {
+    fn new(awaited: Option<Value>) -> Self {
+        StreamTrack {
+            awaited,
+            last_id: None,
+            retry: None,
+            ids: HashSet::new(),
+            resumes: 0,
+            closed: false,
+        }
+    }
+}
+
 /// Reads an SSE stream: each event is recorded, each `message` event's data delivered as
-/// a frame.
+/// a frame. On a resumed connection (`track.resumes > 0`), an event id already received or a
+/// response to another request is a violation of basic/transports#resumability-and-redelivery.
 async fn read_sse(
     handle: &HttpHandle,
     response: reqwest::Response,
     stream: &str,
     tx: &mpsc::Sender<Inbound>,
+    track: &mut StreamTrack,
 ) {
     use eventsource_stream::Eventsource;
     let max = handle.options.max_frame;
     let mut events = response.bytes_stream().eventsource();
+    // The SSE last-event-id buffer persists: an event without an `id` field repeats the
+    // previous one, which is no new id.
+    let mut previous = String::new();
     let reason = loop {
         match events.next().await {
-            None => break "the server closed the stream".to_owned(),
+            None => {
+                track.closed = true;
+                break "the server closed the stream".to_owned();
+            }
             Some(Err(e)) => break format!("broken stream: {e}"),
             Some(Ok(ev)) => {
                 let record = HttpRecord::SseEvent {
@@ -628,6 +759,14 @@ async fn read_sse(
                 if tx.send(Inbound::Http(record)).await.is_err() {
                     return;
                 }
+                if ev.retry.is_some() {
+                    track.retry = ev.retry;
+                }
+                if !ev.id.is_empty() && ev.id != previous {
+                    check_event_id(handle, stream, &ev.id, track, tx).await;
+                    track.last_id = Some(ev.id.clone());
+                }
+                previous = ev.id.clone();
                 // Only `message` events carry messages; an empty one primes resumption
                 // (spec 2025-11-25: "an event ID and an empty data field").
                 if ev.event != "message" || ev.data.trim().is_empty() {
@@ -646,7 +785,10 @@ async fn read_sse(
                     continue;
                 }
                 match serde_json::from_str::<Value>(&ev.data) {
-                    Ok(value) => deliver(handle, value, &ev.data, tx).await,
+                    Ok(value) => {
+                        check_replayed_message(&value, stream, track, tx).await;
+                        deliver(handle, value, &ev.data, tx).await
+                    }
                     Err(e) => {
                         let _ = tx
                             .send(Inbound::Http(HttpRecord::Invalid {
@@ -668,6 +810,218 @@ async fn read_sse(
             reason,
         }))
         .await;
+}
+
+/// Rule ids of the checks made while reading streams.
+const RULE_EVENT_ID_UNIQUE: &str = crate::check::rules::HTTP_SSE_EVENT_ID_UNIQUE.id;
+const RULE_REPLAY_SAME_STREAM: &str = crate::check::rules::HTTP_SSE_REPLAY_SAME_STREAM.id;
+
+/// Notes an event id in the session's set; on a resumed stream, an id the stream carried
+/// before is an event delivered twice ("replay messages that would have been sent after the
+/// last event ID"). Ids shared between streams are judged by the `http/sse-event-ids-unique`
+/// scenario, not here, so each rule fails in one place.
+async fn check_event_id(
+    handle: &HttpHandle,
+    stream: &str,
+    id: &str,
+    track: &mut StreamTrack,
+    tx: &mpsc::Sender<Inbound>,
+) {
+    handle.note_event_id(id, stream);
+    let fresh = track.ids.insert(id.to_owned());
+    if track.resumes > 0 && !fresh {
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Violation {
+                rule: RULE_EVENT_ID_UNIQUE.into(),
+                problem: format!(
+                    "after resuming stream {stream} with Last-Event-ID, the server replayed event {id:?}, which it had delivered before"
+                ),
+            }))
+            .await;
+    }
+}
+
+/// Before 2025-11-25, "the server SHOULD NOT close the SSE stream before sending a
+/// JSON-RPC response" (basic/transports#sending-messages-to-the-server); 2025-11-25 lets it
+/// close the connection after an event id, for the client to poll.
+async fn closed_before_response(
+    handle: &HttpHandle,
+    stream: &str,
+    tx: &mpsc::Sender<Inbound>,
+    track: &StreamTrack,
+) {
+    let revision = handle.lock().revision.clone();
+    let Some(revision) = revision.and_then(|r| r.parse::<Revision>().ok()) else {
+        return;
+    };
+    let Some(id) = &track.awaited else { return };
+    if revision >= Revision::V2025_11_25 {
+        return;
+    }
+    let _ = tx
+        .send(Inbound::Http(HttpRecord::Violation {
+            rule: crate::check::rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE.id.into(),
+            problem: format!(
+                "the server closed SSE stream {stream} before sending the response to request {id}; in {revision} it SHOULD NOT (polling a closed stream came in 2025-11-25)"
+            ),
+        }))
+        .await;
+}
+
+/// On a resumed stream, a response to another request comes from another stream
+/// ("MUST NOT replay messages that would have been delivered on a different stream").
+async fn check_replayed_message(
+    value: &Value,
+    stream: &str,
+    track: &mut StreamTrack,
+    tx: &mpsc::Sender<Inbound>,
+) {
+    let is_response = value.get("result").is_some() || value.get("error").is_some();
+    let Some(id) = value.get("id").filter(|_| is_response) else {
+        return;
+    };
+    if track.awaited.as_ref() == Some(id) {
+        track.awaited = None;
+    } else if track.resumes > 0 {
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Violation {
+                rule: RULE_REPLAY_SAME_STREAM.into(),
+                problem: format!(
+                    "after resuming stream {stream} with Last-Event-ID, the server sent the response to request {id}, which was not sent on that stream"
+                ),
+            }))
+            .await;
+    }
+}
+
+/// Resumes a stream that ended before its response: GET with `Last-Event-ID` after the
+/// server's `retry` (the client "MUST respect the retry field", 2025-11-25), at most
+/// [`MAX_RESUMES`] times and not past `deadline`. Without an event id there is nothing to
+/// resume from, and the session's own timeout reports the missing response.
+async fn resume(
+    handle: &HttpHandle,
+    stream: &str,
+    tx: &mpsc::Sender<Inbound>,
+    track: &mut StreamTrack,
+    deadline: tokio::time::Instant,
+) {
+    // 2026-07-28: "Resumable SSE streams via Last-Event-ID are not supported."
+    if !handle.resumable() {
+        return;
+    }
+    while track.awaited.is_some() {
+        let Some(last) = track.last_id.clone() else {
+            return;
+        };
+        let end = |reason: String| HttpRecord::StreamEnd {
+            stream: stream.to_owned(),
+            reason,
+        };
+        if track.resumes >= MAX_RESUMES {
+            let _ = tx
+                .send(Inbound::Http(end(format!(
+                    "mcpcheck gave up resuming after {MAX_RESUMES} reconnections without the response"
+                ))))
+                .await;
+            return;
+        }
+        let wait = track.retry.unwrap_or(DEFAULT_RETRY);
+        if wait > MAX_RETRY || tokio::time::Instant::now() + wait >= deadline {
+            let _ = tx
+                .send(Inbound::Http(end(format!(
+                    "not resumed: a wait of {} ms would pass the request timeout",
+                    wait.as_millis()
+                ))))
+                .await;
+            return;
+        }
+        track.resumes += 1;
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Resume {
+                stream: stream.to_owned(),
+                last_event_id: last.clone(),
+                attempt: track.resumes,
+                wait_ms: wait.as_millis() as u64,
+            }))
+            .await;
+        tokio::time::sleep(wait).await;
+        let req = handle
+            .request(reqwest::Method::GET, "text/event-stream")
+            .header("last-event-id", last);
+        let (client, request) = req.build_split();
+        let Ok(request) = request else { return };
+        let method = request.method().to_string();
+        let url = request.url().to_string();
+        let request_headers = record_headers(request.headers(), &handle.options);
+        let response = match tokio::time::timeout_at(deadline, client.execute(request)).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                let _ = tx
+                    .send(Inbound::Http(HttpRecord::Failed {
+                        method,
+                        url,
+                        error: handle.options.redact(&error_chain(&e)),
+                    }))
+                    .await;
+                continue;
+            }
+            Err(_) => {
+                let _ = tx
+                    .send(Inbound::Http(HttpRecord::Failed {
+                        method,
+                        url,
+                        error: "no response headers before the request timeout".into(),
+                    }))
+                    .await;
+                return;
+            }
+        };
+        let status = response.status().as_u16();
+        let response_headers = record_headers(response.headers(), &handle.options);
+        let sse = header_of(&response_headers, "content-type")
+            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+        if !sse || status != 200 {
+            // 405: the server offers no stream to resume (allowed); anything else is
+            // judged by the `http/*` scenarios.
+            let body = read_body(response, BODY_QUOTE)
+                .await
+                .ok()
+                .map(|b| handle.options.redact(&String::from_utf8_lossy(&b)))
+                .filter(|b| !b.is_empty());
+            let _ = tx
+                .send(Inbound::Http(HttpRecord::Exchange {
+                    method,
+                    url,
+                    request_headers,
+                    status,
+                    response_headers,
+                    body,
+                }))
+                .await;
+            return;
+        }
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Exchange {
+                method,
+                url,
+                request_headers,
+                status,
+                response_headers,
+                body: None,
+            }))
+            .await;
+        if tokio::time::timeout_at(deadline, read_sse(handle, response, stream, tx, track))
+            .await
+            .is_err()
+        {
+            let _ = tx
+                .send(Inbound::Http(end(
+                    "mcpcheck stopped reading at the request timeout".into(),
+                )))
+                .await;
+            return;
+        }
+    }
 }
 
 /// Hands one message to the session, noting the negotiated revision on the way.
@@ -706,6 +1060,9 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
         .into_iter()
         .find(|r| matches!(r, HttpRecord::Failed { .. } | HttpRecord::Exchange { .. }))?;
     match first {
+        HttpRecord::Failed { url, error, .. } if tls_problem(error) => Some(format!(
+            "TLS handshake with {url} failed: {error}; if the server's certificate is self-signed or from a private CA, give that CA with --cacert FILE (PEM)"
+        )),
         HttpRecord::Failed { url, error, .. } => Some(format!("cannot reach {url}: {error}")),
         HttpRecord::Exchange {
             method,
@@ -747,6 +1104,12 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
     }
 }
 
+/// Whether a request error is a failed TLS handshake (rustls and webpki wording).
+fn tls_problem(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("certificate") || e.contains("tls") || e.contains("handshake")
+}
+
 /// An error with its sources, for messages ("error sending request: connection refused").
 pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
@@ -786,9 +1149,11 @@ impl Transport for HttpTransport {
                 let req = self.request(reqwest::Method::DELETE, POST_ACCEPT);
                 // Bounded: a server could answer DELETE with a stream that never ends.
                 let wait = self.handle.options.timeout;
-                let _ =
-                    tokio::time::timeout(wait, exchange(self.handle.clone(), req, tx, None, false))
-                        .await;
+                let _ = tokio::time::timeout(
+                    wait,
+                    exchange(self.handle.clone(), req, tx, None, false, None),
+                )
+                .await;
             }
             for t in self.tasks.drain(..) {
                 t.abort();

@@ -11,6 +11,7 @@ const KEYS: &[&str] = &[
     "protocol_version",
     "headers",
     "within",
+    "resume",
     "expect",
 ];
 const EXPECT_KEYS: &[&str] = &[
@@ -20,6 +21,7 @@ const EXPECT_KEYS: &[&str] = &[
     "content_type",
     "headers",
     "response",
+    "event_ids",
 ];
 
 pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
@@ -59,6 +61,10 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
         Some(n) => duration(ctx, n, "`within`")?,
         None => super::steps::DEFAULT_WITHIN,
     };
+    let resume = match map.get("resume") {
+        Some(n) => super::yaml::boolean(ctx, n, "`resume`")?,
+        None => false,
+    };
     let expect = match map.get("expect") {
         Some(n) => expect(ctx, n)?,
         None => HttpExpect::default(),
@@ -70,6 +76,7 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
         protocol_version: choice("protocol_version")?,
         headers,
         within,
+        resume,
         expect,
     })
 }
@@ -132,6 +139,16 @@ fn expect(ctx: &Ctx<'_>, node: &Node) -> R<HttpExpect> {
                 )
             })?;
             e.headers.push((name.to_ascii_lowercase(), HeaderRegex(re)));
+        }
+    }
+    if let Some(n) = map.get("event_ids") {
+        match as_str(n) {
+            Some("unique") => e.unique_event_ids = true,
+            _ => {
+                return Err(ctx
+                    .error(n, "`event_ids` expects `unique`")
+                    .with_hint("every SSE event id must be new in the session"));
+            }
         }
     }
     if let Some(n) = map.get("response") {
