@@ -124,7 +124,14 @@ async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetProm
     )
 
 
-def build() -> Server:
+def build(listen: bool = False) -> Server:
+    """`listen`: serve 2026-07-28 `subscriptions/listen` with the SDK's own handler (which
+    also turns on the listChanged and resources.subscribe capabilities it can deliver)."""
+    extra = {}
+    if listen:
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+        extra["on_subscriptions_listen"] = ListenHandler(InMemorySubscriptionBus())
     return Server(
         "mcp-sdk-lowlevel",
         version=version("mcp"),
@@ -135,11 +142,12 @@ def build() -> Server:
         on_read_resource=read_resource,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
+        **extra,
     )
 
 
-async def amain() -> None:
-    server = build()
+async def amain(listen: bool = False) -> None:
+    server = build(listen)
     print(f"mcp_sdk_server: mcp {version('mcp')}", file=sys.stderr)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -182,5 +190,7 @@ if __name__ == "__main__":
         serve_http(int(sys.argv[2]))
     elif len(sys.argv) == 3 and sys.argv[1] == "--sse":
         serve_sse(int(sys.argv[2]))
+    elif sys.argv[1:] == ["--listen"]:
+        anyio.run(amain, True)
     else:
         anyio.run(amain)

@@ -90,13 +90,47 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
     }
 }
 
+/// `--protocol-version auto`: probes what the server speaks (runner::auto), says so on
+/// stderr, and re-resolves the run at the newest shared revision.
+async fn auto_revision(
+    args: &mut cli::RunArgs,
+    legacy: mcpcheck::runner::probe::ProbeConfig,
+    search: mcpcheck::schema::SearchPath,
+) -> anyhow::Result<mcpcheck::runner::probe::ProbeConfig> {
+    use mcpcheck::protocol::Revision;
+    args.protocol_version = Revision::V2026_07_28.to_string();
+    // `--transport sse` has no stateless form: then only the handshake is probed.
+    let modern = cli::resolve::run(args).ok().map(|(c, _)| c);
+    let store = Arc::new(SchemaStore::new(search));
+    let support = mcpcheck::runner::auto::detect(modern.as_ref(), &legacy, store).await;
+    eprintln!("{}", support.summary());
+    let chosen = support.chosen().unwrap_or_else(|| {
+        // Nothing shared: the run at the offered revision gives the verdict (a failed
+        // handshake is a finding, not a usage error).
+        eprintln!("--protocol-version auto: checking at {}", support.offered);
+        support.offered
+    });
+    args.protocol_version = chosen.to_string();
+    match modern {
+        Some(modern) if chosen == Revision::V2026_07_28 => Ok(modern),
+        _ => Ok(cli::resolve::run(args)?.0),
+    }
+}
+
 async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
     if let Some(path) = cli::config::locate(args.config.as_deref()) {
         let config = cli::config::Config::load(&path)?;
         let base = path.parent().unwrap_or(std::path::Path::new(""));
         cli::config::apply(&config, base, &mut args, matches)?;
     }
+    let auto = args.protocol_version.eq_ignore_ascii_case("auto");
+    if auto {
+        args.protocol_version = mcpcheck::protocol::Revision::LATEST_HANDSHAKE.to_string();
+    }
     let (mut config, search) = cli::resolve::run(&args)?;
+    if auto {
+        config = auto_revision(&mut args, config, search.clone()).await?;
+    }
     if args.url.is_some()
         && args.transport == cli::args::HttpTransportArg::Auto
         && config.session.revision.has_handshake()

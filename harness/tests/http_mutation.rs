@@ -65,7 +65,7 @@ fn run(url: &str, rev: &str, only_http: bool) -> (BTreeMap<String, String>, Stri
         .args(FAST)
         .args(["--protocol-version", rev]);
     if only_http {
-        cmd.args(["--include", "http/*"]);
+        cmd.args(["--include", "http/*", "--include", "stateless/http-*"]);
     }
     let output = cmd.output().expect("running mcpcheck");
     let report: serde_json::Value = std::fs::read_to_string(&out_file)
@@ -99,7 +99,7 @@ fn every_http_scenario_has_a_defect() {
     let mapped: BTreeSet<String> = table().into_values().flatten().collect();
     let http: BTreeSet<String> = first_revisions()
         .into_keys()
-        .filter(|id| id.starts_with("http/"))
+        .filter(|id| id.starts_with("http/") || id.starts_with("stateless/http-"))
         .collect();
     assert!(!http.is_empty());
     let missing: Vec<_> = http.difference(&mapped).collect();
@@ -112,14 +112,22 @@ fn every_http_scenario_has_a_defect() {
 #[test]
 fn the_defect_free_fixture_fails_no_scenario_over_http() {
     let server = misbehaving_http(None);
-    for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+    for rev in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
         let (v, text) = run(&server.url, rev, false);
         assert!(v.len() > 30, "{rev}: too few scenarios ran\n{text}");
         let bad = with(&v, &["fail", "warn", "error"]);
         assert!(bad.is_empty(), "{rev}: {bad:?}\n{text}");
         if rev != "2024-11-05" {
             assert!(
-                with(&v, &["pass"]).iter().any(|id| id.starts_with("http/")),
+                with(&v, &["pass"])
+                    .iter()
+                    .any(|id| id.starts_with("http/") || id.starts_with("stateless/http-")),
                 "{rev}: no http scenario passed\n{text}"
             );
         }

@@ -131,6 +131,57 @@ fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
 }
 
 /// The same server over Streamable HTTP (`--http PORT`, 127.0.0.1).
+/// `subscriptions/listen` over stdio: the SDK's own ListenHandler (`--listen`) acknowledges
+/// with the listen request's id, honours an empty filter, and the listen scenarios pass; the
+/// scenarios skip against the same server without it (it then declares no
+/// `resources.subscribe`).
+#[test]
+fn python_sdk_listen_handler_passes_the_listen_scenarios() {
+    let Some(mut server) = python_server() else {
+        return;
+    };
+    let args = [
+        &["--protocol-version", "2026-07-28", "--jobs", "1"][..],
+        &["--include", "stateless/listen-*"],
+        &FAST,
+    ]
+    .concat();
+    let plain: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &plain);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(verdicts(&report, "skip").len(), 2, "{text}");
+
+    server.push("--listen".into());
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    let mut passed = verdicts(&report, "pass");
+    passed.sort();
+    assert_eq!(
+        passed,
+        [
+            "stateless/listen-acknowledged",
+            "stateless/listen-only-requested"
+        ],
+        "{text}"
+    );
+    let acks: Vec<serde_json::Value> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["transcript"].as_array().unwrap().iter())
+        .filter(|e| e["direction"] == "received")
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(e["text"].as_str()?).ok())
+        .filter(|m| m["method"] == "notifications/subscriptions/acknowledged")
+        .collect();
+    assert_eq!(acks.len(), 2, "{text}");
+    assert!(
+        acks.iter()
+            .any(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"),
+        "{acks:?}"
+    );
+}
+
 fn python_http_server() -> Option<HttpServer> {
     let server = python_server()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -215,10 +266,10 @@ fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
 
 #[test]
 fn a_handshake_only_server_fails_discover() {
-    // The misbehaving fixture without defects speaks the handshake revisions only:
-    // server/discover is an unknown method to it, which 2026-07-28 makes a failure
-    // ("Servers MUST implement server/discover").
-    let fixture = misbehaving();
+    // The rmcp reference fixture speaks the handshake revisions only: server/discover is
+    // refused before `initialize`, which 2026-07-28 makes a failure ("Servers MUST
+    // implement server/discover").
+    let fixture = reference();
     let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
     args.extend(FAST);
     let (code, report, text) = run_json(&args, &[&fixture]);
@@ -229,6 +280,35 @@ fn a_handshake_only_server_fails_discover() {
     );
     assert_eq!(report["steps"][0]["name"], "server/discover");
     assert_eq!(report["steps"][0]["status"], "failed");
+    // The verdict says what it means and what to do.
+    assert!(
+        text.contains("a server that knows only the handshake revisions")
+            && text.contains("--protocol-version auto"),
+        "{text}"
+    );
+}
+
+/// The other way round: a stateless-only server checked at a handshake revision fails
+/// `initialize`, and the finding names the likely reason.
+#[test]
+fn a_stateless_only_server_fails_the_handshake_with_a_hint() {
+    let Some(server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [
+        &["--protocol-version", "2025-11-25", "--exclude", "*"][..],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(report["steps"][0]["status"], "failed", "{text}");
+    assert!(
+        text.contains("`initialize` failed with error -32601")
+            && text.contains("only the stateless revision (2026-07-28)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -281,6 +361,31 @@ for line in sys.stdin:
 "#
     );
     Some(vec!["python3".into(), "-c".into(), script])
+}
+
+/// The first request of a stateless session, server/discover, includes the server's
+/// start-up, so it gets `--startup-timeout` like `initialize` does, not `--timeout`.
+#[test]
+fn a_slow_starting_stateless_server_gets_the_startup_allowance() {
+    let Some(mut server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let script = server.pop().unwrap();
+    server.push(format!("import time\ntime.sleep(2)\n{script}"));
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [
+        "--protocol-version",
+        "2026-07-28",
+        "--exclude",
+        "*",
+        "--timeout",
+        "1s",
+        "--startup-timeout",
+        "20s",
+    ];
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
 }
 
 fn tools_list(result_type: &str) -> String {
@@ -346,4 +451,110 @@ fn discover_must_list_the_version_it_serves() {
         "{text}"
     );
     assert_eq!(report["profile"]["supported_versions"][0], "2099-01-01");
+}
+
+/// The `--protocol-version auto` line mcpcheck prints on stderr.
+fn auto_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.starts_with("--protocol-version auto:"))
+        .unwrap_or("")
+}
+
+#[test]
+fn auto_runs_the_dual_era_fixture_at_the_stateless_revision() {
+    let args = [
+        &["--protocol-version", "auto", "--include", "stateless/*"][..],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_json(&args, &[&misbehaving()]);
+    assert_eq!(code, 0, "{text}");
+    let line = auto_line(&text);
+    assert!(
+        line.contains("server/discover: supports 2026-07-28"),
+        "{text}"
+    );
+    assert!(
+        line.contains("initialize offering 2025-11-25: negotiated 2025-11-25"),
+        "{text}"
+    );
+    assert!(line.ends_with("running at 2026-07-28"), "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert!(verdicts(&report, "pass").len() >= 7, "{text}");
+}
+
+#[test]
+fn auto_runs_a_handshake_only_server_at_its_negotiated_revision() {
+    let args = [
+        &["--protocol-version", "auto", "--include", "lifecycle/*"][..],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_json(&args, &[&reference()]);
+    assert_eq!(code, 0, "{text}");
+    let line = auto_line(&text);
+    assert!(line.contains("(a handshake-only server)"), "{text}");
+    assert!(line.ends_with("running at 2025-11-25"), "{text}");
+    assert_eq!(report["revision"], "2025-11-25", "{text}");
+    assert_eq!(report["steps"][0]["name"], "initialize", "{text}");
+}
+
+/// A legacy stdio server that never answers what it does not know (no error at all): the
+/// discover probe ends at its bounded wait (the start-up timeout, at most 15 s) and the run
+/// falls back to the handshake,
+/// where the server negotiates 2025-06-18.
+#[test]
+fn auto_treats_a_silent_discover_as_a_legacy_server() {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: no python3 on PATH");
+        return;
+    }
+    let script = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        r = {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "silent", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#;
+    let args = [
+        &["--protocol-version", "auto", "--exclude", "*"][..],
+        &["--timeout", "2s", "--startup-timeout", "3s"],
+    ]
+    .concat();
+    let started = std::time::Instant::now();
+    let (_, report, text) = run_json(&args, &["python3", "-c", script]);
+    let line = auto_line(&text);
+    assert!(
+        line.contains("server/discover: `server/discover` got no response within 3s"),
+        "{text}"
+    );
+    assert!(line.ends_with("running at 2025-06-18"), "{text}");
+    assert_eq!(report["revision"], "2025-06-18", "{text}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+/// The Python mcp 2.x server: discovery lists 2026-07-28, so the run speaks it.
+#[test]
+fn auto_finds_the_stateless_revision_of_the_python_sdk_server() {
+    let Some(server) = python_server() else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [&["--protocol-version", "auto", "--exclude", "*"][..], &FAST].concat();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    let line = auto_line(&text);
+    assert!(
+        line.contains("server/discover: supports 2026-07-28"),
+        "{text}"
+    );
+    assert!(line.ends_with("running at 2026-07-28"), "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+    eprintln!("{line}");
 }

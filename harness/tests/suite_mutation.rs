@@ -58,18 +58,6 @@ fn table() -> BTreeMap<String, BTreeSet<String>> {
     map
 }
 
-/// The `- `id`` items of DEFECTS.md's "2026-07-28" section: stateless scenarios that have
-/// no fixture defect yet.
-fn stateless_without_defect() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(workspace().join("scenarios/DEFECTS.md"))
-        .expect("scenarios/DEFECTS.md");
-    text.lines()
-        .skip_while(|l| !l.starts_with("## 2026-07-28"))
-        .filter_map(|l| l.strip_prefix("- `")?.split('`').next())
-        .map(str::to_owned)
-        .collect()
-}
-
 /// Scenario ids by verdict, from a JSON report.
 fn verdicts(report: &serde_json::Value) -> BTreeMap<String, String> {
     report["scenarios"]
@@ -111,21 +99,7 @@ fn every_scenario_in_the_suite_has_a_defect() {
         .filter(|id| id.contains('/'))
         .map(str::to_owned)
         .collect();
-    // 2026-07-28 scenarios the fixture cannot break yet (it speaks no stateless revision),
-    // listed in DEFECTS.md's "2026-07-28" section; nothing else may go without a defect.
-    let revs = revisions();
-    let exempt = stateless_without_defect();
-    for id in &exempt {
-        assert_eq!(
-            revs.get(id).map(Vec::as_slice),
-            Some(&["2026-07-28".to_owned()][..]),
-            "{id} is exempted as a 2026-07-28 scenario but does not exist or covers other revisions"
-        );
-    }
-    let missing: Vec<_> = listed
-        .difference(&mapped)
-        .filter(|id| !exempt.contains(*id))
-        .collect();
+    let missing: Vec<_> = listed.difference(&mapped).collect();
     assert!(
         missing.is_empty(),
         "scenarios without a defect in scenarios/DEFECTS.md: {missing:?}"
@@ -139,8 +113,14 @@ fn every_scenario_in_the_suite_has_a_defect() {
 
 #[test]
 fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
-    for server in [vec![reference()], vec![misbehaving()]] {
-        for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+    let handshake = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+    // The rmcp reference speaks no stateless revision; the misbehaving fixture does.
+    let every = [&handshake[..], &["2026-07-28"]].concat();
+    for (server, revs) in [
+        (vec![reference()], &handshake[..]),
+        (vec![misbehaving()], &every[..]),
+    ] {
+        for &rev in revs {
             let args = [&FAST[..], &["--protocol-version", rev]].concat();
             let server: Vec<&str> = server.iter().map(String::as_str).collect();
             let (_, report, text) = run_json(&args, &server);
@@ -152,6 +132,16 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
                 failing(&v),
                 errors(&v)
             );
+            if rev == "2026-07-28" {
+                let passed = v
+                    .iter()
+                    .filter(|(id, x)| id.starts_with("stateless/") && *x == "pass");
+                assert_eq!(
+                    passed.count(),
+                    7,
+                    "the stdio stateless scenarios must run and pass: {text}"
+                );
+            }
         }
     }
 }

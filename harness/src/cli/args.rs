@@ -155,7 +155,8 @@ pub struct RunArgs {
     /// Working directory for the server.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Protocol revision to request.
+    /// Protocol revision to request, or `auto`: probe with server/discover and initialize,
+    /// print what the server supports, and run at the newest revision it shares.
     #[arg(long, value_name = "REVISION", default_value = "2025-11-25")]
     pub protocol_version: String,
     /// How long to wait for each response (e.g. 500ms, 10s, 1m).

@@ -290,7 +290,8 @@ command = ["python3", "server.py"]
 # cacert = "certs/ca.pem"
 
 [run]
-# Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25.
+# Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, the stateless
+# 2026-07-28, or "auto" (ask the server with server/discover and initialize, run at the newest).
 # protocol-version = "2025-11-25"
 # How long to wait for each response, and for `initialize` (which includes start-up).
 # timeout = "10s"

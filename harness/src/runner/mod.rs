@@ -3,6 +3,7 @@
 //! Until scenario files land, the run is a fixed probe: handshake, ping, and the list
 //! methods of every declared capability, with every frame checked on the way.
 
+pub mod auto;
 pub mod probe;
 pub mod suite;
 

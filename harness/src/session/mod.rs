@@ -199,6 +199,8 @@ pub struct Session {
     expired: HashMap<RequestId, Pending>,
     unsolicited: VecDeque<Unsolicited>,
     initialized_sent: bool,
+    /// A reply has been waited for (the start-up allowance is spent).
+    server_up: bool,
     stdout_closed: bool,
     exit: Option<ExitInfo>,
     schema_checked: usize,
@@ -240,6 +242,7 @@ impl Session {
             raw_progress_tokens: HashMap::new(),
             unsolicited: VecDeque::new(),
             initialized_sent: false,
+            server_up: false,
             stdout_closed: false,
             exit: None,
             schema_checked: 0,
@@ -420,12 +423,15 @@ impl Session {
             .get(id)
             .map(|p| p.method.clone())
             .unwrap_or_default();
-        // A server may need time to start: the first request gets the startup allowance.
-        let timeout = if method == "initialize" {
+        // A server may need time to start: the first request gets the startup allowance
+        // (in 2026-07-28 that is server/discover, or whatever a scenario sends first).
+        let timeout = if method == "initialize" || !self.server_up {
             self.config.startup_timeout.max(self.config.timeout)
         } else {
             self.config.timeout
         };
+        // Only once: a server silent from the start does not stretch every later wait.
+        self.server_up = true;
         let mut deadline = tokio::time::Instant::now() + timeout;
         let mut extensions = 0;
         loop {
@@ -540,7 +546,7 @@ impl Session {
                     &rules::LIFECYCLE_VERSION,
                     self.revision,
                     format!(
-                        "`initialize` failed with error {} \"{}\"",
+                        "`initialize` failed with error {} \"{}\"; the server may speak only the stateless revision (2026-07-28), which has no handshake: `--protocol-version auto` asks it what it supports",
                         error.code, error.message
                     ),
                 );

@@ -133,7 +133,9 @@ impl Session {
                         .unwrap_or_else(|| "(no `data.supported`)".into());
                     format!(" (UnsupportedProtocolVersionError: the server supports {supported})")
                 } else {
-                    String::new()
+                    // 2026-07-28 basic/transports/stdio#backward-compatibility: any other
+                    // error is what a handshake-only server answers.
+                    "; this is how a server that knows only the handshake revisions answers: `--protocol-version auto` asks it what it supports".into()
                 };
                 let f = Finding::new(
                     &rules::STATELESS_DISCOVER,

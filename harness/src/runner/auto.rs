@@ -1,0 +1,231 @@
+//! `--protocol-version auto`: asks the server which revisions it speaks before the run, the
+//! way a dual-era client does (2026-07-28 basic/transports/stdio#backward-compatibility and
+//! basic/versioning#backward-compatibility-with-initialization-based-versions).
+//!
+//! Two probes, each on its own connection (a fresh process over stdio):
+//! 1. `server/discover` for 2026-07-28. A `DiscoverResult` or an
+//!    `UnsupportedProtocolVersionError` marks a modern server and lists its versions; any
+//!    other error, silence within a short wait, or an exit marks a legacy one (the spec
+//!    forbids keying this to one error code).
+//! 2. `initialize` offering the newest handshake revision; the answer's `protocolVersion`
+//!    is the handshake revision it negotiates.
+//!
+//! The run then speaks the newest revision the server supports.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::probe::ProbeConfig;
+use crate::protocol::Revision;
+use crate::schema::SchemaStore;
+use crate::session::stateless::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::session::{Handshake, Session};
+
+/// Longest wait for the `server/discover` probe (start-up included; `--startup-timeout`
+/// shortens it): a legacy server may never answer it.
+const DISCOVER_WAIT: Duration = Duration::from_secs(15);
+
+/// What the `server/discover` probe learned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Discover {
+    /// A `DiscoverResult` (or `UnsupportedProtocolVersionError`) with these versions.
+    Modern { supported: Vec<String> },
+    /// Anything else: an error, no answer, an exit. The text says which.
+    Legacy(String),
+}
+
+/// What the `initialize` probe learned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Handshaken {
+    /// The server answered with this `protocolVersion`.
+    Negotiated(String),
+    /// No usable `InitializeResult`; the text says why.
+    Refused(String),
+}
+
+/// Both probes' findings and the revision chosen from them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Support {
+    pub discover: Discover,
+    /// The revision `initialize` offered.
+    pub offered: Revision,
+    pub handshake: Handshaken,
+}
+
+impl Support {
+    /// The newest revision mcpcheck and the server share: 2026-07-28 when discovery lists
+    /// it, else the negotiated handshake revision; `None` when neither probe found one.
+    pub fn chosen(&self) -> Option<Revision> {
+        let modern = match &self.discover {
+            Discover::Modern { supported } => supported
+                .iter()
+                .filter_map(|v| v.parse::<Revision>().ok())
+                .filter(|r| !r.has_handshake())
+                .max(),
+            Discover::Legacy(_) => None,
+        };
+        let legacy = match &self.handshake {
+            Handshaken::Negotiated(v) => v.parse::<Revision>().ok().filter(|r| r.has_handshake()),
+            Handshaken::Refused(_) => None,
+        };
+        modern.or(legacy)
+    }
+
+    /// One paragraph for the terminal: what each probe saw and what the run will speak.
+    pub fn summary(&self) -> String {
+        let discover = match &self.discover {
+            Discover::Modern { supported } => {
+                format!("server/discover: supports {}", supported.join(", "))
+            }
+            Discover::Legacy(why) => format!("server/discover: {why} (a handshake-only server)"),
+        };
+        let handshake = match &self.handshake {
+            Handshaken::Negotiated(v) => {
+                format!("initialize offering {}: negotiated {v}", self.offered)
+            }
+            Handshaken::Refused(why) => format!("initialize offering {}: {why}", self.offered),
+        };
+        let chosen = match self.chosen() {
+            Some(r) => format!("running at {r}"),
+            None => "no revision mcpcheck speaks".to_owned(),
+        };
+        format!("--protocol-version auto: {discover}; {handshake}; {chosen}")
+    }
+}
+
+/// Runs both probes. `modern` and `legacy` are the run's target resolved for 2026-07-28
+/// (`None`: the transport cannot speak it) and for the newest handshake revision. Never fails: a probe that cannot start or gets
+/// nothing says so in its outcome.
+pub async fn detect(
+    modern: Option<&ProbeConfig>,
+    legacy: &ProbeConfig,
+    schemas: Arc<SchemaStore>,
+) -> Support {
+    let discover = match modern {
+        Some(modern) => discover(modern, schemas.clone()).await,
+        None => Discover::Legacy("not probed (the transport has no stateless form)".into()),
+    };
+    Support {
+        discover,
+        offered: legacy.session.revision,
+        handshake: handshake(legacy, schemas).await,
+    }
+}
+
+async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Discover {
+    // The probe is the first request, so its wait includes the server's start-up.
+    let mut session_config = config.session.clone();
+    let wait = session_config.startup_timeout.min(DISCOVER_WAIT);
+    session_config.startup_timeout = wait;
+    session_config.timeout = wait;
+    let started = Instant::now();
+    let transport = match config.target.open(started) {
+        Ok(t) => t,
+        Err(e) => return Discover::Legacy(format!("could not connect: {e}")),
+    };
+    let mut session = Session::new(transport, schemas, session_config, started);
+    let outcome = match session.initialize_with(&Handshake::default()).await {
+        Err(e) => Discover::Legacy(e.to_string()),
+        Ok((profile, reply)) => match reply.error() {
+            None if reply
+                .result()
+                .is_some_and(|r| r.get("supportedVersions").is_some()) =>
+            {
+                Discover::Modern {
+                    supported: profile.supported_versions,
+                }
+            }
+            None => Discover::Legacy("answered without `supportedVersions`".into()),
+            Some(e) if e.code == UNSUPPORTED_PROTOCOL_VERSION => Discover::Modern {
+                supported: e
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            Some(e) => Discover::Legacy(format!("error {} \"{}\"", e.code, e.message)),
+        },
+    };
+    session.finish().await;
+    outcome
+}
+
+async fn handshake(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Handshaken {
+    let started = Instant::now();
+    let transport = match config.target.open(started) {
+        Ok(t) => t,
+        Err(e) => return Handshaken::Refused(format!("could not connect: {e}")),
+    };
+    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    let outcome = match session.initialize_with(&Handshake::default()).await {
+        Err(e) => Handshaken::Refused(e.to_string()),
+        Ok((profile, reply)) => match (reply.error(), profile.protocol_version) {
+            (Some(e), _) => Handshaken::Refused(format!("error {} \"{}\"", e.code, e.message)),
+            (None, Some(v)) => Handshaken::Negotiated(v),
+            (None, None) => Handshaken::Refused("answered without `protocolVersion`".into()),
+        },
+    };
+    session.finish().await;
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn support(discover: Discover, handshake: Handshaken) -> Support {
+        Support {
+            discover,
+            offered: Revision::LATEST_HANDSHAKE,
+            handshake,
+        }
+    }
+
+    #[test]
+    fn discovery_listing_the_stateless_revision_wins() {
+        let s = support(
+            Discover::Modern {
+                supported: vec!["2026-07-28".into(), "2099-01-01".into()],
+            },
+            Handshaken::Negotiated("2025-11-25".into()),
+        );
+        assert_eq!(s.chosen(), Some(Revision::V2026_07_28));
+        assert!(s.summary().contains("supports 2026-07-28, 2099-01-01"));
+        assert!(s.summary().contains("running at 2026-07-28"));
+    }
+
+    #[test]
+    fn a_legacy_server_runs_at_its_negotiated_revision() {
+        let s = support(
+            Discover::Legacy("error -32601 \"Method not found\"".into()),
+            Handshaken::Negotiated("2025-06-18".into()),
+        );
+        assert_eq!(s.chosen(), Some(Revision::V2025_06_18));
+        let s = support(
+            Discover::Modern {
+                supported: vec!["2099-01-01".into()],
+            },
+            Handshaken::Negotiated("2025-03-26".into()),
+        );
+        assert_eq!(s.chosen(), Some(Revision::V2025_03_26));
+    }
+
+    #[test]
+    fn nothing_shared_is_none() {
+        let s = support(
+            Discover::Legacy("no answer".into()),
+            Handshaken::Negotiated("1999-01-01".into()),
+        );
+        assert_eq!(s.chosen(), None);
+        assert!(s.summary().ends_with("no revision mcpcheck speaks"));
+    }
+}
