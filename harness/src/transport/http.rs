@@ -382,9 +382,7 @@ impl HttpTransport {
             Ok(Ok(Head::Body {
                 status,
                 messages: 0,
-            })) if is_request && strict => Err(super::TransportError::Http(format!(
-                "the POST was answered with HTTP {status} and no JSON-RPC response"
-            ))),
+            })) if is_request && strict => Err(super::TransportError::Rejected { status }),
             Ok(Ok(Head::Body { status, .. })) if status == 202 && is_initialized_note => {
                 if self.open_get {
                     self.open_get_stream();

@@ -131,9 +131,7 @@ impl SseTransport {
             }))
             .await;
         if status >= 400 {
-            return Err(TransportError::Http(format!(
-                "the POST to the message endpoint was answered with HTTP {status}"
-            )));
+            return Err(TransportError::Rejected { status });
         }
         Ok(())
     }
