@@ -507,7 +507,7 @@ async fn exchange(
                 body: None,
             }))
             .await;
-        read_sse(&handle, response, &stream_name, &tx).await;
+        read_sse(&handle, response.bytes_stream(), &stream_name, &tx).await;
         return;
     }
     let body = read_body(response, options.max_frame).await;
@@ -600,16 +600,20 @@ pub(crate) async fn read_body(response: reqwest::Response, max: usize) -> Result
 }
 
 /// Reads an SSE stream: each event is recorded, each `message` event's data delivered as
-/// a frame.
-async fn read_sse(
+/// a frame. Generic over the body's chunks, so it can be fed from memory
+/// ([`read_sse_chunks`]).
+async fn read_sse<B, E>(
     handle: &HttpHandle,
-    response: reqwest::Response,
+    body: impl futures_util::Stream<Item = Result<B, E>> + Unpin + Send + 'static,
     stream: &str,
     tx: &mpsc::Sender<Inbound>,
-) {
+) where
+    B: AsRef<[u8]> + Send + 'static,
+    E: std::fmt::Display + Send + 'static,
+{
     use eventsource_stream::Eventsource;
     let max = handle.options.max_frame;
-    let mut events = response.bytes_stream().eventsource();
+    let mut events = super::sse_body::sse_body(body).eventsource();
     let reason = loop {
         match events.next().await {
             None => break "the server closed the stream".to_owned(),
@@ -666,6 +670,42 @@ async fn read_sse(
             reason,
         }))
         .await;
+}
+
+/// Runs the SSE reader over a body that arrived in `chunks` and returns what the session
+/// would receive, in order (event records, frames, problems, the stream's end). The entry
+/// point of the `sse_events` cargo-fuzz target and its proptest twin: the same code as a
+/// live stream, without a server.
+pub async fn read_sse_chunks(chunks: Vec<Vec<u8>>, max_frame: usize) -> Vec<Inbound> {
+    static CLIENT: std::sync::OnceLock<Option<reqwest::Client>> = std::sync::OnceLock::new();
+    let Ok(mut options) = HttpOptions::new("http://127.0.0.1:9/mcp") else {
+        return Vec::new();
+    };
+    options.max_frame = max_frame;
+    // Never used to connect: building one per call would dominate a fuzzing run.
+    let Some(client) = CLIENT.get_or_init(|| client(&options).ok()).clone() else {
+        return Vec::new();
+    };
+    let handle = HttpHandle {
+        client,
+        options: Arc::new(options),
+        state: Arc::new(Mutex::new(State::default())),
+    };
+    let (tx, mut rx) = mpsc::channel(INBOUND_CAPACITY);
+    let body =
+        futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
+    let read = async move {
+        read_sse(&handle, body, "#1 (POST)", &tx).await;
+    };
+    let collect = async {
+        let mut out = Vec::new();
+        while let Some(item) = rx.recv().await {
+            out.push(item);
+        }
+        out
+    };
+    let ((), out) = tokio::join!(read, collect);
+    out
 }
 
 /// Hands one message to the session, noting the negotiated revision on the way.

@@ -8,6 +8,7 @@ pub mod framing;
 pub mod http;
 pub mod reaper;
 pub mod sse;
+pub mod sse_body;
 pub mod stderr;
 pub mod stdio;
 pub mod target;
