@@ -291,3 +291,32 @@ fn the_reference_over_http_yields_no_findings() {
         "second initialize over HTTP"
     );
 }
+
+#[test]
+fn bad_or_unreachable_urls_are_usage_errors() {
+    let run = |args: &[&str]| {
+        let output = mcpcheck().arg("fuzz").args(args).output().unwrap();
+        (output.status.code(), describe(&output))
+    };
+    let (code, text) = run(&["--url", "http://192.0.2.1/mcp", "--iterations", "1"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("loopback"), "{text}");
+    let (code, text) = run(&["--header", "X-A: b", "--iterations", "1", "--", "true"]);
+    assert_eq!(code, Some(2), "--header needs --url: {text}");
+    // Nothing listens there: the first session cannot start, and that is exit 2.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, text) = run(&[
+        "--url",
+        &url,
+        "--iterations",
+        "1",
+        "--transport",
+        "streamable-http",
+    ]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("handshake"), "{text}");
+}
