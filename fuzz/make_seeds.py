@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the committed seed corpus of the jsonrpc_framing target (seeds/jsonrpc_framing/).
+"""Writes the committed seed corpora of the jsonrpc_framing and sse_events targets
+(seeds/jsonrpc_framing/, seeds/sse_events/).
 
 Each seed is the 4-byte header that FramingInput::from_bytes reads (src/lib.rs) followed
-by a stdout stream, verbatim. Run from fuzz/: python3 make_seeds.py
+by a stdout stream (or, for sse_events, an SSE body), verbatim. Run from fuzz/:
+python3 make_seeds.py
 """
 import json
 import os
@@ -79,3 +81,27 @@ for name, data in SEEDS.items():
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(data)
 print(f"wrote {len(SEEDS)} seeds to {OUT}")
+
+# sse_events: SSE response bodies (SseInput reads the same header).
+MSG = b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}'
+PROGRESS = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}'
+SSE = {
+    "01-one-message": b"event: message\nid: 1\ndata: " + MSG + b"\n\n",
+    "02-notification-then-response-crlf": b"id: a\r\ndata: " + PROGRESS + b"\r\n\r\nid: b\r\ndata: " + MSG + b"\r\n\r\n",
+    "03-multi-line-data": b'data: {"jsonrpc":"2.0",\ndata: "id":2,"result":{}}\n\n',
+    "04-priming-empty-data": b"id: 0\ndata:\n\nid: 1\ndata: " + MSG + b"\n\n",
+    "05-comments-retry-other-events": b": keep-alive\nretry: 1500\n\nevent: ping\ndata: x\n\ndata: " + MSG + b"\n\n",
+    "06-bom": b"\xef\xbb\xbfdata: " + MSG + b"\n\n",
+    "07-invalid-utf8": b'data: {"jsonrpc":"2.0","id":3,"result":{"s":"\xff"}}\n\ndata: ' + MSG + b"\n\n",
+    "08-no-blank-line": b"id: 0\ndata: " + MSG + b"\nid: 1\ndata: " + MSG,
+    "09-cr-only": b"data: " + MSG + b"\r\rdata: " + PROGRESS + b"\r\r",
+    "10-not-json": b"data: not json at all\n\ndata: [1,2\n\n",
+}
+SSE_OUT = os.path.join(os.path.dirname(OUT), "sse_events")
+os.makedirs(SSE_OUT, exist_ok=True)
+for name, body in SSE.items():
+    with open(os.path.join(SSE_OUT, name), "wb") as f:
+        f.write(header(65536) + body)
+with open(os.path.join(SSE_OUT, "11-oversize"), "wb") as f:
+    f.write(header(32) + b"data: " + MSG + b"\n\n")
+print(f"wrote {len(SSE) + 1} seeds to {SSE_OUT}")

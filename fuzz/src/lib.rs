@@ -7,6 +7,7 @@ use arbitrary::{Arbitrary, Unstructured};
 pub mod invariants;
 pub mod scenario_parse;
 pub mod schema_dispatch;
+pub mod sse_events;
 
 /// Largest `max_frame` the framing target tries: big enough for real messages, small
 /// enough that libFuzzer's inputs (4 KiB by default) regularly cross it.
@@ -112,6 +113,41 @@ impl fmt::Debug for FramingInput {
         writeln!(f, "let max_frame = {};", self.max_frame)?;
         writeln!(f, "let chunks: Vec<Vec<u8>> = vec![")?;
         for chunk in &self.chunks {
+            writeln!(f, "    b\"{}\".to_vec(),", escape(chunk))?;
+        }
+        writeln!(f, "];")?;
+        write!(f, "check(max_frame, &chunks);")
+    }
+}
+
+/// Input of `sse_events`: an SSE response body as the reads that delivered it, and the
+/// frame limit. The bytes are read exactly as [`FramingInput`]'s (the same 4-byte header),
+/// so seeds and dictionary tokens work the same way; `Debug` prints a reproducer for
+/// `harness/tests/sse_events_props.rs`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SseInput(pub FramingInput);
+
+impl<'a> Arbitrary<'a> for SseInput {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        FramingInput::arbitrary(u).map(SseInput)
+    }
+
+    fn arbitrary_take_rest(u: Unstructured<'a>) -> arbitrary::Result<Self> {
+        FramingInput::arbitrary_take_rest(u).map(SseInput)
+    }
+}
+
+impl fmt::Debug for SseInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let FramingInput { max_frame, chunks } = &self.0;
+        writeln!(f, "SseInput {{ max_frame: {max_frame}, chunks: {} }}", chunks.len())?;
+        writeln!(
+            f,
+            "// reproducer, for harness/tests/sse_events_props.rs (mod regressions):"
+        )?;
+        writeln!(f, "let max_frame = {max_frame};")?;
+        writeln!(f, "let chunks: Vec<Vec<u8>> = vec![")?;
+        for chunk in chunks {
             writeln!(f, "    b\"{}\".to_vec(),", escape(chunk))?;
         }
         writeln!(f, "];")?;

@@ -131,13 +131,8 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
     if auto {
         config = auto_revision(&mut args, config, search.clone()).await?;
     }
-    if args.url.is_some()
-        && args.transport == cli::args::HttpTransportArg::Auto
-        && config.session.revision.has_handshake()
-        && let mcpcheck::transport::target::Target::Http(options) = &config.target
-    {
-        config.target = mcpcheck::transport::sse::detect(options).await;
-    }
+    config.target =
+        cli::resolve::detect(config.target, args.transport, config.session.revision).await;
     let scenarios =
         cli::resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let store = Arc::new(SchemaStore::new(search));
@@ -265,7 +260,9 @@ fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
 }
 
 async fn fuzz(args: cli::fuzz::FuzzArgs) -> anyhow::Result<ExitCode> {
-    let (config, search) = cli::fuzz::resolve(&args)?;
+    let (mut config, search) = cli::fuzz::resolve(&args)?;
+    config.target =
+        cli::resolve::detect(config.target, args.transport, config.session.revision).await;
     let store = Arc::new(SchemaStore::new(search));
     let mut log = |line: &str| eprintln!("{line}");
     let report = mcpcheck::fuzz::run(&config, store, &mut log).await?;

@@ -110,6 +110,19 @@ fn finds_the_panic_on_stderr() {
     );
 }
 
+/// A panic the server survives: only its stderr shows it. The reproducer checks stderr
+/// with `expect: stderr`, so `mcpcheck run` on it fails too.
+#[test]
+fn finds_the_panic_the_server_survives() {
+    finds(
+        "stderr-panic",
+        "stderr-crash-text",
+        "panicked at",
+        "the server's stderr matches",
+        1,
+    );
+}
+
 #[test]
 fn finds_the_hang() {
     finds(

@@ -30,6 +30,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         mcpcheck fuzz --duration 60s -- python3 server.py\n  \
         mcpcheck fuzz --iterations 5000 --seed 7 --out repros --server ./target/debug/my-server\n  \
+        mcpcheck fuzz --url http://127.0.0.1:8808/mcp --duration 2m --bearer-env MCP_TOKEN\n  \
         mcpcheck run --server ./target/debug/my-server repros/crash-1a2b3c4d.yaml")]
     Fuzz(Box<crate::cli::fuzz::FuzzArgs>),
     /// List the scenarios: ids, titles, revisions and spec references.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::args::HttpTransportArg;
 use super::resolve::{duration, revision};
 use super::{Format, UsageError};
 use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
@@ -13,6 +14,7 @@ use crate::scenario::exec::ToolPolicy;
 use crate::schema::SearchPath;
 use crate::session::SessionConfig;
 use crate::transport::stdio::{ShutdownWaits, StdioOptions};
+use crate::transport::target::Target;
 
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
@@ -22,6 +24,22 @@ pub struct FuzzArgs {
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// A Streamable HTTP (or HTTP+SSE) server's MCP endpoint (loopback only), instead of a
+    /// command, e.g. `http://127.0.0.1:8808/mcp`. Each server "process" is a new MCP session.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
+    pub url: Option<String>,
+    /// The HTTP transport of --url: auto, streamable-http or sse (as for `mcpcheck run`).
+    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "url")]
+    pub transport: HttpTransportArg,
+    /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Environment variable holding a bearer token for --url (redacted from all output).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub bearer_env: Option<String>,
+    /// A PEM file of CA certificates to trust for an https:// --url.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub cacert: Option<std::path::PathBuf>,
     /// Stop after this long (e.g. 60s, 5m). Default 60s unless --iterations is given.
     #[arg(long, value_name = "DURATION")]
     pub duration: Option<String>,
@@ -78,21 +96,46 @@ pub struct FuzzArgs {
 
 /// Resolves `mcpcheck fuzz` arguments.
 pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> {
-    let server = super::resolve::server_command(
-        args.server.as_deref(),
-        &args.command,
-        &args.env,
-        args.cwd.as_deref(),
-        "no server to fuzz: give --server \"CMD ARGS\" or put the command after --",
-    )?;
+    let timeout = duration("timeout", &args.timeout)?;
+    if timeout.is_zero() {
+        return Err(UsageError("--timeout must be greater than zero".into()));
+    }
+    let revision = revision(&args.protocol_version)?;
+    let target = match &args.url {
+        Some(url) => super::resolve::http_target(
+            &super::resolve::HttpTarget {
+                url,
+                headers: &args.headers,
+                bearer_env: args.bearer_env.as_deref(),
+                transport: args.transport,
+                max_frame: crate::transport::framing::DEFAULT_MAX_FRAME,
+                cacert: args.cacert.as_deref(),
+            },
+            revision,
+            timeout,
+        )?,
+        None => Target::Stdio {
+            server: super::resolve::server_command(
+                args.server.as_deref(),
+                &args.command,
+                &args.env,
+                args.cwd.as_deref(),
+                "no server to fuzz: give --server \"CMD ARGS\", --url URL, or put the command after --",
+            )?,
+            options: StdioOptions {
+                shutdown: ShutdownWaits {
+                    after_close: Duration::from_secs(1),
+                    after_term: Duration::from_secs(1),
+                },
+                write_timeout: timeout.max(Duration::from_secs(5)),
+                ..StdioOptions::default()
+            },
+        },
+    };
     if args.allow_destructive && args.call_tools != ToolPolicy::All {
         return Err(UsageError(
             "--allow-destructive only makes sense with --call-tools all".into(),
         ));
-    }
-    let timeout = duration("timeout", &args.timeout)?;
-    if timeout.is_zero() {
-        return Err(UsageError("--timeout must be greater than zero".into()));
     }
     let limits = Limits {
         duration: match (&args.duration, args.iterations) {
@@ -109,17 +152,9 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
             .unwrap_or(0)
     });
     let config = FuzzConfig {
-        server,
-        stdio: StdioOptions {
-            shutdown: ShutdownWaits {
-                after_close: Duration::from_secs(1),
-                after_term: Duration::from_secs(1),
-            },
-            write_timeout: timeout.max(Duration::from_secs(5)),
-            ..StdioOptions::default()
-        },
+        target,
         session: SessionConfig {
-            revision: revision(&args.protocol_version)?,
+            revision,
             timeout,
             startup_timeout: duration("startup-timeout", &args.startup_timeout)?,
             ..SessionConfig::default()
@@ -164,14 +199,28 @@ pub fn render(r: &FuzzReport) -> String {
     );
     let _ = writeln!(
         out,
-        "  {} cases, {} messages + {} probes in {:.1}s: {:.0} messages/s; {} server processes",
+        "  {} cases, {} messages + {} probes in {:.1}s: {:.0} messages/s; {} {}",
         r.cases,
         r.messages,
         r.probes,
         r.duration_ms as f64 / 1000.0,
         r.messages_per_sec,
-        r.processes_started
+        r.processes_started,
+        match r.transport {
+            "stdio" => "server processes",
+            _ => "HTTP sessions",
+        }
     );
+    if r.http_rejected > 0 {
+        let _ = writeln!(
+            out,
+            "  {} requests refused with an HTTP error status (allowed for input a server cannot accept)",
+            r.http_rejected
+        );
+    }
+    if let Some(why) = &r.stopped {
+        let _ = writeln!(out, "  stopped early: {why}");
+    }
     let _ = writeln!(out, "  methods {}", covered(&r.methods));
     let _ = writeln!(out, "  tools   {}", covered(&r.tools));
     if r.slow_tool_calls > 0 || r.skipped > 0 {
@@ -202,10 +251,11 @@ pub fn render(r: &FuzzReport) -> String {
             }
         }
         if let Some(p) = &f.reproducer {
-            let state = match f.reproduced {
-                Some(true) => "replay fails the same way",
-                Some(false) => "replay did NOT reproduce it",
-                None => "not checkable by a scenario",
+            let state = match (f.reproduced, &f.note) {
+                (Some(true), _) => "replay fails the same way",
+                (Some(false), _) => "replay did NOT reproduce it",
+                (None, Some(note)) => note.as_str(),
+                (None, None) => "not checkable by a scenario",
             };
             let _ = writeln!(
                 out,

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::args::HttpTransportArg;
 use super::{RunArgs, UsageError};
 use crate::protocol::Revision;
 use crate::runner::probe::ProbeConfig;
@@ -128,33 +129,75 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 
 /// `mcpcheck run --url`: the endpoint, its headers and its bearer token.
 fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
-    let url = args.url.as_deref().unwrap_or_default();
-    let mut options = http_options(url, &args.headers, args.bearer_env.as_deref())?;
-    if let Some(file) = &args.cacert {
-        options.ca_pem = Some(read_cacert(file)?);
-    }
     let (timeout, session) = session_config(args)?;
-    options.timeout = timeout;
-    if !session.revision.has_handshake() {
-        if args.transport == super::args::HttpTransportArg::Sse {
-            return Err(UsageError(format!(
-                "--transport sse: the HTTP+SSE transport belongs to 2024-11-05; {} speaks Streamable HTTP",
-                session.revision
-            )));
-        }
-        options.stateless_version = Some(session.revision.as_str().to_owned());
-    }
-    options.max_frame = args.max_frame_size;
-    Ok((
-        ProbeConfig {
-            target: match args.transport {
-                super::args::HttpTransportArg::Sse => Target::Sse(options),
-                _ => Target::Http(options),
-            },
-            session,
+    let target = http_target(
+        &HttpTarget {
+            url: args.url.as_deref().unwrap_or_default(),
+            headers: &args.headers,
+            bearer_env: args.bearer_env.as_deref(),
+            transport: args.transport,
+            max_frame: args.max_frame_size,
+            cacert: args.cacert.as_deref(),
         },
+        session.revision,
+        timeout,
+    )?;
+    Ok((
+        ProbeConfig { target, session },
         SearchPath::standard(args.schema_dir.as_deref()),
     ))
+}
+
+/// The HTTP flags `run` and `fuzz` share.
+#[derive(Debug)]
+pub struct HttpTarget<'a> {
+    pub url: &'a str,
+    pub headers: &'a [String],
+    pub bearer_env: Option<&'a str>,
+    pub transport: HttpTransportArg,
+    pub max_frame: usize,
+    /// `--cacert FILE`: a PEM CA bundle to trust for https:// URLs.
+    pub cacert: Option<&'a std::path::Path>,
+}
+
+/// `--url` with its headers, bearer token and `--transport`, for a revision. `auto` is
+/// resolved to Streamable HTTP here; [`detect`] probes for HTTP+SSE once the run starts.
+pub fn http_target(
+    args: &HttpTarget<'_>,
+    revision: Revision,
+    timeout: Duration,
+) -> Result<Target, UsageError> {
+    let mut options = http_options(args.url, args.headers, args.bearer_env)?;
+    options.timeout = timeout;
+    if !revision.has_handshake() {
+        if args.transport == HttpTransportArg::Sse {
+            return Err(UsageError(format!(
+                "--transport sse: the HTTP+SSE transport belongs to 2024-11-05; {revision} speaks Streamable HTTP"
+            )));
+        }
+        options.stateless_version = Some(revision.as_str().to_owned());
+    }
+    options.max_frame = args.max_frame;
+    if let Some(file) = args.cacert {
+        options.ca_pem = Some(read_cacert(file)?);
+    }
+    Ok(match args.transport {
+        HttpTransportArg::Sse => Target::Sse(options),
+        _ => Target::Http(options),
+    })
+}
+
+/// `--transport auto`: follows the spec's backwards-compatibility procedure to pick
+/// Streamable HTTP or HTTP+SSE (handshake revisions only).
+pub async fn detect(target: Target, transport: HttpTransportArg, revision: Revision) -> Target {
+    match &target {
+        Target::Http(options)
+            if transport == HttpTransportArg::Auto && revision.has_handshake() =>
+        {
+            crate::transport::sse::detect(options).await
+        }
+        _ => target,
+    }
 }
 
 /// `--cacert FILE`: PEM text holding at least one certificate.

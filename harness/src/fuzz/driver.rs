@@ -14,7 +14,7 @@ use super::generate::{Generator, Surface};
 use super::minimize::{self, Budget};
 use super::oracle::{self, Oracle, Signature};
 use super::repro::{self, Repro};
-use super::wire::{Expected, Lines, Wire};
+use super::wire::{Expected, Framing, Wire};
 use super::{FUZZ_REPORT_FORMAT_VERSION, FuzzConfig, FuzzError, FuzzFinding, FuzzReport, Rng};
 use crate::check::{Finding, Severity, rules};
 use crate::protocol::{Message, RequestId, Revision};
@@ -22,17 +22,23 @@ use crate::scenario::exec::{ExecConfig, ToolPolicy};
 use crate::schema::SchemaStore;
 use crate::session::{Reply, Session, SessionError};
 use crate::transport::StderrLog;
-use crate::transport::stdio::{ShutdownWaits, StdioTransport};
+use crate::transport::stdio::ShutdownWaits;
+use crate::transport::target::Target;
 
 /// Cases sent back to back before their answers are awaited.
 const CASES_PER_BATCH: u64 = 8;
+/// How the HTTP transport says an exchange got no response headers in time.
+const HEADER_TIMEOUT: &str = "no response headers within";
+/// Failed starts in a row (process or HTTP session) after which the run stops.
+const MAX_FAILED_STARTS: u32 = 3;
 
-/// One server process and what the fuzzer knows about it.
+/// One server process (over HTTP: one MCP session) and what the fuzzer knows about it.
 struct Proc {
     session: Session,
-    pid: u32,
+    /// The process to sample memory of: only one mcpcheck started.
+    pid: Option<u32>,
     stderr: StderrLog,
-    lines: Lines,
+    lines: Framing,
     sent_ids: HashSet<RequestId>,
     /// Every write since the handshake: the input a finding is minimized from.
     history: Vec<Vec<u8>>,
@@ -73,7 +79,8 @@ enum Awaited {
 enum Ping {
     Alive,
     Silent,
-    Gone,
+    /// The server is gone; over HTTP, why the exchange failed.
+    Gone(Option<String>),
 }
 
 struct Fuzzer<'c> {
@@ -103,7 +110,9 @@ pub async fn run(
         report: FuzzReport {
             format_version: FUZZ_REPORT_FORMAT_VERSION,
             mcpcheck_version: env!("CARGO_PKG_VERSION"),
-            server: config.server.display(),
+            server: config.target.describe(),
+            transport: transport_name(&config.target),
+            stopped: None,
             seed: config.seed,
             revision: config.session.revision,
             duration_ms: 0,
@@ -114,6 +123,7 @@ pub async fn run(
             processes_started: 0,
             skipped: 0,
             slow_tool_calls: 0,
+            http_rejected: 0,
             methods: BTreeMap::new(),
             tools: BTreeMap::new(),
             findings: Vec::new(),
@@ -142,7 +152,8 @@ pub async fn run(
     };
     let mut current = f.discover(proc, &mut surface).await;
     let surface = surface;
-    let mut generator = Generator::new(set, &surface);
+    let over_http = matches!(config.target, Target::Http(_) | Target::Sse(_));
+    let mut generator = Generator::new(set, &surface).over_http(over_http);
     for m in generator.methods() {
         f.report.methods.insert(m.clone(), 0);
     }
@@ -158,6 +169,12 @@ pub async fn run(
         surface.tools.len(),
         surface.forbidden_tools.len()
     ));
+    if over_http {
+        (f.log)(&format!(
+            "over HTTP each write is one POST body (a new session per server \"process\"); not generated: {} mutations (no byte stream to split), second `initialize` requests (they open a new session); no memory or stderr oracles (no process)",
+            super::mutate::STREAM_ONLY.join(", ")
+        ));
+    }
     let mut last_status = Instant::now();
     let mut failed_spawns = 0;
     loop {
@@ -212,8 +229,21 @@ pub async fn run(
                 }
                 Err(e) => {
                     failed_spawns += 1;
-                    if failed_spawns >= 3 {
+                    if failed_spawns >= MAX_FAILED_STARTS {
+                        if over_http {
+                            // The endpoint is gone (its crash is a finding already): the
+                            // run ends with what it found rather than failing.
+                            let why = format!(
+                                "the endpoint stopped answering: {MAX_FAILED_STARTS} new sessions failed ({e})"
+                            );
+                            (f.log)(&format!("mcpcheck fuzz: {why}; stopping"));
+                            f.report.stopped = Some(why);
+                            break;
+                        }
                         return Err(e);
+                    }
+                    if over_http {
+                        tokio::time::sleep(Duration::from_millis(500) * failed_spawns).await;
                     }
                     continue;
                 }
@@ -276,7 +306,7 @@ impl Fuzzer<'_> {
             .max(1e-3);
         let covered = |m: &BTreeMap<String, u64>| m.values().filter(|n| **n > 0).count();
         format!(
-            "[{:.0}s] {} messages ({:.0}/s), {} cases, methods {}/{}, tools {}/{}, {} processes, {} findings",
+            "[{:.0}s] {} messages ({:.0}/s), {} cases, methods {}/{}, tools {}/{}, {} {}, {} findings",
             self.started.elapsed().as_secs_f64(),
             self.report.messages + self.report.probes,
             (self.report.messages + self.report.probes) as f64 / secs,
@@ -286,21 +316,23 @@ impl Fuzzer<'_> {
             covered(&self.report.tools),
             self.report.tools.len(),
             self.report.processes_started,
+            match self.config.target {
+                Target::Stdio { .. } => "processes",
+                _ => "sessions",
+            },
             self.report.findings.len()
         )
     }
 
-    /// Starts a server and runs the handshake. Returns the process and its capabilities.
+    /// Starts a server (or opens a new HTTP session) and runs the handshake. Returns the
+    /// process and its capabilities.
     async fn spawn(&mut self) -> Result<(Proc, Value), FuzzError> {
-        let transport =
-            StdioTransport::spawn(&self.config.server, self.config.stdio.clone(), self.started)?;
+        let transport = self.config.target.open(self.started)?;
         self.report.processes_started += 1;
         let pid = transport.pid();
-        let stderr = crate::transport::Transport::stderr(&transport)
-            .cloned()
-            .unwrap_or_default();
+        let stderr = transport.stderr().cloned().unwrap_or_default();
         let mut session = Session::new(
-            Box::new(transport),
+            transport,
             self.schemas.clone(),
             self.config.session.clone(),
             self.started,
@@ -321,7 +353,7 @@ impl Fuzzer<'_> {
                 session,
                 pid,
                 stderr,
-                lines: Lines::default(),
+                lines: Framing::for_target(&self.config.target),
                 sent_ids,
                 history: Vec::new(),
                 history_bytes: 0,
@@ -473,8 +505,8 @@ impl Fuzzer<'_> {
                     observed.push(self.hang(p, &last_method, None));
                     return observed;
                 }
-                Ping::Gone => {
-                    observed.push(self.crash(p, &last_method).await);
+                Ping::Gone(why) => {
+                    observed.push(self.lost(p, &last_method, why).await);
                     return observed;
                 }
             }
@@ -499,19 +531,20 @@ impl Fuzzer<'_> {
 
     /// Sends one write; returns the requests in it that must be answered.
     async fn send(&mut self, p: &mut Proc, w: &Wire) -> Result<Vec<Expected>, Observed> {
-        let expected = p.lines.peek(&w.bytes);
+        let bytes = p.lines.adapt(&w.bytes);
+        let expected = p.lines.peek(&bytes);
         if expected.iter().any(|e| p.sent_ids.contains(&e.id)) {
             // A reused id would make the answer ambiguous: not the server's fault.
             self.report.skipped += 1;
             return Ok(Vec::new());
         }
-        p.lines.advance(&w.bytes);
+        p.lines.advance(&bytes);
         for e in &expected {
             p.sent_ids.insert(e.id.clone());
             p.session.expect_reply(e.id.clone(), &e.method);
         }
-        p.history.push(w.bytes.clone());
-        p.history_bytes += w.bytes.len();
+        p.history_bytes += bytes.len();
+        p.history.push(bytes.clone());
         self.report.messages += 1;
         if let Some(n) = self.report.methods.get_mut(&w.method) {
             *n += 1;
@@ -521,8 +554,29 @@ impl Fuzzer<'_> {
         {
             *n += 1;
         }
-        if p.session.send_raw(w.bytes.clone()).await.is_err() {
-            return Err(self.crash(p, &w.method).await);
+        // Over HTTP each write is a POST of its own; one refused with an HTTP error status
+        // has had its answer (basic/transports: input the server cannot accept).
+        let sent = match p.lines {
+            Framing::Bodies => p.session.send_frame(bytes).await,
+            Framing::Lines(_) => p.session.send_raw(bytes).await,
+        };
+        if let Err(SessionError::Send {
+            source: crate::transport::TransportError::Rejected { .. },
+            ..
+        }) = sent
+        {
+            self.report.http_rejected += 1;
+            return Ok(Vec::new());
+        }
+        if let Err(e) = sent {
+            let why = match e {
+                SessionError::Send { source, .. } => Some(source.to_string()),
+                _ => None,
+            };
+            if why.as_deref().is_some_and(|w| w.contains(HEADER_TIMEOUT)) {
+                return Err(self.hang(p, &w.method, None));
+            }
+            return Err(self.lost(p, &w.method, why).await);
         }
         Ok(expected.into_iter().filter(|e| e.must_answer).collect())
     }
@@ -546,7 +600,7 @@ impl Fuzzer<'_> {
             match reply {
                 Some(Awaited::Reply(r)) => replies.push((e, r)),
                 Some(Awaited::Progressing) => self.cancel_slow_tool(p, &e.id).await,
-                None if p.session.is_closed() => return Err(self.crash(p, &e.method).await),
+                None if p.session.is_closed() => return Err(self.lost(p, &e.method, None).await),
                 None => match self.ping(p).await {
                     Ping::Alive if e.method == "tools/call" => {
                         self.cancel_slow_tool(p, &e.id).await
@@ -571,7 +625,7 @@ impl Fuzzer<'_> {
                         });
                     }
                     Ping::Silent => return Err(self.hang(p, &e.method, Some(e.id))),
-                    Ping::Gone => return Err(self.crash(p, &e.method).await),
+                    Ping::Gone(why) => return Err(self.lost(p, &e.method, why).await),
                 },
             }
         }
@@ -622,7 +676,14 @@ impl Fuzzer<'_> {
         match p.session.request_with_id(id, "ping", None).await {
             Ok(_) => Ping::Alive,
             Err(SessionError::Timeout { .. }) => Ping::Silent,
-            Err(_) => Ping::Gone,
+            // Over HTTP, no response headers in time is a wedged server, not a crash.
+            Err(SessionError::Send { source, .. })
+                if source.to_string().contains(HEADER_TIMEOUT) =>
+            {
+                Ping::Silent
+            }
+            Err(SessionError::Send { source, .. }) => Ping::Gone(Some(source.to_string())),
+            Err(_) => Ping::Gone(None),
         }
     }
 
@@ -645,6 +706,41 @@ impl Fuzzer<'_> {
             detail: String::new(),
             finding: f,
             unanswered,
+        }
+    }
+
+    /// The HTTP endpoint, if the target is one.
+    fn endpoint(&self) -> Option<reqwest::Url> {
+        match &self.config.target {
+            Target::Http(o) | Target::Sse(o) => Some(o.url.clone()),
+            Target::Stdio { .. } => None,
+        }
+    }
+
+    /// The server is gone: its process ended, or over HTTP, an exchange got no HTTP
+    /// response at all (the connection was dropped or refused) or the session was lost.
+    /// `why` is the transport's error, over HTTP.
+    async fn lost(&self, p: &mut Proc, method: &str, why: Option<String>) -> Observed {
+        let Some(url) = self.endpoint() else {
+            return self.crash(p, method).await;
+        };
+        let how = if endpoint_up(&url, Duration::ZERO).await {
+            why.unwrap_or_else(|| "the exchange failed".into())
+        } else {
+            format!("{url} refuses connections")
+        };
+        let f = Finding::new(
+            &rules::SESSION_EXITED,
+            self.revision,
+            format!("the server stopped answering on fuzz input after `{method}`: {how}"),
+        );
+        Observed {
+            oracle: Oracle::Crash,
+            method: method.to_owned(),
+            // One signature whether or not a supervisor restarted the server in time.
+            detail: "no HTTP response".into(),
+            finding: f,
+            unanswered: None,
         }
     }
 
@@ -739,7 +835,7 @@ impl Fuzzer<'_> {
             return None;
         }
         p.rss_sampled = Instant::now();
-        let rss = oracle::rss_kib(p.pid)?;
+        let rss = oracle::rss_kib(p.pid?)?;
         let Some(base) = p.rss_base else {
             p.rss_base = Some(rss);
             return None;
@@ -798,6 +894,7 @@ impl Fuzzer<'_> {
             writes_after: history.len(),
             replays: 0,
             faithful: repro::faithful(history),
+            note: None,
         };
         if let Some(dir) = self.config.out_dir.clone() {
             let (writes, reproduced, replays) = if o.oracle.replayable() {
@@ -805,6 +902,14 @@ impl Fuzzer<'_> {
             } else {
                 (history.to_vec(), None, 0)
             };
+            if reproduced.is_none()
+                && o.oracle.replayable()
+                && let Some(url) = self.endpoint()
+            {
+                entry.note = Some(format!(
+                    "{url} was down after the crash: restart it, then replay the reproducer"
+                ));
+            }
             entry.writes_after = writes.len();
             entry.replays = replays;
             entry.reproduced = reproduced;
@@ -850,9 +955,9 @@ impl Fuzzer<'_> {
             format!("Finding: {signature}"),
             format!("  {}", o.finding.message),
             format!(
-                "Replay: mcpcheck run --protocol-version {} --server {:?} THIS_FILE",
+                "Replay: mcpcheck run --protocol-version {} {} THIS_FILE",
                 self.revision,
-                self.config.server.display()
+                replay_flags(&self.config.target)
             ),
         ];
         if !entry.faithful {
@@ -861,13 +966,16 @@ impl Fuzzer<'_> {
             );
         }
         if !o.oracle.replayable() {
-            h.push("This oracle (stderr or memory) cannot be checked by a scenario: the replay only resends the input.".into());
+            h.push("Memory growth cannot be checked by a scenario: the replay only resends the input; watch the server's RSS.".into());
+        }
+        if let Some(note) = &entry.note {
+            h.push(format!("Not checked: {note}."));
         }
         h
     }
 
     fn repro(&self, o: &Observed, writes: Vec<Vec<u8>>) -> Repro {
-        let mut lines = Lines::default();
+        let mut lines = Framing::for_target(&self.config.target);
         let expected: Vec<Expected> = writes.iter().flat_map(|w| lines.feed(w)).collect();
         let await_ids = expected
             .iter()
@@ -886,6 +994,7 @@ impl Fuzzer<'_> {
             await_ids,
             within: self.config.session.timeout,
             revision: self.revision,
+            transport: self.config.target.kind(),
         }
     }
 
@@ -896,17 +1005,34 @@ impl Fuzzer<'_> {
         o: &Observed,
         history: &[Vec<u8>],
     ) -> (Vec<Vec<u8>>, Option<bool>, usize) {
-        let exec = ExecConfig {
-            target: crate::transport::target::Target::Stdio {
-                server: self.config.server.clone(),
+        // Replays go to the same target: a fresh process, or a new session on the endpoint.
+        let target = match &self.config.target {
+            Target::Stdio { server, options } => Target::Stdio {
+                server: server.clone(),
                 options: crate::transport::stdio::StdioOptions {
                     shutdown: ShutdownWaits {
                         after_close: Duration::from_millis(500),
                         after_term: Duration::from_millis(500),
                     },
-                    ..self.config.stdio.clone()
+                    ..options.clone()
                 },
             },
+            other => other.clone(),
+        };
+        // An HTTP crash leaves the endpoint down unless something restarts it: replays
+        // need it up, and one found down stops the checking (never a false "reproduced").
+        let endpoint = self.endpoint().filter(|_| o.oracle == Oracle::Crash);
+        if let Some(url) = &endpoint
+            && !endpoint_up(url, Duration::from_secs(2)).await
+        {
+            (self.log)(&format!(
+                "    {url} is down after the crash: restart it and replay the reproducer to check it"
+            ));
+            return (history.to_vec(), None, 0);
+        }
+        let mut gone = false;
+        let exec = ExecConfig {
+            target,
             session: crate::session::SessionConfig {
                 revision: self.revision,
                 ..self.config.session.clone()
@@ -918,6 +1044,12 @@ impl Fuzzer<'_> {
         let rule = o.finding.rule.clone();
         let oracle = o.oracle.clone();
         let mut fails = async |writes: &[Vec<u8>]| {
+            if let Some(url) = &endpoint {
+                gone = gone || !endpoint_up(url, Duration::from_secs(2)).await;
+                if gone {
+                    return false;
+                }
+            }
             let r = self.repro(o, writes.to_vec());
             let yaml = repro::to_yaml(&r, "fuzz/candidate", "candidate", &[]);
             match repro::replay(&yaml, &exec, schemas.clone()).await {
@@ -959,6 +1091,52 @@ fn contains_id(bytes: &[u8], id: &RequestId) -> bool {
     super::wire::requests_in(bytes.strip_suffix(b"\n").unwrap_or(bytes))
         .iter()
         .any(|e| e.id == *id)
+}
+
+/// Whether the endpoint accepts TCP connections, trying for up to `wait` (a supervisor
+/// may be restarting it). Connect attempts are bounded, so this never hangs.
+async fn endpoint_up(url: &reqwest::Url, wait: Duration) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = url.port_or_known_default().unwrap_or(80);
+    let deadline = Instant::now() + wait;
+    loop {
+        let attempt = tokio::time::timeout(
+            Duration::from_millis(500),
+            tokio::net::TcpStream::connect((host.as_str(), port)),
+        )
+        .await;
+        if matches!(attempt, Ok(Ok(_))) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The `mcpcheck run` flags that reach the same target (headers and tokens not repeated).
+fn replay_flags(target: &Target) -> String {
+    match target {
+        Target::Stdio { server, .. } => format!("--server {:?}", server.display()),
+        Target::Http(o) => format!("--url {} --transport streamable-http", o.url),
+        Target::Sse(o) => format!("--url {} --transport sse", o.url),
+    }
+}
+
+/// The transport's name in the report.
+fn transport_name(target: &Target) -> &'static str {
+    match target {
+        Target::Stdio { .. } => "stdio",
+        Target::Http(_) => "streamable-http",
+        Target::Sse(_) => "sse",
+    }
 }
 
 fn hex8(text: &str) -> String {

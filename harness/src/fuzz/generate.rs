@@ -105,6 +105,9 @@ pub struct Generator<'a> {
     recent: Vec<Value>,
     /// Messages that were answered with a result, replayed with mutations.
     corpus: Vec<Value>,
+    /// Writes are HTTP POST bodies: no stream-only mutations, and no second `initialize`
+    /// (over HTTP it opens a new session rather than testing the one in progress).
+    over_http: bool,
 }
 
 impl<'a> Generator<'a> {
@@ -132,7 +135,14 @@ impl<'a> Generator<'a> {
             used: HashSet::new(),
             recent: Vec::new(),
             corpus: Vec::new(),
+            over_http: false,
         }
+    }
+
+    /// Cases for an HTTP server (see the `over_http` field).
+    pub fn over_http(mut self, yes: bool) -> Self {
+        self.over_http = yes;
+        self
     }
 
     /// Every request method of the revision (minus `initialize`), for coverage.
@@ -213,7 +223,7 @@ impl<'a> Generator<'a> {
                 60..65 => out.push(self.cancellation()),
                 65..70 => {
                     // Unknown methods, and a second initialize.
-                    let msg = if rng.random_bool(0.5) {
+                    let msg = if self.over_http || rng.random_bool(0.5) {
                         let id = self.id(rng);
                         json!({"jsonrpc": "2.0", "id": id, "method": format!("mcpcheck/{}", word(6, rng))})
                     } else {
@@ -232,7 +242,11 @@ impl<'a> Generator<'a> {
                         }
                         _ => self.request(Shape::Valid, rng),
                     };
-                    out.extend(mutate::mutate(&base, rng));
+                    out.extend(if self.over_http {
+                        mutate::mutate_body(&base, rng)
+                    } else {
+                        mutate::mutate(&base, rng)
+                    });
                 }
             }
         }

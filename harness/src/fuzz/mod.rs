@@ -25,7 +25,7 @@ use crate::check::Finding;
 use crate::protocol::Revision;
 use crate::scenario::exec::ToolPolicy;
 use crate::session::SessionConfig;
-use crate::transport::stdio::{ServerCommand, StdioOptions};
+use crate::transport::target::Target;
 pub use driver::run;
 pub use oracle::{Oracle, Signature};
 
@@ -43,8 +43,8 @@ pub struct Limits {
 /// Everything `mcpcheck fuzz` needs.
 #[derive(Clone, Debug)]
 pub struct FuzzConfig {
-    pub server: ServerCommand,
-    pub stdio: StdioOptions,
+    /// A command spawned per "process", or an HTTP endpoint opened per session.
+    pub target: Target,
     /// Revision, per-response timeout, start-up allowance.
     pub session: SessionConfig,
     pub limits: Limits,
@@ -85,6 +85,10 @@ pub struct FuzzFinding {
     /// False when the input had bytes a scenario file cannot carry (invalid UTF-8),
     /// replaced by U+FFFD in the reproducer.
     pub faithful: bool,
+    /// Why the reproducer could not be checked, when that is not the oracle's nature (an
+    /// HTTP endpoint still down after the crash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The outcome of a fuzzing run (`--format json` writes it).
@@ -93,6 +97,8 @@ pub struct FuzzReport {
     pub format_version: u32,
     pub mcpcheck_version: &'static str,
     pub server: String,
+    /// `stdio`, `streamable-http` or `sse`.
+    pub transport: &'static str,
     pub seed: u64,
     pub revision: Revision,
     pub duration_ms: u64,
@@ -110,11 +116,17 @@ pub struct FuzzReport {
     /// `tools/call`s that outlived the timeout while the server still answered `ping`:
     /// long-running tools are legitimate; they were cancelled, not reported.
     pub slow_tool_calls: u64,
+    /// HTTP only: requests the server refused with an HTTP error status and no JSON-RPC
+    /// response, which the spec allows for input it cannot accept (not findings).
+    pub http_rejected: u64,
     /// Sends per method of the revision's table (zero: never sent).
     pub methods: BTreeMap<String, u64>,
     /// Calls per tool the policy allows.
     pub tools: BTreeMap<String, u64>,
     pub findings: Vec<FuzzFinding>,
+    /// Why the run ended before its limits (an HTTP endpoint that stopped answering).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl FuzzReport {

@@ -25,10 +25,26 @@ pub const MUTATIONS: &[&str] = &[
     "syntax-damage",
 ];
 
+/// Mutations that mean nothing over HTTP, where each write is a whole POST body: there is
+/// no byte stream to split a frame across (two POSTs of half a message are two truncations).
+pub const STREAM_ONLY: &[&str] = &["split-frame"];
+
 /// Applies one mutation, chosen at random, to `message`. Returns the writes it becomes
 /// (a split frame is two writes).
 pub fn mutate(message: &Value, rng: &mut Rng) -> Vec<Wire> {
     let name = *MUTATIONS.choose(rng).unwrap_or(&"type-swap");
+    apply(name, message, rng)
+}
+
+/// [`mutate`] for a transport whose writes are POST bodies: [`STREAM_ONLY`] mutations are
+/// never chosen.
+pub fn mutate_body(message: &Value, rng: &mut Rng) -> Vec<Wire> {
+    let names: Vec<&str> = MUTATIONS
+        .iter()
+        .copied()
+        .filter(|m| !STREAM_ONLY.contains(m))
+        .collect();
+    let name = *names.choose(rng).unwrap_or(&"type-swap");
     apply(name, message, rng)
 }
 

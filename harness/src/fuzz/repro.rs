@@ -12,6 +12,7 @@ use super::oracle::Oracle;
 use crate::check::{Severity, rules};
 use crate::protocol::Revision;
 use crate::scenario::exec::{ExecConfig, ScenarioOutcome, Verdict};
+use crate::scenario::model::TransportKind;
 use crate::schema::SchemaStore;
 
 /// What a reproducer replays and how it must fail.
@@ -27,6 +28,9 @@ pub struct Repro {
     /// How long each wait lasts.
     pub within: Duration,
     pub revision: Revision,
+    /// The transport the writes went over: stdio joins them into lines; over HTTP each is
+    /// one POST body, so one `send_raw` step.
+    pub transport: TransportKind,
 }
 
 /// Writes the scenario file. `header` lines become comments at the top.
@@ -44,7 +48,14 @@ pub fn to_yaml(r: &Repro, id: &str, title: &str, header: &[String]) -> String {
     let _ = writeln!(y, "title: {}", quote(title.as_bytes()));
     let _ = writeln!(y, "spec: {}", quote(spec.as_bytes()));
     let _ = writeln!(y, "revisions: [{}]", r.revision.as_str());
-    let _ = writeln!(y, "transports: [stdio]");
+    let _ = writeln!(
+        y,
+        "transports: [{}]",
+        match r.transport {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+        }
+    );
     let _ = writeln!(y, "rule: {}", r.rule);
     let _ = writeln!(y, "steps:");
     let _ = writeln!(y, "  - initialize:");
@@ -53,7 +64,7 @@ pub fn to_yaml(r: &Repro, id: &str, title: &str, header: &[String]) -> String {
     let mut pending: Vec<u8> = Vec::new();
     for w in &r.writes {
         pending.extend_from_slice(w);
-        if pending.ends_with(b"\n") {
+        if pending.ends_with(b"\n") || r.transport == TransportKind::Http {
             let _ = writeln!(y, "  - send_raw: {}", quote(&pending));
             pending.clear();
         }
@@ -89,15 +100,35 @@ pub fn to_yaml(r: &Repro, id: &str, title: &str, header: &[String]) -> String {
             await_responses(&mut y);
             let _ = writeln!(y, "  - sleep: 200ms");
         }
-        Oracle::StderrCrashText | Oracle::MemoryGrowth => {
+        Oracle::StderrCrashText => {
             let _ = writeln!(
                 y,
-                "  # scenario files cannot check stderr or memory: watch the server's stderr and RSS"
+                "  # fails when the server's stderr shows a crash report (it may keep serving)"
+            );
+            let _ = writeln!(
+                y,
+                "  - expect: {{ stderr: {{ not_matches: {}, within: {within} }} }}",
+                quote(crash_text_regex().as_bytes())
+            );
+        }
+        Oracle::MemoryGrowth => {
+            let _ = writeln!(
+                y,
+                "  # scenario files cannot check memory: watch the server's RSS while this runs"
             );
             let _ = writeln!(y, "  - request: ping\n    expect: {{ result: {{}} }}");
         }
     }
     y
+}
+
+/// The stderr oracle's crash-report markers as one regular expression.
+pub fn crash_text_regex() -> String {
+    super::oracle::CRASH_TEXT
+        .iter()
+        .map(|m| regex::escape(m))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// A YAML double-quoted scalar holding `bytes` (lossily decoded: YAML text is Unicode).
@@ -153,7 +184,11 @@ pub fn fails_same_way(outcome: &ScenarioOutcome, oracle: &Oracle, rule: &str) ->
         .filter(|f| f.severity == Severity::Failure || f.severity == Severity::Warning);
     let has = |needle: &str| outcome.findings.iter().any(|f| f.message.contains(needle));
     match oracle {
-        Oracle::Crash => has("the server ended") || has("the server is gone"),
+        // A server already gone at the handshake (an HTTP endpoint still down from the
+        // last crash, say) proves nothing about these writes.
+        Oracle::Crash => {
+            (has("the server ended") || has("the server is gone")) && !has("`initialize`")
+        }
         Oracle::Hang => has("got no response within"),
         Oracle::NoResponse => has("no response with id"),
         Oracle::Violation => failing.into_iter().any(|f| {
@@ -167,7 +202,10 @@ pub fn fails_same_way(outcome: &ScenarioOutcome, oracle: &Oracle, rule: &str) ->
                 .iter()
                 .any(|n| f.message.contains(n))
         }),
-        Oracle::StderrCrashText | Oracle::MemoryGrowth => false,
+        Oracle::StderrCrashText => failing
+            .into_iter()
+            .any(|f| f.rule == rule && f.message.contains("the server's stderr matches")),
+        Oracle::MemoryGrowth => false,
     }
 }
 
@@ -185,6 +223,7 @@ mod tests {
             await_ids: vec![json!(1042), json!("fz-\"7\"")],
             within: Duration::from_secs(2),
             revision: Revision::V2025_11_25,
+            transport: TransportKind::Stdio,
         }
     }
 

@@ -63,6 +63,58 @@ fn sanitize(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+/// How the server cuts writes into messages.
+#[derive(Clone, Debug)]
+pub enum Framing {
+    /// stdio: one byte stream, cut into lines across writes.
+    Lines(Lines),
+    /// HTTP: every write is one POST body, a message (or batch) of its own.
+    Bodies,
+}
+
+impl Framing {
+    pub fn for_target(target: &crate::transport::target::Target) -> Self {
+        match target.kind() {
+            crate::scenario::model::TransportKind::Stdio => Framing::Lines(Lines::default()),
+            crate::scenario::model::TransportKind::Http => Framing::Bodies,
+        }
+    }
+
+    /// Whether a line is open (stdio only: a body is always complete).
+    pub fn is_open(&self) -> bool {
+        matches!(self, Framing::Lines(l) if l.is_open())
+    }
+
+    /// Feeds one write; returns the requests it completed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Expected> {
+        match self {
+            Framing::Lines(l) => l.feed(bytes),
+            Framing::Bodies => requests_in(bytes),
+        }
+    }
+
+    /// What `feed` would return, without feeding.
+    pub fn peek(&self, bytes: &[u8]) -> Vec<Expected> {
+        self.clone().feed(bytes)
+    }
+
+    /// Feeds one write whose requests were already read with `peek`.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        if let Framing::Lines(l) = self {
+            l.advance(bytes);
+        }
+    }
+
+    /// A write as this framing sends it: over HTTP the line's newline is stdio framing,
+    /// not part of the body, so one trailing newline is dropped.
+    pub fn adapt(&self, bytes: &[u8]) -> Vec<u8> {
+        match self {
+            Framing::Lines(_) => bytes.to_vec(),
+            Framing::Bodies => bytes.strip_suffix(b"\n").unwrap_or(bytes).to_vec(),
+        }
+    }
+}
+
 /// A request found in a complete line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expected {
@@ -179,6 +231,18 @@ mod tests {
         assert!(!got[0].must_answer);
         assert!(requests_in(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).is_empty());
         assert!(requests_in(b"not json").is_empty());
+    }
+
+    #[test]
+    fn bodies_are_whole_messages() {
+        let mut f = Framing::Bodies;
+        assert!(f.feed(br#"{"jsonrpc":"2.0","id":7,"#).is_empty());
+        assert!(!f.is_open());
+        let got = f.feed(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n");
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].id, RequestId::int(8));
+        assert_eq!(f.adapt(b"{}\n"), b"{}");
+        assert_eq!(Framing::Lines(Lines::default()).adapt(b"{}\n"), b"{}\n");
     }
 
     #[test]

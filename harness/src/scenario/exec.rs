@@ -957,6 +957,11 @@ impl<'a> Executor<'a> {
                 }
                 Ok(())
             }
+            Expectation::Stderr {
+                within,
+                pattern,
+                present,
+            } => self.expect_stderr(pattern, *present, *within, line).await,
             Expectation::Response { id, within, expect } => {
                 let reply = match id {
                     Value::Null => self.null_id_response(*within).await,
@@ -988,6 +993,80 @@ impl<'a> Executor<'a> {
                     }
                 }
                 Ok(())
+            }
+        }
+    }
+
+    /// `expect: stderr`. Over HTTP there is no stderr to read: the check cannot run, so
+    /// the scenario is skipped (or keeps the failure it already has), never passed.
+    async fn expect_stderr(
+        &mut self,
+        pattern: &str,
+        present: bool,
+        within: Duration,
+        line: usize,
+    ) -> Result<(), Stop> {
+        if self.session.stderr().is_none() {
+            if !self.findings.is_empty() {
+                return Err(Stop::Failed);
+            }
+            return Err(Stop::Skip(format!(
+                "{}:{line}: `expect: stderr` needs the server's stderr, which is not available over HTTP (no process of mcpcheck's to read it from)",
+                self.scenario.source,
+            )));
+        }
+        let re = regex::Regex::new(pattern).map_err(|e| {
+            Stop::Error(format!(
+                "{}:{line}: invalid regex /{pattern}/: {e}",
+                self.scenario.source
+            ))
+        })?;
+        let deadline = tokio::time::Instant::now() + within;
+        let within_text = humantime::format_duration(within);
+        loop {
+            let hit = self.session.stderr().and_then(|log| stderr_match(log, &re));
+            let now = tokio::time::Instant::now();
+            match (present, hit) {
+                (true, Some(_)) => return Ok(()),
+                (false, Some(hit)) => {
+                    let excerpt = self
+                        .session
+                        .stderr()
+                        .map(|l| l.crash_excerpt(10).join("\n"))
+                        .unwrap_or_default();
+                    let f = self
+                        .fail(
+                            line,
+                            format!("the server's stderr matches /{pattern}/: {hit}"),
+                            None,
+                        )
+                        .evidence(format!("stderr:\n{excerpt}"))
+                        .expected(format!("no stderr line matching /{pattern}/"));
+                    self.findings.push(f);
+                    return Ok(());
+                }
+                (true, None) if now >= deadline || self.session.is_closed() => {
+                    let f = self.fail(
+                        line,
+                        format!("no line of the server's stderr matched /{pattern}/ within {within_text}"),
+                        None,
+                    );
+                    self.findings.push(f);
+                    return Ok(());
+                }
+                (false, None) if now >= deadline => return Ok(()),
+                _ => {
+                    // Messages keep being processed while stderr is watched.
+                    self.session
+                        .pump((deadline - now).min(Duration::from_millis(50)))
+                        .await;
+                    if self.session.is_closed() {
+                        tokio::time::sleep(
+                            (deadline - tokio::time::Instant::now()).min(Duration::from_millis(50)),
+                        )
+                        .await;
+                    }
+                }
             }
         }
     }
@@ -1182,4 +1261,16 @@ fn message_value(m: &Message) -> Value {
             }
         },
     }
+}
+
+/// The first line of a server's stderr record (its first lines, then the tail ring) that
+/// matches, quoted for a message.
+fn stderr_match(log: &crate::transport::StderrLog, re: &regex::Regex) -> Option<String> {
+    let head = log.head();
+    let tail = log.tail_text();
+    head.iter()
+        .map(|l| l.text.as_str())
+        .chain(tail.lines())
+        .find(|l| re.is_match(l))
+        .map(|l| crate::session::quote(l, 200))
 }

@@ -190,6 +190,15 @@ pub enum Expectation {
     },
     /// The server process exits within the window (optionally with a code).
     Exit { within: Duration, code: Option<i32> },
+    /// The server's stderr (stdio only; over HTTP there is none to read, and the scenario
+    /// is skipped): some line matches `pattern` within the window (`present`), or after
+    /// the window nothing written since the start does (`!present`: no panic report, say).
+    Stderr {
+        within: Duration,
+        /// A regular expression (Rust `regex` syntax), checked when parsed.
+        pattern: String,
+        present: bool,
+    },
     /// A response to a request sent with `send_raw`, identified by its id (`null` allowed).
     Response {
         id: Value,

@@ -405,6 +405,23 @@ impl Session {
         }
     }
 
+    /// Sends one message's bytes as given, framed by the transport like a request (the
+    /// fuzzer over HTTP): a POST refused with an HTTP error status and no JSON-RPC
+    /// response fails with [`TransportError::Rejected`], where `send_raw` takes it silently.
+    pub async fn send_frame(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.note_raw_progress_tokens(&bytes);
+        match self.transport.send(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source @ TransportError::Rejected { .. }) => Err(SessionError::Send {
+                method: "(fuzz input)".into(),
+                source,
+            }),
+            Err(source) => Err(self.send_failed("(raw bytes)", source).await),
+        }
+    }
+
     /// Sends bytes exactly as given (framing tests).
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
         self.transcript
@@ -1410,6 +1427,11 @@ impl Session {
             .stderr()
             .map(|s| s.crash_excerpt(n))
             .unwrap_or_default()
+    }
+
+    /// The server's stderr record, if it is a process mcpcheck started.
+    pub fn stderr(&self) -> Option<&crate::transport::StderrLog> {
+        self.transport.stderr()
     }
 
     /// Turns a failed request into the finding it represents.

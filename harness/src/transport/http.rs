@@ -463,9 +463,7 @@ impl HttpTransport {
             Ok(Ok(Head::Body {
                 status,
                 messages: 0,
-            })) if is_request && strict => Err(super::TransportError::Http(format!(
-                "the POST was answered with HTTP {status} and no JSON-RPC response"
-            ))),
+            })) if is_request && strict => Err(super::TransportError::Rejected { status }),
             Ok(Ok(Head::Body { status, .. })) if status == 202 && is_initialized_note => {
                 if self.open_get {
                     self.open_get_stream();
@@ -594,7 +592,14 @@ async fn exchange(
             }))
             .await;
         let mut track = StreamTrack::new(awaited);
-        read_sse(&handle, response, &stream_name, &tx, &mut track).await;
+        read_sse(
+            &handle,
+            response.bytes_stream(),
+            &stream_name,
+            &tx,
+            &mut track,
+        )
+        .await;
         if track.awaited.is_some() {
             if track.closed {
                 closed_before_response(&handle, &stream_name, &tx, &track).await;
@@ -727,16 +732,20 @@ impl StreamTrack {
 /// Reads an SSE stream: each event is recorded, each `message` event's data delivered as
 /// a frame. On a resumed connection (`track.resumes > 0`), an event id already received or a
 /// response to another request is a violation of basic/transports#resumability-and-redelivery.
-async fn read_sse(
+/// Generic over the body's chunks, so it can be fed from memory ([`read_sse_chunks`]).
+async fn read_sse<B, E>(
     handle: &HttpHandle,
-    response: reqwest::Response,
+    body: impl futures_util::Stream<Item = Result<B, E>> + Unpin + Send + 'static,
     stream: &str,
     tx: &mpsc::Sender<Inbound>,
     track: &mut StreamTrack,
-) {
+) where
+    B: AsRef<[u8]> + Send + 'static,
+    E: std::fmt::Display + Send + 'static,
+{
     use eventsource_stream::Eventsource;
     let max = handle.options.max_frame;
-    let mut events = response.bytes_stream().eventsource();
+    let mut events = super::sse_body::sse_body(body).eventsource();
     // The SSE last-event-id buffer persists: an event without an `id` field repeats the
     // previous one, which is no new id.
     let mut previous = String::new();
@@ -1010,9 +1019,12 @@ async fn resume(
                 body: None,
             }))
             .await;
-        if tokio::time::timeout_at(deadline, read_sse(handle, response, stream, tx, track))
-            .await
-            .is_err()
+        if tokio::time::timeout_at(
+            deadline,
+            read_sse(handle, response.bytes_stream(), stream, tx, track),
+        )
+        .await
+        .is_err()
         {
             let _ = tx
                 .send(Inbound::Http(end(
@@ -1022,6 +1034,43 @@ async fn resume(
             return;
         }
     }
+}
+
+/// Runs the SSE reader over a body that arrived in `chunks` and returns what the session
+/// would receive, in order (event records, frames, problems, the stream's end). The entry
+/// point of the `sse_events` cargo-fuzz target and its proptest twin: the same code as a
+/// live stream, without a server.
+pub async fn read_sse_chunks(chunks: Vec<Vec<u8>>, max_frame: usize) -> Vec<Inbound> {
+    static CLIENT: std::sync::OnceLock<Option<reqwest::Client>> = std::sync::OnceLock::new();
+    let Ok(mut options) = HttpOptions::new("http://127.0.0.1:9/mcp") else {
+        return Vec::new();
+    };
+    options.max_frame = max_frame;
+    // Never used to connect: building one per call would dominate a fuzzing run.
+    let Some(client) = CLIENT.get_or_init(|| client(&options).ok()).clone() else {
+        return Vec::new();
+    };
+    let handle = HttpHandle {
+        client,
+        options: Arc::new(options),
+        state: Arc::new(Mutex::new(State::default())),
+    };
+    let (tx, mut rx) = mpsc::channel(INBOUND_CAPACITY);
+    let body =
+        futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
+    let read = async move {
+        let mut track = StreamTrack::new(None);
+        read_sse(&handle, body, "#1 (POST)", &tx, &mut track).await;
+    };
+    let collect = async {
+        let mut out = Vec::new();
+        while let Some(item) = rx.recv().await {
+            out.push(item);
+        }
+        out
+    };
+    let ((), out) = tokio::join!(read, collect);
+    out
 }
 
 /// Hands one message to the session, noting the negotiated revision on the way.

@@ -8,6 +8,7 @@ pub mod framing;
 pub mod http;
 pub mod reaper;
 pub mod sse;
+pub mod sse_body;
 pub mod stderr;
 pub mod stdio;
 pub mod target;
@@ -101,6 +102,10 @@ pub enum TransportError {
     WriteTimeout(Duration),
     #[error("HTTP: {0}")]
     Http(String),
+    /// The server refused a request with an HTTP error status and sent no JSON-RPC
+    /// response: the spec's answer to input it cannot accept (basic/transports).
+    #[error("the POST was answered with HTTP {status} and no JSON-RPC response")]
+    Rejected { status: u16 },
 }
 
 /// A connection to one server.
@@ -128,6 +133,10 @@ pub trait Transport: Send {
     }
     /// The HTTP connection, for raw exchanges, if this is an HTTP transport.
     fn http(&self) -> Option<http::HttpHandle> {
+        None
+    }
+    /// The server's process id, if mcpcheck started it (for sampling its memory).
+    fn pid(&self) -> Option<u32> {
         None
     }
 }

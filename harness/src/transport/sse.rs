@@ -131,9 +131,7 @@ impl SseTransport {
             }))
             .await;
         if status >= 400 {
-            return Err(TransportError::Http(format!(
-                "the POST to the message endpoint was answered with HTTP {status}"
-            )));
+            return Err(TransportError::Rejected { status });
         }
         Ok(())
     }
@@ -202,7 +200,7 @@ async fn read_stream(
         return;
     }
     let mut endpoint = Some(endpoint);
-    let mut events = response.bytes_stream().eventsource();
+    let mut events = super::sse_body::sse_body(response.bytes_stream()).eventsource();
     let reason = loop {
         match events.next().await {
             None => break "the server closed the stream".to_owned(),

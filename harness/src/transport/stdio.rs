@@ -415,6 +415,10 @@ impl Transport for StdioTransport {
         self.command.display()
     }
 
+    fn pid(&self) -> Option<u32> {
+        Some(StdioTransport::pid(self))
+    }
+
     fn partial_line(&self) -> Option<(u64, Vec<u8>)> {
         self.partial
             .lock()

@@ -122,22 +122,7 @@ fn matcher(ctx: &Ctx<'_>, name: &str, knode: &Node, value: &Node, scope: &Scope)
             }
             Matcher::Subset(template(ctx, value, scope)?)
         }
-        "regex" => {
-            let pattern = string(ctx, value, "`regex`")?;
-            if let Err(e) = regex::Regex::new(pattern) {
-                let detail = match e {
-                    regex::Error::Syntax(s) => {
-                        let last = s.lines().last().unwrap_or_default();
-                        last.strip_prefix("error: ").unwrap_or(last).to_owned()
-                    }
-                    other => other.to_string(),
-                };
-                return Err(ctx
-                    .error(value, format!("invalid regular expression: {}", detail.trim()))
-                    .with_hint("the syntax is that of the Rust `regex` crate; quote the pattern with '...' to avoid YAML escapes"));
-            }
-            Matcher::Regex(pattern.to_owned())
-        }
+        "regex" => Matcher::Regex(regex_pattern(ctx, value, "`regex`")?),
         "type" => Matcher::Type(json_type(ctx, value)?),
         "length" => {
             if let YamlDataOwned::Value(ScalarOwned::Integer(_)) = value.data {
@@ -357,4 +342,22 @@ pub(crate) fn plain_string<'n>(ctx: &Ctx<'_>, node: &'n Node, what: &str) -> R<&
         return Err(ctx.error(node, format!("{what} cannot contain `${{...}}` references")));
     }
     Ok(s)
+}
+
+/// A string that compiles as a regular expression (Rust `regex` syntax).
+pub(super) fn regex_pattern(ctx: &Ctx<'_>, value: &Node, what: &str) -> R<String> {
+    let pattern = string(ctx, value, what)?;
+    if let Err(e) = regex::Regex::new(pattern) {
+        let detail = match e {
+            regex::Error::Syntax(s) => {
+                let last = s.lines().last().unwrap_or_default();
+                last.strip_prefix("error: ").unwrap_or(last).to_owned()
+            }
+            other => other.to_string(),
+        };
+        return Err(ctx
+            .error(value, format!("invalid regular expression: {}", detail.trim()))
+            .with_hint("the syntax is that of the Rust `regex` crate; quote the pattern with '...' to avoid YAML escapes"));
+    }
+    Ok(pattern.to_owned())
 }

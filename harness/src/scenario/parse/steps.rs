@@ -359,7 +359,7 @@ fn within(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Duration> {
         .map(|d| d.unwrap_or(DEFAULT_WITHIN))
 }
 
-const EXPECT_KINDS: &[&str] = &["notification", "nothing", "exit", "response"];
+const EXPECT_KINDS: &[&str] = &["notification", "nothing", "exit", "response", "stderr"];
 
 fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expectation> {
     let map = Map::new(ctx, value, "`expect`")?;
@@ -482,6 +482,34 @@ fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expectation> {
             Expectation::Exit {
                 within: within(ctx, &m)?,
                 code,
+            }
+        }
+        "stderr" => {
+            let m = Map::new(ctx, v, "`stderr`")?;
+            m.only(ctx, &["matches", "not_matches", "within"], "`stderr`")?;
+            let (node, present) = match (m.get("matches"), m.get("not_matches")) {
+                (Some(n), None) => (n, true),
+                (None, Some(n)) => (n, false),
+                (Some(_), Some(n)) => {
+                    return Err(ctx
+                        .error(n, "`stderr` has both `matches` and `not_matches`")
+                        .with_hint("use one `expect: stderr` step for each"));
+                }
+                (None, None) => {
+                    return Err(ctx
+                        .error(v, "`stderr` says nothing to look for")
+                        .with_hint("give `matches: REGEX` (some line must match) or `not_matches: REGEX` (none may)"));
+                }
+            };
+            let what = if present {
+                "`matches`"
+            } else {
+                "`not_matches`"
+            };
+            Expectation::Stderr {
+                within: within(ctx, &m)?,
+                pattern: super::checks::regex_pattern(ctx, node, what)?,
+                present,
             }
         }
         "response" => {
