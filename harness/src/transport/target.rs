@@ -52,6 +52,14 @@ impl Target {
         }
     }
 
+    /// The command line or URL, for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Stdio { server, .. } => server.display(),
+            Target::Http(o) | Target::Sse(o) => o.url.to_string(),
+        }
+    }
+
     /// Values that must never appear in output (bearer tokens).
     pub fn secrets(&self) -> &[String] {
         match self {
