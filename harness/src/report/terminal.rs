@@ -167,10 +167,6 @@ impl EventSink for Terminal {
                     crate::session::quote(text, 400)
                 ));
             }
-            Event::HarnessError {
-                scenario: None,
-                reason,
-            } => self.print(&format!("ERROR: {reason}\n")),
             Event::ScenarioFinished { outcome, .. } => {
                 if let Some(bar) = &self.bar {
                     bar.inc(1);
