@@ -84,6 +84,13 @@ fn synthetic() -> RunReport {
                 skipped_steps: vec![],
                 duration_ms: 40,
                 transcript,
+                stderr: mcpcheck::transport::StderrExcerpt::Captured {
+                    bytes: 2048,
+                    lines: (0..40)
+                        .map(|i| format!("log line {i} of the server"))
+                        .collect(),
+                    truncated: true,
+                },
             }
         })
         .collect();

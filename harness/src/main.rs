@@ -7,6 +7,7 @@ use anyhow::Context;
 use mcpcheck::cli::{self, Cli, Command, Format, SchemasCommand, UsageError};
 use mcpcheck::protocol::Revision;
 use mcpcheck::report::human::Detail;
+use mcpcheck::runner::events::{Emitter, Event};
 use mcpcheck::schema::{self, SchemaStore, SearchPath};
 
 /// Exit codes: 0 conformant, 1 conformance failures, 2 usage or harness error.
@@ -136,7 +137,45 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
     let scenarios =
         cli::resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let store = Arc::new(SchemaStore::new(search));
-    let mut report = mcpcheck::runner::probe::run(&config, store.clone()).await?;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    // A bearer token never leaves the process, whatever echoed it: every report file and
+    // every printed line goes through this.
+    let secrets = config.target.secrets().to_vec();
+    let redact = move |text: &str| mcpcheck::transport::http::redact(text, &secrets);
+    let (events, terminal, jsonl) = reporters(&args, scenarios.len(), &redact)?;
+    events.emit(Event::RunStarted {
+        planned: scenarios.len(),
+        target: config.target.describe(),
+        revision: config.session.revision,
+        jobs,
+    });
+    let mut report = match mcpcheck::runner::probe::run(&config, store.clone()).await {
+        Ok(r) => r,
+        Err(e) => {
+            events.emit(Event::HarnessError {
+                scenario: None,
+                reason: redact(&e.to_string()),
+            });
+            return Err(e.into());
+        }
+    };
+    for f in &report.findings {
+        events.emit_with(|| Event::Finding {
+            scenario: None,
+            scope: mcpcheck::runner::events::FindingScope::Sweep,
+            finding: f.clone(),
+        });
+    }
+    events.emit_with(|| Event::SweepFinished {
+        revision: report.revision,
+        failures: report.counts.failures,
+        warnings: report.counts.warnings,
+        report: Arc::new(report.clone()),
+    });
     let exec = Arc::new(mcpcheck::scenario::exec::ExecConfig {
         target: config.target.clone(),
         session: config.session.clone(),
@@ -147,24 +186,9 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
             all
         }),
     });
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
-    let progress = progress_bar(scenarios.len(), args.reports.quiet);
-    let on_done: Option<mcpcheck::runner::suite::OnDone> = progress.clone().map(|bar| {
-        let f: mcpcheck::runner::suite::OnDone = Arc::new(move |o| {
-            bar.set_message(o.id.clone());
-            bar.inc(1);
-        });
-        f
-    });
     let (outcomes, took_ms) =
-        mcpcheck::runner::suite::run_with_progress(&scenarios, exec, store, jobs, on_done).await;
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
+        mcpcheck::runner::suite::run_with_events(&scenarios, exec, store, jobs, events.clone())
+            .await;
     report.add_scenarios(outcomes, took_ms);
     if let Some(dir) = &args.snapshot_dir {
         let stdio = match &config.target {
@@ -190,50 +214,54 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
             .context("taking the snapshot for --snapshot-dir")?;
         report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
     }
-    // A bearer token never leaves the process, whatever echoed it: every report file and
-    // every printed line goes through this.
-    let secrets = config.target.secrets().to_vec();
-    let redact = |text: &str| mcpcheck::transport::http::redact(text, &secrets);
     let done = cli::finish::finish(report, &args.reports, args.schema_dir.as_deref(), &redact)?;
     let report = &done.report;
-    let detail = if args.reports.quiet {
-        Detail::Quiet
-    } else if args.reports.verbose {
-        Detail::Verbose
-    } else {
-        Detail::Normal
-    };
-    let mut human = mcpcheck::report::human::render_styled(report, detail);
+    events.emit(Event::RunFinished {
+        verdict: if done.input().passes() {
+            mcpcheck::runner::Verdict::Pass
+        } else {
+            mcpcheck::runner::Verdict::Fail
+        },
+        tally: report.tally,
+        duration_ms: report.duration_ms,
+    });
+    for j in &jsonl {
+        j.finish()?;
+    }
+    let mut after = String::new();
     if let Some(c) = &report.snapshot {
-        human.push_str(&snapshot_summary(c, true, "snapshot "));
+        after.push_str(&snapshot_summary(c, true, "snapshot "));
     }
     for note in &done.notes {
-        human.push_str(note);
-        human.push('\n');
+        after.push_str(note);
+        after.push('\n');
     }
-    let human = redact(&human);
-    // anstream strips the colors for NO_COLOR, a non-terminal stdout, or a file.
-    let print = |text: &str| -> anyhow::Result<()> {
-        let mut out = anstream::stdout();
-        std::io::Write::write_all(&mut out, text.as_bytes()).context("writing stdout")
+    // The terminal printed the sweep and each scenario as they ended; the rest follows.
+    terminal.print(&format!(
+        "{}{after}",
+        mcpcheck::report::human::footer(report)
+    ));
+    // The whole summary in suite order, for --output with --format human.
+    let human = || {
+        redact(&format!(
+            "{}{after}",
+            mcpcheck::report::human::render(report)
+        ))
     };
-    let plain = |text: &str| anstream::adapter::strip_str(text).to_string();
+    // anstream strips the colors for NO_COLOR, a non-terminal stdout, or a file.
     let json = || {
         mcpcheck::report::render(mcpcheck::report::ReportKind::Json, &done.input())
             .map(|t| redact(&t))
     };
     match (args.format, &args.output) {
-        (Format::Human, None) => print(&human)?,
+        (Format::Human, None) | (Format::Json, Some(_)) => {}
         (Format::Human, Some(path)) => {
-            std::fs::write(path, plain(&human))
-                .with_context(|| format!("writing {}", path.display()))?;
-            print(&human)?;
+            std::fs::write(path, human()).with_context(|| format!("writing {}", path.display()))?
         }
         (Format::Json, None) => println!("{}", json()?),
-        (Format::Json, Some(path)) => {
-            std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?;
-            print(&human)?;
-        }
+    }
+    if let (Format::Json, Some(path)) = (args.format, &args.output) {
+        std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(if report.has_errors() {
         ExitCode::from(EXIT_ERROR)
@@ -242,6 +270,55 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
     } else {
         ExitCode::from(EXIT_FINDINGS)
     })
+}
+
+/// The event sinks of a run: the terminal (printing unless stdout carries JSON), and the
+/// `--report events=PATH` file if asked.
+fn reporters<R: Fn(&str) -> String + Send + Sync + Clone + 'static>(
+    args: &cli::RunArgs,
+    planned: usize,
+    redact: &R,
+) -> anyhow::Result<(
+    Emitter,
+    Arc<mcpcheck::report::terminal::Terminal>,
+    Vec<Arc<mcpcheck::report::jsonl::JsonLines>>,
+)> {
+    let filter = || -> mcpcheck::report::terminal::Filter {
+        let redact = redact.clone();
+        if args.reports.deterministic {
+            let scrub = mcpcheck::report::deterministic::Scrubber::for_this_process(
+                args.schema_dir.as_deref(),
+            );
+            Box::new(move |t: &str| scrub.scrub(&redact(t)))
+        } else {
+            Box::new(redact)
+        }
+    };
+    let detail = if args.reports.quiet {
+        Detail::Quiet
+    } else if args.reports.verbose {
+        Detail::Verbose
+    } else {
+        Detail::Normal
+    };
+    let prints = !(args.format == Format::Json && args.output.is_none());
+    let terminal = Arc::new(mcpcheck::report::terminal::Terminal::new(
+        detail,
+        prints,
+        progress_bar(planned, args.reports.quiet),
+        filter(),
+    ));
+    let mut sinks: Vec<Arc<dyn mcpcheck::runner::events::EventSink>> = vec![terminal.clone()];
+    let mut jsonl = Vec::new();
+    for spec in args.reports.reports.iter().filter(|s| s.kind.is_streamed()) {
+        let sink = Arc::new(mcpcheck::report::jsonl::JsonLines::create(
+            &spec.path,
+            filter(),
+        )?);
+        sinks.push(sink.clone());
+        jsonl.push(sink);
+    }
+    Ok((Emitter::new(sinks), terminal, jsonl))
 }
 
 /// A progress bar on stderr when it is a terminal (and not --quiet); none otherwise.

@@ -26,6 +26,7 @@ fn entry(ms: u64, direction: Direction, text: &str) -> Entry {
 }
 
 fn outcome(id: &str, verdict: V, findings: Vec<Finding>) -> ScenarioOutcome {
+    let verdict_is_failing = matches!(verdict, V::Fail | V::Error { .. });
     ScenarioOutcome {
         id: id.to_owned(),
         title: format!("title of {id}"),
@@ -48,6 +49,19 @@ fn outcome(id: &str, verdict: V, findings: Vec<Finding>) -> ScenarioOutcome {
                 r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a|b <c>"}]}}"#,
             ),
         ],
+        stderr: match verdict_is_failing {
+            true => mcpcheck::transport::StderrExcerpt::Captured {
+                bytes: 43,
+                lines: vec![
+                    "starting <server>".into(),
+                    "tool a|b failed & gave up".into(),
+                ],
+                truncated: false,
+            },
+            false => mcpcheck::transport::StderrExcerpt::NotCaptured {
+                reason: "not captured: the server is not a process mcpcheck started".into(),
+            },
+        },
     }
 }
 

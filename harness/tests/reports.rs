@@ -309,3 +309,78 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Each scenario carries its own server's stderr: in the JSON (valid against the schema),
+/// escaped in the HTML scenario detail, and as JUnit `<system-err>`; over HTTP it says it
+/// was not captured rather than showing nothing.
+#[test]
+fn each_scenario_reports_its_server_stderr_escaped() {
+    let o = run_with_reports(
+        &["--include", "tools/list-result"],
+        &[
+            &misbehaving(),
+            "--hostile-text",
+            "--defect",
+            "crash-mid-session",
+        ],
+    );
+    assert_eq!(o.code, 1, "{}", o.text);
+    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let errors = validate(&json);
+    assert!(errors.is_empty(), "schema errors: {errors:#?}");
+    let stderr = &json["scenarios"][0]["stderr"];
+    assert_eq!(stderr["status"], "captured", "{stderr}");
+    let lines: Vec<&str> = stderr["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(lines.contains(&"fatal: boom"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("<script>")), "{lines:?}");
+    assert!(stderr["bytes"].as_u64().unwrap() > 0);
+
+    let html = o.read("report.html");
+    let section = &html[html
+        .find("<h3>Server stderr</h3>")
+        .expect("a stderr section")..];
+    let section = &section[..section.find("</pre>").unwrap()];
+    assert!(section.contains("fatal: boom"), "{section}");
+    assert!(section.contains("&lt;script&gt;"), "{section}");
+    assert!(
+        !section.contains("<script>"),
+        "stderr is escaped: {section}"
+    );
+
+    let xml = o.read("junit.xml");
+    let doc = junit(&xml);
+    let case = testcases(&doc)
+        .into_iter()
+        .find(|c| c.attribute("name") == Some("tools/list-result"))
+        .unwrap();
+    let err = case
+        .children()
+        .find(|c| c.has_tag_name("system-err"))
+        .and_then(|c| c.text())
+        .unwrap_or_else(|| panic!("no system-err: {xml}"));
+    assert!(err.contains("fatal: boom"), "{err}");
+
+    // Streamable HTTP: the server is not our process.
+    let server = common::http_server::HttpServer::start(
+        &reference(),
+        &["--transport", "http", "--bind", "127.0.0.1:0"],
+    );
+    let o = run_with_reports(
+        &["--include", "tools/list-result", "--url", &server.url],
+        &[],
+    );
+    drop(server);
+    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let stderr = &json["scenarios"][0]["stderr"];
+    assert_eq!(stderr["status"], "not_captured", "{stderr}");
+    assert!(stderr["reason"].as_str().unwrap().contains("not captured"));
+    assert!(
+        o.read("report.html")
+            .contains("not captured: the server is not a process")
+    );
+}

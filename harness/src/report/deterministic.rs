@@ -170,6 +170,14 @@ pub fn apply(report: &mut RunReport, scrubber: &Scrubber) {
             .iter_mut()
             .chain(o.skipped_steps.iter_mut())
             .for_each(|s| scrubber.scrub_in_place(s));
+        match &mut o.stderr {
+            crate::transport::StderrExcerpt::Captured { lines, .. } => {
+                lines.iter_mut().for_each(|l| scrubber.scrub_in_place(l))
+            }
+            crate::transport::StderrExcerpt::NotCaptured { reason } => {
+                scrubber.scrub_in_place(reason)
+            }
+        }
         let n_own = o.findings.len();
         let mut findings: Vec<Finding> = o.findings.drain(..).chain(o.protocol.drain(..)).collect();
         settle_transcript(&mut o.transcript, &mut findings, scrubber);

@@ -122,6 +122,41 @@ struct Section {
     notes: Vec<String>,
     frames: Vec<FrameView>,
     events: Vec<String>,
+    /// The server's stderr in this scenario (none for the sweep, shown at the top).
+    stderr: Option<StderrView>,
+}
+
+#[derive(Serialize)]
+struct StderrView {
+    /// How much there was, or why nothing was captured.
+    summary: String,
+    lines: Vec<String>,
+}
+
+fn stderr_view(e: &crate::transport::StderrExcerpt) -> StderrView {
+    use crate::transport::StderrExcerpt as E;
+    match e {
+        E::Captured { bytes: 0, .. } => StderrView {
+            summary: "nothing written (0 bytes)".into(),
+            lines: vec![],
+        },
+        E::Captured {
+            bytes,
+            lines,
+            truncated,
+        } => StderrView {
+            summary: if *truncated {
+                format!("{bytes} bytes; the first and last lines")
+            } else {
+                format!("{bytes} bytes, all of it")
+            },
+            lines: lines.clone(),
+        },
+        E::NotCaptured { reason } => StderrView {
+            summary: reason.clone(),
+            lines: vec![],
+        },
+    }
 }
 
 #[derive(Serialize)]
@@ -335,6 +370,7 @@ fn page(input: &Input<'_>) -> Page {
         notes: vec![],
         frames: frames("s0", &r.transcript, &sweep_findings, det),
         events: events(&r.transcript, det),
+        stderr: None,
     });
     for (n, o) in r.scenarios.iter().enumerate() {
         let anchor = format!("s{}", n + 1);
@@ -365,6 +401,7 @@ fn page(input: &Input<'_>) -> Page {
             notes,
             frames: frames(&anchor, &o.transcript, &all, det),
             events: events(&o.transcript, det),
+            stderr: Some(stderr_view(&o.stderr)),
             id: o.id.clone(),
             title: o.title.clone(),
             anchor,

@@ -71,6 +71,16 @@ fn failing_scenario<'a>(
     report.scenarios.iter().find(|o| o.id == id)
 }
 
+/// Colors the verdict word of every line in `text`.
+pub fn paint_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.lines() {
+        out.push_str(&paint_line(line));
+        out.push('\n');
+    }
+    out
+}
+
 /// Colors the verdict word a summary line starts with.
 fn paint_line(line: &str) -> String {
     let trimmed = line.trim_start();
@@ -85,8 +95,27 @@ fn paint_line(line: &str) -> String {
     }
 }
 
-/// Renders the human summary as plain text.
+/// Renders the human summary as plain text: [`header`], the scenarios, [`footer`].
 pub fn render(report: &RunReport) -> String {
+    let mut out = header(report);
+    if !report.scenarios.is_empty() {
+        let t = report.tally;
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "scenarios: {} pass, {} fail, {} warn, {} skip, {} error",
+            t.pass, t.fail, t.warn, t.skip, t.error
+        );
+        for o in &report.scenarios {
+            out.push_str(&scenario(o));
+        }
+    }
+    out.push_str(&footer(report));
+    out
+}
+
+/// The protocol sweep: server, revision, schema, its steps and every finding with evidence.
+pub fn header(report: &RunReport) -> String {
     let mut out = String::new();
     let w = &mut out;
     let _ = writeln!(
@@ -155,80 +184,102 @@ pub fn render(report: &RunReport) -> String {
         let _ = writeln!(w);
     }
     for f in &report.findings {
-        let label = match f.severity {
-            Severity::Failure => "FAILURE",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        };
-        let _ = writeln!(w, "{label} [{}] {}", f.rule, f.message);
-        let _ = writeln!(w, "    spec:     {}", f.spec);
-        if let Some(i) = f.frame {
-            let frame = report
-                .transcript
-                .get(i)
-                .map(|e| e.text.as_str())
-                .unwrap_or("");
-            let pointer = f
-                .pointer
-                .as_deref()
-                .map(|p| format!(" at {}", if p.is_empty() { "/" } else { p }))
-                .unwrap_or_default();
-            let _ = writeln!(
-                w,
-                "    frame:    #{i}{pointer}: {}",
-                crate::session::quote(frame, 300)
-            );
-        } else if let Some(p) = &f.pointer {
-            let _ = writeln!(w, "    pointer:  {p}");
-        }
-        if let Some(e) = &f.expected {
-            let _ = writeln!(w, "    expected: {e}");
-        }
-        if let Some(e) = &f.evidence {
-            for (n, line) in e.lines().enumerate() {
-                let _ = writeln!(
-                    w,
-                    "    {}{line}",
-                    if n == 0 { "evidence: " } else { "          " }
-                );
-            }
-        }
+        out.push_str(&finding(report, f));
     }
-    if !report.scenarios.is_empty() {
-        use crate::scenario::exec::Verdict as V;
-        let t = report.tally;
-        let _ = writeln!(w);
+    out
+}
+
+/// Only the sweep's MUST-level findings (for `--quiet`).
+pub fn header_failures(report: &RunReport) -> String {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Failure)
+        .map(|f| finding(report, f))
+        .collect()
+}
+
+/// One finding of the sweep with its spec reference, frame, expectation and evidence.
+fn finding(report: &RunReport, f: &crate::check::Finding) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    let label = match f.severity {
+        Severity::Failure => "FAILURE",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    };
+    let _ = writeln!(w, "{label} [{}] {}", f.rule, f.message);
+    let _ = writeln!(w, "    spec:     {}", f.spec);
+    if let Some(i) = f.frame {
+        let frame = report
+            .transcript
+            .get(i)
+            .map(|e| e.text.as_str())
+            .unwrap_or("");
+        let pointer = f
+            .pointer
+            .as_deref()
+            .map(|p| format!(" at {}", if p.is_empty() { "/" } else { p }))
+            .unwrap_or_default();
         let _ = writeln!(
             w,
-            "scenarios: {} pass, {} fail, {} warn, {} skip, {} error",
-            t.pass, t.fail, t.warn, t.skip, t.error
+            "    frame:    #{i}{pointer}: {}",
+            crate::session::quote(frame, 300)
         );
-        for o in &report.scenarios {
-            let (label, extra) = match &o.verdict {
-                V::Pass => ("pass", String::new()),
-                V::Fail => ("FAIL", String::new()),
-                V::Warn => ("warn", String::new()),
-                V::Skip { reason } => ("skip", format!(" — {reason}")),
-                V::Error { reason } => ("ERROR", format!(" — {reason}")),
-            };
-            let _ = writeln!(w, "  {label:<5} {}{extra}", o.id);
-            for f in o.findings.iter().chain(&o.protocol) {
-                let _ = writeln!(w, "        [{}] {}", f.rule, f.message);
-                if let Some(i) = f.frame {
-                    let frame = o.transcript.get(i).map(|e| e.text.as_str()).unwrap_or("");
-                    let _ = writeln!(
-                        w,
-                        "          frame #{i}: {}",
-                        crate::session::quote(frame, 200)
-                    );
-                }
-                let _ = writeln!(w, "          spec: {}", f.spec);
-            }
-            for u in &o.unchecked {
-                let _ = writeln!(w, "        not checked: {u}");
-            }
+    } else if let Some(p) = &f.pointer {
+        let _ = writeln!(w, "    pointer:  {p}");
+    }
+    if let Some(e) = &f.expected {
+        let _ = writeln!(w, "    expected: {e}");
+    }
+    if let Some(e) = &f.evidence {
+        for (n, line) in e.lines().enumerate() {
+            let _ = writeln!(
+                w,
+                "    {}{line}",
+                if n == 0 { "evidence: " } else { "          " }
+            );
         }
     }
+    out
+}
+
+/// One scenario's verdict line, then each of its findings with the offending frame and the
+/// spec reference.
+pub fn scenario(o: &crate::scenario::exec::ScenarioOutcome) -> String {
+    use crate::scenario::exec::Verdict as V;
+    let mut out = String::new();
+    let w = &mut out;
+    let (label, extra) = match &o.verdict {
+        V::Pass => ("pass", String::new()),
+        V::Fail => ("FAIL", String::new()),
+        V::Warn => ("warn", String::new()),
+        V::Skip { reason } => ("skip", format!(" — {reason}")),
+        V::Error { reason } => ("ERROR", format!(" — {reason}")),
+    };
+    let _ = writeln!(w, "  {label:<5} {}{extra}", o.id);
+    for f in o.findings.iter().chain(&o.protocol) {
+        let _ = writeln!(w, "        [{}] {}", f.rule, f.message);
+        if let Some(i) = f.frame {
+            let frame = o.transcript.get(i).map(|e| e.text.as_str()).unwrap_or("");
+            let _ = writeln!(
+                w,
+                "          frame #{i}: {}",
+                crate::session::quote(frame, 200)
+            );
+        }
+        let _ = writeln!(w, "          spec: {}", f.spec);
+    }
+    for u in &o.unchecked {
+        let _ = writeln!(w, "        not checked: {u}");
+    }
+    out
+}
+
+/// The verdict line: counts, the scenario tally and the time.
+pub fn footer(report: &RunReport) -> String {
+    let mut out = String::new();
+    let w = &mut out;
     let c = report.counts;
     let verdict = match report.verdict {
         Verdict::Pass => "PASS",

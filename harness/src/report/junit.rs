@@ -3,7 +3,8 @@
 //! `<error>`, skips `<skipped>` with the reason; SHOULD-level findings go to `system-out` and
 //! to `should` properties. The protocol sweep is the suite `protocol`: one testcase per step,
 //! plus one for its findings and one for failures seen in scenario sessions outside their
-//! scenario, so the XML fails exactly when the run does.
+//! scenario, so the XML fails exactly when the run does. A scenario's server stderr
+//! (an excerpt) is its `system-err`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -228,5 +229,27 @@ fn scenario_case(o: &ScenarioOutcome) -> TestCase {
         tc.add_property(Property::new("skipped-step", s.as_str()));
     }
     add_should(&mut tc, o.findings.iter().chain(&o.protocol));
+    if let Some(text) = stderr_text(
+        &o.stderr,
+        matches!(o.verdict, Verdict::Fail | Verdict::Error { .. }),
+    ) {
+        tc.set_system_err(text);
+    }
     tc
+}
+
+/// The server's stderr for `<system-err>`: whenever it wrote any, and for a failing
+/// scenario also when it was not captured (so an empty element never looks like
+/// silence).
+fn stderr_text(e: &crate::transport::StderrExcerpt, explain: bool) -> Option<String> {
+    use crate::transport::StderrExcerpt as E;
+    match e {
+        E::Captured { lines, .. } if lines.is_empty() => None,
+        E::Captured { bytes, lines, .. } => Some(format!(
+            "server stderr ({bytes} bytes):\n{}\n",
+            lines.join("\n")
+        )),
+        E::NotCaptured { reason } if explain => Some(format!("server stderr: {reason}\n")),
+        E::NotCaptured { .. } => None,
+    }
 }

@@ -8,9 +8,11 @@ pub mod deterministic;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod jsonl;
 pub mod junit;
 pub mod markdown;
 pub mod summary;
+pub mod terminal;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -52,10 +54,19 @@ pub enum ReportKind {
     Junit,
     Json,
     Markdown,
+    /// One JSON event per line, written while the run goes (see [`jsonl`]), not rendered
+    /// from the final report.
+    Events,
 }
 
 impl ReportKind {
+    /// The kinds rendered from the final report.
     pub const ALL: [ReportKind; 4] = [Self::Html, Self::Junit, Self::Json, Self::Markdown];
+
+    /// Whether the report is written while the run goes, from events.
+    pub fn is_streamed(self) -> bool {
+        self == Self::Events
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -63,6 +74,7 @@ impl ReportKind {
             Self::Junit => "junit",
             Self::Json => "json",
             Self::Markdown => "markdown",
+            Self::Events => "events",
         }
     }
 }
@@ -81,6 +93,7 @@ impl FromStr for ReportSpec {
         let kinds = || {
             ReportKind::ALL
                 .iter()
+                .chain(&[ReportKind::Events])
                 .map(|k| k.name())
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -96,6 +109,7 @@ impl FromStr for ReportSpec {
             "junit" | "xml" => ReportKind::Junit,
             "json" => ReportKind::Json,
             "markdown" | "md" => ReportKind::Markdown,
+            "events" | "jsonl" => ReportKind::Events,
             other => {
                 return Err(format!(
                     "unknown report kind {other:?} (kinds: {})",
@@ -137,6 +151,9 @@ pub fn render(kind: ReportKind, input: &Input<'_>) -> Result<String, ReportError
         ReportKind::Junit => junit::render(input).map_err(|e| err(e.to_string())),
         ReportKind::Json => json::render(input).map_err(|e| err(e.to_string())),
         ReportKind::Markdown => Ok(markdown::render(input)),
+        ReportKind::Events => Err(err(
+            "the events report is written while the run goes, not rendered after it".into(),
+        )),
     }
 }
 
@@ -146,7 +163,7 @@ pub fn write_all(
     input: &Input<'_>,
     redact: &dyn Fn(&str) -> String,
 ) -> Result<(), ReportError> {
-    for spec in specs {
+    for spec in specs.iter().filter(|s| !s.kind.is_streamed()) {
         let text = redact(&render(spec.kind, input)?);
         write_file(&spec.path, &text)?;
     }
@@ -191,5 +208,7 @@ mod tests {
                 .contains("KIND=PATH")
         );
         assert!("json=".parse::<ReportSpec>().is_err());
+        let s: ReportSpec = "jsonl=ci/events.jsonl".parse().unwrap();
+        assert!(s.kind.is_streamed() && s.kind.name() == "events");
     }
 }

@@ -1,9 +1,11 @@
 //! Runs checks against a server and gathers the outcome.
 //!
-//! Until scenario files land, the run is a fixed probe: handshake, ping, and the list
-//! methods of every declared capability, with every frame checked on the way.
+//! A run is the protocol sweep ([`probe`]: handshake, ping, and the list methods of every
+//! declared capability) and then the scenario suite ([`suite`]); both emit [`events`] as
+//! they go, and the final [`RunReport`] is what the file reporters render.
 
 pub mod auto;
+pub mod events;
 pub mod probe;
 pub mod suite;
 

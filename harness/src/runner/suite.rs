@@ -6,6 +6,7 @@ use std::time::Instant;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
+use super::events::{self, Emitter, Event, FnSink};
 use crate::scenario::Scenario;
 use crate::scenario::exec::{self, ExecConfig, ScenarioOutcome, Verdict};
 use crate::schema::SchemaStore;
@@ -57,40 +58,70 @@ pub async fn run_with_progress(
     jobs: usize,
     on_done: Option<OnDone>,
 ) -> (Vec<ScenarioOutcome>, u64) {
+    let events = match on_done {
+        Some(f) => Emitter::new(vec![Arc::new(FnSink(move |e: &Event| {
+            if let Event::ScenarioFinished { outcome, .. } = e {
+                f(outcome)
+            }
+        }))]),
+        None => Emitter::default(),
+    };
+    run_with_events(scenarios, config, schemas, jobs, events).await
+}
+
+/// [`run`], emitting each scenario's events into `events` as they happen (scenario
+/// started, steps, frames, findings, skipped or harness error, finished).
+pub async fn run_with_events(
+    scenarios: &[Scenario],
+    config: Arc<ExecConfig>,
+    schemas: Arc<SchemaStore>,
+    jobs: usize,
+    events: Emitter,
+) -> (Vec<ScenarioOutcome>, u64) {
     let started = Instant::now();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let mut handles = Vec::new();
     for scenario in scenarios {
         let scenario = scenario.clone();
         let (config, schemas, gate) = (config.clone(), schemas.clone(), gate.clone());
-        let on_done = on_done.clone();
+        let events = events.clone();
         handles.push(tokio::spawn(async move {
             let _permit = gate
                 .acquire_owned()
                 .await
                 .expect("the semaphore is never closed");
-            let outcome = exec::run(&scenario, &config, schemas).await;
-            if let Some(f) = &on_done {
-                f(&outcome);
-            }
-            outcome
+            events.emit_with(|| Event::ScenarioStarted {
+                scenario: scenario.id.clone(),
+                title: scenario.title.clone(),
+            });
+            let outcome = exec::run_observed(&scenario, &config, schemas, &events).await;
+            events::scenario_finished(&events, outcome)
         }));
     }
     let mut outcomes = Vec::new();
     for (h, s) in handles.into_iter().zip(scenarios) {
-        outcomes.push(h.await.unwrap_or_else(|e| ScenarioOutcome {
-            id: s.id.clone(),
-            title: s.title.clone(),
-            spec: s.spec.clone(),
-            verdict: Verdict::Error {
-                reason: format!("the scenario task failed: {e}"),
-            },
-            findings: vec![],
-            protocol: vec![],
-            unchecked: vec![],
-            skipped_steps: vec![],
-            duration_ms: 0,
-            transcript: vec![],
+        outcomes.push(h.await.unwrap_or_else(|e| {
+            // The task died (a panic): its scenario still ends, as a harness error.
+            events::scenario_finished(
+                &events,
+                ScenarioOutcome {
+                    id: s.id.clone(),
+                    title: s.title.clone(),
+                    spec: s.spec.clone(),
+                    verdict: Verdict::Error {
+                        reason: format!("the scenario task failed: {e}"),
+                    },
+                    findings: vec![],
+                    protocol: vec![],
+                    unchecked: vec![],
+                    skipped_steps: vec![],
+                    duration_ms: 0,
+                    transcript: vec![],
+                    stderr: crate::transport::StderrExcerpt::NotCaptured {
+                        reason: "the scenario task failed".into(),
+                    },
+                },
+            )
         }));
     }
     (outcomes, started.elapsed().as_millis() as u64)

@@ -20,8 +20,10 @@ use super::model::{
 use super::template::Vars;
 use crate::check::{Finding, Severity};
 use crate::protocol::{Message, Outcome, RequestId};
+use crate::runner::events::{Emitter, Event, FindingScope, StepEnd};
 use crate::schema::SchemaStore;
 use crate::session::{Entry, Handshake, Reply, Session, SessionConfig, SessionError, Unsolicited};
+use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
 /// Which tools a scenario may call: real tools have side effects.
@@ -105,6 +107,8 @@ pub struct ScenarioOutcome {
     pub skipped_steps: Vec<String>,
     pub duration_ms: u64,
     pub transcript: Vec<Entry>,
+    /// The server's stderr during this scenario (stdio only).
+    pub stderr: StderrExcerpt,
 }
 
 /// Runs one scenario on a fresh server process.
@@ -113,6 +117,16 @@ pub async fn run(
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
 ) -> ScenarioOutcome {
+    run_observed(scenario, config, schemas, &Emitter::default()).await
+}
+
+/// [`run`], emitting its steps, frames and findings into `events` as they happen.
+pub async fn run_observed(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    events: &Emitter,
+) -> ScenarioOutcome {
     let started = Instant::now();
     let revision = config.session.revision;
     let spec = if scenario.spec.starts_with("https://") {
@@ -120,8 +134,11 @@ pub async fn run(
     } else {
         revision.spec_url(&scenario.spec)
     };
-    let outcome =
-        |verdict, findings, protocol, transcript, unchecked, skipped_steps| ScenarioOutcome {
+    let not_started = || StderrExcerpt::NotCaptured {
+        reason: "no server was started for this scenario".into(),
+    };
+    let outcome = |verdict, findings, protocol, transcript, unchecked, skipped_steps, stderr| {
+        ScenarioOutcome {
             id: scenario.id.clone(),
             title: scenario.title.clone(),
             spec: spec.clone(),
@@ -132,7 +149,9 @@ pub async fn run(
             skipped_steps,
             duration_ms: started.elapsed().as_millis() as u64,
             transcript,
-        };
+            stderr,
+        }
+    };
     if !scenario.revisions.contains(&revision) {
         let list = scenario
             .revisions
@@ -148,6 +167,7 @@ pub async fn run(
             vec![],
             vec![],
             vec![],
+            not_started(),
         );
     }
     let kind = config.target.kind();
@@ -165,6 +185,7 @@ pub async fn run(
             vec![],
             vec![],
             vec![],
+            not_started(),
         );
     }
     let transport = match config.target.open(started) {
@@ -179,11 +200,20 @@ pub async fn run(
                 vec![],
                 vec![],
                 vec![],
+                not_started(),
             );
         }
     };
-    let session = Session::new(transport, schemas, config.session.clone(), started);
+    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    if !events.is_empty() {
+        let (events, id) = (events.clone(), scenario.id.clone());
+        session.observe_transcript(crate::session::transcript::Observer(Arc::new(
+            move |index, entry| events.emit(Event::frame(&id, index, entry)),
+        )));
+    }
+    let stderr_log = session.stderr_log();
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    exec.events = events.clone();
     // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
     exec.vars.insert(
         super::synth::TOOL_ARGS.into(),
@@ -198,10 +228,24 @@ pub async fn run(
         tool_calls_sent,
         loop_runs,
         not_exercised,
+        session_findings_emitted,
         ..
     } = exec;
     let record = session.finish().await;
     let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    // Findings of the shutdown and of what arrived on the way out.
+    for f in record.findings.iter().skip(session_findings_emitted) {
+        emit_finding(events, &scenario.id, &rule, f);
+    }
+    let stderr = match stderr_log {
+        Some(log) => log.excerpt(
+            crate::transport::stderr::EXCERPT_HEAD,
+            crate::transport::stderr::EXCERPT_TAIL,
+        ),
+        None => StderrExcerpt::NotCaptured {
+            reason: "not captured: the server is not a process mcpcheck started".into(),
+        },
+    };
     let (mine, protocol): (Vec<_>, Vec<_>) =
         record.findings.into_iter().partition(|f| f.rule == rule);
     findings.extend(mine);
@@ -240,7 +284,21 @@ pub async fn run(
         transcript,
         unchecked,
         skipped_steps,
+        stderr,
     )
+}
+
+/// A finding event: the scenario's own rule decides its verdict, any other is a protocol one.
+fn emit_finding(events: &Emitter, scenario: &str, rule: &str, f: &Finding) {
+    events.emit_with(|| Event::Finding {
+        scenario: Some(scenario.to_owned()),
+        scope: if f.rule == rule {
+            FindingScope::Scenario
+        } else {
+            FindingScope::Protocol
+        },
+        finding: f.clone(),
+    });
 }
 
 /// Why the steps stopped early.
@@ -283,6 +341,13 @@ struct Executor<'a> {
     spec: String,
     severity: Severity,
     rule: String,
+    /// Where steps and findings are reported as they happen (nowhere by default).
+    events: Emitter,
+    /// Steps started so far (the `step` number of the events).
+    steps_started: usize,
+    /// Findings already emitted as events: the executor's, and the session's.
+    findings_emitted: usize,
+    session_findings_emitted: usize,
 }
 
 impl<'a> Executor<'a> {
@@ -308,6 +373,10 @@ impl<'a> Executor<'a> {
             severity: scenario.severity,
             rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
             session,
+            events: Emitter::default(),
+            steps_started: 0,
+            findings_emitted: 0,
+            session_findings_emitted: 0,
         }
     }
 
@@ -345,9 +414,75 @@ impl<'a> Executor<'a> {
 
     async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
-            Box::pin(self.run_step(step)).await?;
+            if self.events.is_empty() {
+                Box::pin(self.run_step(step)).await?;
+                continue;
+            }
+            let n = self.steps_started;
+            self.steps_started += 1;
+            let before = (self.findings.len(), self.skipped_steps.len());
+            self.events.emit(Event::StepStarted {
+                scenario: self.scenario.id.clone(),
+                step: n,
+                line: step.line,
+                depth: self.depth,
+                action: action(&step.kind),
+            });
+            let done = Box::pin(self.run_step(step)).await;
+            self.step_finished(n, step.line, before, &done);
+            done?;
         }
         Ok(())
+    }
+
+    /// Emits the findings a step raised, then how it ended.
+    fn step_finished(
+        &mut self,
+        n: usize,
+        line: usize,
+        (findings, skipped): (usize, usize),
+        done: &Result<(), Stop>,
+    ) {
+        let id = &self.scenario.id;
+        for f in &self.findings[self.findings_emitted.min(self.findings.len())..] {
+            emit_finding(&self.events, id, &self.rule, f);
+        }
+        self.findings_emitted = self.findings.len();
+        for f in self
+            .session
+            .findings()
+            .iter()
+            .skip(self.session_findings_emitted)
+        {
+            emit_finding(&self.events, id, &self.rule, f);
+        }
+        self.session_findings_emitted = self.session.findings().len();
+        let raised = |s: Severity| {
+            self.findings
+                .get(findings..)
+                .is_some_and(|new| new.iter().any(|f| f.severity == s))
+        };
+        let status = match done {
+            Err(Stop::Skip(reason)) => StepEnd::Skipped {
+                reason: reason.clone(),
+            },
+            Err(Stop::Error(reason)) => StepEnd::Error {
+                reason: reason.clone(),
+            },
+            Err(Stop::Failed) => StepEnd::Failed,
+            Ok(()) if raised(Severity::Failure) => StepEnd::Failed,
+            Ok(()) if raised(Severity::Warning) => StepEnd::Warned,
+            Ok(()) if self.skipped_steps.len() > skipped => StepEnd::Skipped {
+                reason: self.skipped_steps[skipped..].join("; "),
+            },
+            Ok(()) => StepEnd::Passed,
+        };
+        self.events.emit(Event::StepFinished {
+            scenario: id.clone(),
+            step: n,
+            line,
+            status,
+        });
     }
 
     async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
@@ -1223,6 +1358,34 @@ impl<'a> Executor<'a> {
         );
         self.findings.push(f);
         Ok(items)
+    }
+}
+
+/// What a step does, in a few words, for the step events.
+fn action(kind: &StepKind) -> String {
+    let text = |t: &super::model::Template| match &t.0 {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match kind {
+        StepKind::Initialize(Initialize::None) => "no initialize".into(),
+        StepKind::Initialize(Initialize::Handshake(_)) => "initialize".into(),
+        StepKind::Request(r) => format!("request {}", text(&r.method)),
+        StepKind::Notify { method, .. } => format!("notify {}", text(method)),
+        StepKind::SendRaw(_) => "send raw bytes".into(),
+        StepKind::Expect(Expectation::Notification { method, .. }) => {
+            format!("expect notification {method}")
+        }
+        StepKind::Expect(Expectation::Nothing { .. }) => "expect nothing".into(),
+        StepKind::Expect(Expectation::Exit { .. }) => "expect exit".into(),
+        StepKind::Expect(Expectation::Stderr { .. }) => "expect stderr".into(),
+        StepKind::Expect(Expectation::Response { id, .. }) => format!("expect response {id}"),
+        StepKind::Concurrent(rs) => format!("{} concurrent requests", rs.len()),
+        StepKind::Check { .. } => "check".into(),
+        StepKind::ForEach { list, .. } => format!("for each in {list}"),
+        StepKind::Paginate { method, .. } => format!("paginate {method}"),
+        StepKind::Sleep(d) => format!("sleep {}", humantime::format_duration(*d)),
+        StepKind::Http(_) => "HTTP exchange".into(),
     }
 }
 

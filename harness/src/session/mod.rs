@@ -273,6 +273,16 @@ impl Session {
         &self.transcript
     }
 
+    /// Reports every transcript entry recorded from now on to `observer`, as it happens.
+    pub fn observe_transcript(&mut self, observer: transcript::Observer) {
+        self.transcript.observe(observer);
+    }
+
+    /// A handle on the server's stderr record (stdio only); it outlives the session.
+    pub fn stderr_log(&self) -> Option<crate::transport::StderrLog> {
+        self.transport.stderr().cloned()
+    }
+
     pub fn describe_server(&self) -> String {
         self.transport.describe()
     }

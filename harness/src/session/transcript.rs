@@ -41,6 +41,20 @@ pub struct Transcript {
     started: Instant,
     entries: Vec<Entry>,
     dropped: u64,
+    observer: Option<Observer>,
+}
+
+/// What an [`Observer`] calls: the entry's index and the entry.
+pub type ObserveFn = dyn Fn(usize, &Entry) + Send + Sync;
+
+/// Called with each entry as it is recorded: live reporting of frames.
+#[derive(Clone)]
+pub struct Observer(pub std::sync::Arc<ObserveFn>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observer")
+    }
 }
 
 impl Transcript {
@@ -49,7 +63,13 @@ impl Transcript {
             started,
             entries: Vec::new(),
             dropped: 0,
+            observer: None,
         }
+    }
+
+    /// Calls `observer` with every entry recorded from now on.
+    pub fn observe(&mut self, observer: Observer) {
+        self.observer = Some(observer);
     }
 
     /// Records an entry and returns its index (stable: entries are never removed).
@@ -64,7 +84,11 @@ impl Transcript {
             text: text.into(),
             http: None,
         });
-        Some(self.entries.len() - 1)
+        let index = self.entries.len() - 1;
+        if let Some(o) = &self.observer {
+            (o.0)(index, &self.entries[index]);
+        }
+        Some(index)
     }
 
     /// Records an HTTP exchange or SSE event.

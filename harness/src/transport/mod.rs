@@ -18,7 +18,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 pub use framing::{Decoded, FramingIssue, NdjsonDecoder, RawFrame};
-pub use stderr::StderrLog;
+pub use stderr::{StderrExcerpt, StderrLog};
 
 /// Makes ring the process-wide TLS crypto provider (reqwest is built without a default,
 /// to keep aws-lc's C build out). Idempotent.

@@ -28,6 +28,8 @@ struct Inner {
     started: Option<Instant>,
     head: Vec<StderrLine>,
     head_bytes: usize,
+    /// Stream offset just past each head line: where the head and the tail ring overlap.
+    head_ends: Vec<u64>,
     tail: VecDeque<u8>,
     total: u64,
     partial: Vec<u8>,
@@ -58,6 +60,7 @@ impl StderrLog {
     /// Appends a chunk as read from the pipe.
     pub fn append(&self, chunk: &[u8]) {
         let mut g = self.lock();
+        let chunk_start = g.total;
         g.total += chunk.len() as u64;
         if chunk.len() >= TAIL_BYTES {
             g.tail.clear();
@@ -71,10 +74,12 @@ impl StderrLog {
             return;
         }
         let at = g.started.map(|s| s.elapsed()).unwrap_or_default();
+        let mut offset = chunk_start;
         for piece in chunk.split_inclusive(|&b| b == b'\n') {
             if g.head.len() >= HEAD_LINES || g.head_bytes >= HEAD_BYTES {
                 break;
             }
+            offset += piece.len() as u64;
             if g.partial.len() < MAX_LINE {
                 let room = MAX_LINE - g.partial.len();
                 g.partial.extend_from_slice(&piece[..room.min(piece.len())]);
@@ -86,6 +91,7 @@ impl StderrLog {
                     .trim_end_matches(['\n', '\r'])
                     .to_owned();
                 g.head.push(StderrLine { at, text });
+                g.head_ends.push(offset);
             }
         }
     }
@@ -145,6 +151,96 @@ impl StderrLog {
     }
 }
 
+/// A bounded excerpt of one server's stderr, for the reports of one scenario.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum StderrExcerpt {
+    /// The first and last lines (a marker line stands for what was left out between).
+    Captured {
+        /// Everything the server wrote to stderr.
+        bytes: u64,
+        lines: Vec<String>,
+        /// Whether lines were left out (the marker says how much).
+        truncated: bool,
+    },
+    /// The server is not a process mcpcheck started (HTTP), or never started.
+    NotCaptured { reason: String },
+}
+
+/// Lines of an excerpt from the start and from the end of the stream.
+pub const EXCERPT_HEAD: usize = 20;
+pub const EXCERPT_TAIL: usize = 20;
+/// Longest excerpt line; a server logging megabyte lines must not bloat every report.
+const EXCERPT_LINE: usize = 500;
+
+impl StderrLog {
+    /// The first `head` and last `tail` lines; everything when it fits.
+    pub fn excerpt(&self, head: usize, tail: usize) -> StderrExcerpt {
+        let g = self.lock();
+        let bytes = g.total;
+        let ring: Vec<u8> = g.tail.iter().copied().collect();
+        let text = String::from_utf8_lossy(&ring);
+        let mut ring_lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+        let (lines, truncated) = if bytes as usize <= TAIL_BYTES {
+            // The ring holds the whole stream.
+            if ring_lines.len() <= head + tail {
+                (
+                    ring_lines
+                        .iter()
+                        .map(|l| truncate(l, EXCERPT_LINE))
+                        .collect(),
+                    false,
+                )
+            } else {
+                let left_out = ring_lines.len() - head - tail;
+                let mut out: Vec<String> = ring_lines[..head]
+                    .iter()
+                    .map(|l| truncate(l, EXCERPT_LINE))
+                    .collect();
+                out.push(format!("… ({left_out} lines left out)"));
+                out.extend(
+                    ring_lines[ring_lines.len() - tail..]
+                        .iter()
+                        .map(|l| truncate(l, EXCERPT_LINE)),
+                );
+                (out, true)
+            }
+        } else {
+            // The ring starts mid-line: its first line is a fragment.
+            if !ring_lines.is_empty() {
+                ring_lines.remove(0);
+            }
+            // Head lines the ring also holds are shown from the ring.
+            let ring_start = bytes - ring.len() as u64;
+            let mut out: Vec<String> = g
+                .head
+                .iter()
+                .zip(&g.head_ends)
+                .take_while(|(_, end)| **end <= ring_start)
+                .take(head)
+                .map(|(l, _)| truncate(&l.text, EXCERPT_LINE))
+                .collect();
+            let from = ring_lines.len().saturating_sub(tail);
+            let shown: usize = out.iter().map(|l| l.len() + 1).sum::<usize>()
+                + ring_lines[from..]
+                    .iter()
+                    .map(|l| l.len() + 1)
+                    .sum::<usize>();
+            out.push(format!(
+                "… (about {} bytes left out)",
+                (bytes as usize).saturating_sub(shown)
+            ));
+            out.extend(ring_lines[from..].iter().map(|l| truncate(l, EXCERPT_LINE)));
+            (out, true)
+        };
+        StderrExcerpt::Captured {
+            bytes,
+            lines,
+            truncated,
+        }
+    }
+}
+
 /// Text that marks the start of a crash report in common runtimes.
 pub const CRASH_MARKERS: &[&str] = &[
     "panicked at",
@@ -186,6 +282,63 @@ mod tests {
         let g = log.lock();
         assert!(g.tail.len() <= TAIL_BYTES);
         assert!(g.head.iter().all(|l| l.text.len() <= MAX_LINE));
+    }
+
+    #[test]
+    fn an_excerpt_is_everything_when_small_and_head_and_tail_when_large() {
+        let log = StderrLog::new(Instant::now());
+        log.append(b"one\ntwo\r\nthree");
+        assert_eq!(
+            log.excerpt(2, 2),
+            StderrExcerpt::Captured {
+                bytes: 14,
+                lines: vec!["one".into(), "two".into(), "three".into()],
+                truncated: false
+            }
+        );
+        let many = StderrLog::new(Instant::now());
+        for i in 0..10 {
+            many.append(format!("line {i}\n").as_bytes());
+        }
+        let StderrExcerpt::Captured {
+            lines, truncated, ..
+        } = many.excerpt(2, 2)
+        else {
+            panic!("captured")
+        };
+        assert!(truncated);
+        assert_eq!(
+            lines,
+            [
+                "line 0",
+                "line 1",
+                "… (6 lines left out)",
+                "line 8",
+                "line 9"
+            ]
+        );
+
+        // Past the ring: the head record gives the start, the ring the end, and no line
+        // is longer than the excerpt's limit.
+        let flood = StderrLog::new(Instant::now());
+        flood.append(b"booting\n");
+        flood.append(&vec![b'x'; 200 * 1024]);
+        flood.append(b"\npanicked at the end\n");
+        let StderrExcerpt::Captured {
+            lines,
+            truncated,
+            bytes,
+        } = flood.excerpt(3, 3)
+        else {
+            panic!("captured")
+        };
+        assert!(truncated);
+        assert_eq!(bytes, 8 + 200 * 1024 + 21);
+        assert_eq!(lines[0], "booting");
+        assert!(lines[1].starts_with("… (about "), "{lines:?}");
+        assert_eq!(lines.len(), 3, "no line twice: {lines:?}");
+        assert_eq!(lines.last().unwrap(), "panicked at the end");
+        assert!(lines.iter().all(|l| l.len() < 600), "{lines:?}");
     }
 
     #[test]

@@ -1,0 +1,310 @@
+//! The one vocabulary between the runner and its reporters (DESIGN.md, habit 3).
+//!
+//! The runner and the scenario executor emit [`Event`]s while they run; reporters are
+//! [`EventSink`]s and never reach back into the runner. With `--jobs N` events of different
+//! scenarios interleave, so every scenario event names its scenario; the events of one
+//! scenario always come in order: `scenario_started`, then its steps (each `step_started`
+//! before the frames and findings it causes and its `step_finished`), then the frames and
+//! findings of the server's shutdown, then `scenario_skipped` or `harness_error` if it
+//! ended that way, then `scenario_finished`. Frames come from the session's transcript as
+//! each entry is recorded (`Transcript::observe`).
+//!
+//! The serialized form (one JSON object per line, `--report events=PATH`) is documented in
+//! `reports/events.schema.json`.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::check::Finding;
+use crate::protocol::Revision;
+use crate::scenario::exec::{ScenarioOutcome, Verdict};
+use crate::session::{Direction, Entry};
+
+/// Something that happened in a run, as it happened.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// Before anything is sent: what will run, against what.
+    RunStarted {
+        /// Scenarios selected to run (after --include/--exclude).
+        planned: usize,
+        /// The server command line or URL.
+        target: String,
+        /// The revision requested.
+        revision: Revision,
+        jobs: usize,
+    },
+    /// The protocol sweep (handshake, ping, list methods) is done; its findings were
+    /// emitted just before, with no scenario.
+    SweepFinished {
+        /// The revision negotiated.
+        revision: Revision,
+        failures: usize,
+        warnings: usize,
+        /// The sweep's report, for reporters that print it (not serialized).
+        #[serde(skip)]
+        report: Arc<super::RunReport>,
+    },
+    ScenarioStarted {
+        scenario: String,
+        title: String,
+    },
+    StepStarted {
+        scenario: String,
+        /// Position among the scenario's executed steps, from 0 (a `for_each` body counts
+        /// once per iteration).
+        step: usize,
+        /// The step's line in its scenario file.
+        line: usize,
+        /// How many `for_each` bodies the step is inside.
+        depth: usize,
+        /// What the step does, e.g. `request tools/list`.
+        action: String,
+    },
+    StepFinished {
+        scenario: String,
+        step: usize,
+        line: usize,
+        #[serde(flatten)]
+        status: StepEnd,
+    },
+    /// A broken rule, as soon as it is known. `scenario` is null for the protocol sweep.
+    Finding {
+        scenario: Option<String>,
+        scope: FindingScope,
+        finding: Finding,
+    },
+    /// A message mcpcheck sent (the transcript entry `index` of the scenario's session).
+    FrameSent {
+        scenario: String,
+        index: usize,
+        at_ms: f64,
+        text: String,
+    },
+    /// A line or message the server sent.
+    FrameReceived {
+        scenario: String,
+        index: usize,
+        at_ms: f64,
+        text: String,
+    },
+    /// Something observed about the connection: an exit, a framing event, an HTTP exchange.
+    Connection {
+        scenario: String,
+        index: usize,
+        at_ms: f64,
+        text: String,
+    },
+    ScenarioSkipped {
+        scenario: String,
+        reason: String,
+    },
+    /// A harness or setup problem (exit 2), in a scenario or (null) in the run itself.
+    HarnessError {
+        scenario: Option<String>,
+        reason: String,
+    },
+    ScenarioFinished {
+        scenario: String,
+        #[serde(flatten)]
+        verdict: Verdict,
+        findings: usize,
+        duration_ms: u64,
+        /// The whole outcome, for reporters that print it (not serialized: its frames and
+        /// findings were events already).
+        #[serde(skip)]
+        outcome: Arc<ScenarioOutcome>,
+    },
+    RunFinished {
+        verdict: super::Verdict,
+        tally: super::suite::Tally,
+        duration_ms: u64,
+    },
+}
+
+impl Event {
+    /// The scenario an event belongs to, if any.
+    pub fn scenario(&self) -> Option<&str> {
+        match self {
+            Event::ScenarioStarted { scenario, .. }
+            | Event::StepStarted { scenario, .. }
+            | Event::StepFinished { scenario, .. }
+            | Event::FrameSent { scenario, .. }
+            | Event::FrameReceived { scenario, .. }
+            | Event::Connection { scenario, .. }
+            | Event::ScenarioSkipped { scenario, .. }
+            | Event::ScenarioFinished { scenario, .. } => Some(scenario),
+            Event::Finding { scenario, .. } | Event::HarnessError { scenario, .. } => {
+                scenario.as_deref()
+            }
+            Event::RunStarted { .. } | Event::SweepFinished { .. } | Event::RunFinished { .. } => {
+                None
+            }
+        }
+    }
+
+    /// The frame event for a transcript entry.
+    pub fn frame(scenario: &str, index: usize, entry: &Entry) -> Event {
+        let (scenario, text) = (scenario.to_owned(), entry.text.clone());
+        let at_ms = (entry.at.as_secs_f64() * 1_000_000.0).round() / 1000.0;
+        match entry.direction {
+            Direction::Sent => Event::FrameSent {
+                scenario,
+                index,
+                at_ms,
+                text,
+            },
+            Direction::Received => Event::FrameReceived {
+                scenario,
+                index,
+                at_ms,
+                text,
+            },
+            Direction::Event => Event::Connection {
+                scenario,
+                index,
+                at_ms,
+                text,
+            },
+        }
+    }
+}
+
+/// How a step ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum StepEnd {
+    Passed,
+    /// It raised a MUST-level finding, or stopped the scenario because the server failed.
+    Failed,
+    /// It raised only SHOULD-level findings.
+    Warned,
+    /// It did not run (a tool the policy forbids, a capability not declared), and why.
+    Skipped {
+        reason: String,
+    },
+    /// A scenario-file or harness problem stopped it.
+    Error {
+        reason: String,
+    },
+}
+
+/// Whether a finding counts for the scenario it was seen in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingScope {
+    /// The scenario's own rule or expectation: it decides the scenario's verdict.
+    Scenario,
+    /// Another rule, seen on the way: it counts for the run (see `ScenarioOutcome::protocol`).
+    Protocol,
+    /// The protocol sweep.
+    Sweep,
+}
+
+/// A reporter that consumes events. Called from the scenario tasks as things happen, so
+/// it must be quick and must not block on anything but its own output.
+pub trait EventSink: Send + Sync {
+    fn event(&self, event: &Event);
+}
+
+/// Fans events out to every sink. Empty by default, and then emitting costs nothing: no
+/// event is even built (see [`Emitter::emit_with`]).
+#[derive(Clone, Default)]
+pub struct Emitter {
+    sinks: Vec<Arc<dyn EventSink>>,
+}
+
+impl std::fmt::Debug for Emitter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emitter")
+            .field("sinks", &self.sinks.len())
+            .finish()
+    }
+}
+
+impl Emitter {
+    pub fn new(sinks: Vec<Arc<dyn EventSink>>) -> Self {
+        Emitter { sinks }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sinks.is_empty()
+    }
+
+    pub fn emit(&self, event: Event) {
+        for s in &self.sinks {
+            s.event(&event);
+        }
+    }
+
+    /// Emits the event `make` builds, building it only if some sink listens.
+    pub fn emit_with(&self, make: impl FnOnce() -> Event) {
+        if !self.is_empty() {
+            self.emit(make());
+        }
+    }
+}
+
+/// A sink that calls a function: tests, and small adapters such as a progress callback.
+pub struct FnSink<F>(pub F);
+
+impl<F> std::fmt::Debug for FnSink<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FnSink")
+    }
+}
+
+impl<F: Fn(&Event) + Send + Sync> EventSink for FnSink<F> {
+    fn event(&self, event: &Event) {
+        (self.0)(event)
+    }
+}
+
+/// A sink that keeps every event, in arrival order (tests, and library users).
+#[derive(Debug, Default)]
+pub struct Collect(std::sync::Mutex<Vec<Event>>);
+
+impl Collect {
+    pub fn take(&self) -> Vec<Event> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl EventSink for Collect {
+    fn event(&self, event: &Event) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(event.clone());
+    }
+}
+
+/// Emits the scenario-ending events for `outcome`: skipped or harness error if it ended
+/// that way, then finished.
+pub fn scenario_finished(events: &Emitter, outcome: ScenarioOutcome) -> ScenarioOutcome {
+    if events.is_empty() {
+        return outcome;
+    }
+    let scenario = outcome.id.clone();
+    match &outcome.verdict {
+        Verdict::Skip { reason } => events.emit(Event::ScenarioSkipped {
+            scenario: scenario.clone(),
+            reason: reason.clone(),
+        }),
+        Verdict::Error { reason } => events.emit(Event::HarnessError {
+            scenario: Some(scenario.clone()),
+            reason: reason.clone(),
+        }),
+        _ => {}
+    }
+    let outcome = Arc::new(outcome);
+    events.emit(Event::ScenarioFinished {
+        scenario,
+        verdict: outcome.verdict.clone(),
+        findings: outcome.findings.len(),
+        duration_ms: outcome.duration_ms,
+        outcome: outcome.clone(),
+    });
+    Arc::try_unwrap(outcome).unwrap_or_else(|shared| (*shared).clone())
+}
