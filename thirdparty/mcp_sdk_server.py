@@ -153,12 +153,13 @@ async def amain(listen: bool = False) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_http(port: int) -> None:
+def serve_http(port: int, listen: bool = False) -> None:
     """Streamable HTTP at http://127.0.0.1:PORT/mcp (the SDK's own app; it turns on its
-    Host/Origin checks for a loopback host)."""
+    Host/Origin checks for a loopback host). `listen`: as for stdio, with the SDK's
+    subscriptions/listen handler, whose answer over HTTP is a long-lived SSE stream."""
     import uvicorn
 
-    app = build().streamable_http_app(host="127.0.0.1")
+    app = build(listen).streamable_http_app(host="127.0.0.1")
     print(f"mcp_sdk_server: mcp {version('mcp')} on http://127.0.0.1:{port}/mcp", file=sys.stderr)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
@@ -186,8 +187,8 @@ def serve_sse(port: int) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        serve_http(int(sys.argv[2]))
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--http" and sys.argv[3:] in ([], ["--listen"]):
+        serve_http(int(sys.argv[2]), sys.argv[3:] == ["--listen"])
     elif len(sys.argv) == 3 and sys.argv[1] == "--sse":
         serve_sse(int(sys.argv[2]))
     elif sys.argv[1:] == ["--listen"]:

@@ -369,3 +369,89 @@ fn a_stream_closed_before_its_response_is_a_warning_before_2025_11_25() {
     }
     assert_eq!(report["revision"], "2025-06-18", "{text}");
 }
+
+/// `subscriptions/listen` over Streamable HTTP (2026-07-28 basic/patterns/subscriptions):
+/// the listen POST is answered with an SSE stream that carries the acknowledgment and no
+/// response. The defect-free fixture passes both listen scenarios (it then closes the
+/// stream, which mcpcheck neither resumes nor reports as a missing response), and each
+/// listen defect of DEFECTS.md fails exactly its scenarios over HTTP as over stdio.
+#[test]
+fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
+    let text = std::fs::read_to_string(workspace().join("scenarios/DEFECTS.md")).unwrap();
+    let mut table: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() >= 4 && cells[1].starts_with("stateless/listen-") {
+            table
+                .entry(cells[2].trim_matches('`').to_owned())
+                .or_default()
+                .insert(cells[1].to_owned());
+        }
+    }
+    assert_eq!(table.len(), 2, "{table:?}");
+    let include = [
+        "--protocol-version",
+        "2026-07-28",
+        "--include",
+        "stateless/listen-*",
+    ];
+
+    let server = misbehaving_http(None);
+    let (code, clean, text) = report(&server.url, &include);
+    assert_eq!(code, 0, "{text}");
+    let verdicts: BTreeSet<(String, String)> = clean["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap_or("").to_owned(),
+                s["verdict"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    let expected: BTreeSet<(String, String)> = [
+        (
+            "stateless/listen-acknowledged".to_owned(),
+            "pass".to_owned(),
+        ),
+        (
+            "stateless/listen-only-requested".to_owned(),
+            "pass".to_owned(),
+        ),
+    ]
+    .into();
+    assert_eq!(verdicts, expected, "{text}");
+    assert!(http_records(&clean, "resume").is_empty(), "{text}");
+    let ends = http_records(&clean, "stream_end");
+    assert!(
+        ends.iter()
+            .any(|e| e["reason"].as_str().unwrap_or("").contains("listen stream")),
+        "{ends:?}"
+    );
+
+    let mut problems = Vec::new();
+    for (defect, expected) in table {
+        let server = misbehaving_http(Some(&defect));
+        let (_, report, text) = report(&server.url, &include);
+        let verdicts: BTreeMap<String, String> = report["scenarios"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                (
+                    s["id"].as_str().unwrap_or("").to_owned(),
+                    s["verdict"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        let got = with(&verdicts, &["fail", "warn"]);
+        let errors = with(&verdicts, &["error"]);
+        if got != expected || !errors.is_empty() {
+            problems.push(format!(
+                "--defect {defect}: expected {expected:?}, failed {got:?}, errors {errors:?}\n{text}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}

@@ -183,6 +183,11 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios() {
 }
 
 fn python_http_server() -> Option<HttpServer> {
+    python_http_server_with(&[])
+}
+
+/// `thirdparty/mcp_sdk_server.py --http PORT` with `extra` arguments (`--listen`).
+fn python_http_server_with(extra: &[&str]) -> Option<HttpServer> {
     let server = python_server()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -190,7 +195,9 @@ fn python_http_server() -> Option<HttpServer> {
         .unwrap()
         .port()
         .to_string();
-    let http = HttpServer::start(&server[0], &[&server[1], "--http", &port]);
+    let mut args = vec![server[1].as_str(), "--http", &port];
+    args.extend(extra);
+    let http = HttpServer::start(&server[0], &args);
     // The URL is printed before uvicorn listens: wait for the port.
     let addr = format!("127.0.0.1:{port}");
     assert!(
@@ -261,6 +268,66 @@ fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
         );
         assert!(header("mcp-method").is_some(), "{h}");
         assert!(header("mcp-session-id").is_none(), "{h}");
+    }
+}
+
+/// `subscriptions/listen` over Streamable HTTP against the SDK's ListenHandler, which
+/// keeps the listen stream open (2026-07-28 basic/transports/streamable-http#receiving-messages:
+/// "The server's response is itself an SSE stream that stays open"): the acknowledgment is
+/// delivered from the open stream, both listen scenarios pass, and the scenarios' cancellation
+/// closes the stream instead of POSTing `notifications/cancelled`
+/// (basic/patterns/cancellation#transport-specific-cancellation), with no resumption.
+#[test]
+fn python_sdk_listen_handler_passes_the_listen_scenarios_over_streamable_http() {
+    let Some(server) = python_http_server_with(&["--listen"]) else {
+        return;
+    };
+    let out_file = tempfile_path("stateless-listen-http.json");
+    let output = mcpcheck()
+        .arg("run")
+        .args(["--format", "json", "--output"])
+        .arg(&out_file)
+        .args(["--protocol-version", "2026-07-28", "--url", &server.url])
+        .args(["--include", "stateless/listen-*"])
+        .args(FAST)
+        .output()
+        .unwrap();
+    let text = describe(&output);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out_file);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let mut passed = verdicts(&report, "pass");
+    passed.sort();
+    assert_eq!(
+        passed,
+        [
+            "stateless/listen-acknowledged",
+            "stateless/listen-only-requested"
+        ],
+        "{text}"
+    );
+    for scenario in report["scenarios"].as_array().unwrap() {
+        let http: Vec<&serde_json::Value> = scenario["transcript"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e.get("http"))
+            .collect();
+        // server/discover and the listen: the cancellation is no POST.
+        let posts = http.iter().filter(|h| h["kind"] == "exchange").count();
+        assert_eq!(posts, 2, "{} {http:?}", scenario["id"]);
+        assert!(!http.iter().any(|h| h["kind"] == "resume"), "{http:?}");
+        let ends: Vec<&str> = http
+            .iter()
+            .filter(|h| h["kind"] == "stream_end")
+            .filter_map(|h| h["reason"].as_str())
+            .collect();
+        assert_eq!(ends.len(), 1, "{} {http:?}", scenario["id"]);
+        assert!(
+            ends[0].starts_with("mcpcheck closed the stream to cancel the subscription"),
+            "{ends:?}"
+        );
     }
 }
 

@@ -10,6 +10,13 @@
 //! GET with `Last-Event-ID`, after the server's `retry`, a bounded number of times within
 //! the request timeout (spec 2025-03-26 on: basic/transports#resumability-and-redelivery;
 //! 2025-11-25 adds the server-initiated close and the client's polling).
+//!
+//! 2026-07-28 has no resumption, and a request is cancelled by closing its stream
+//! (basic/patterns/cancellation#transport-specific-cancellation): a `notifications/cancelled`
+//! for a request whose stream is open closes that stream instead of being POSTed. A
+//! `subscriptions/listen` stream carries notifications and no response
+//! (basic/patterns/subscriptions): it is read for as long as the session lasts, never
+//! resumed, and ends when the client cancels it, the server closes it, or the session ends.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -49,6 +56,10 @@ pub const MAX_RESUMES: u32 = 5;
 pub const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 /// The longest `retry` honoured; a longer one ends the resumption.
 const MAX_RETRY: Duration = Duration::from_secs(30);
+/// How long closing a stream may take to be recorded (its reader notices at once).
+const CLOSE_WAIT: Duration = Duration::from_millis(500);
+/// The 2026-07-28 method whose response stream is a long-lived notification stream.
+const LISTEN: &str = "subscriptions/listen";
 
 /// Where and how to reach a Streamable HTTP server.
 #[derive(Clone, Debug)]
@@ -377,8 +388,28 @@ pub struct HttpTransport {
     tx: Option<mpsc::Sender<Inbound>>,
     inbound: mpsc::Receiver<Inbound>,
     tasks: Vec<JoinHandle<()>>,
+    /// 2026-07-28 requests in flight that mcpcheck can cancel by closing their stream, by
+    /// request id (as JSON text).
+    cancellable: HashMap<String, Cancellable>,
     /// Whether to open the standalone GET stream after the handshake.
     open_get: bool,
+}
+
+/// The exchange of a 2026-07-28 request, which mcpcheck cancels by closing its SSE stream
+/// (basic/patterns/cancellation#transport-specific-cancellation).
+#[derive(Debug)]
+struct Cancellable {
+    close: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+/// Why a stream's reader stopped on mcpcheck's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClientClose {
+    /// The session cancelled the request.
+    Cancelled,
+    /// The transport shut down (or was dropped) with the stream still open.
+    Shutdown,
 }
 
 impl HttpTransport {
@@ -394,6 +425,7 @@ impl HttpTransport {
             tx: Some(tx),
             inbound,
             tasks: Vec::new(),
+            cancellable: HashMap::new(),
             open_get: true,
         })
     }
@@ -414,6 +446,17 @@ impl HttpTransport {
             super::TransportError::InputClosed(std::io::ErrorKind::BrokenPipe.into())
         })?;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+        if let Some(open) = parsed.as_ref().and_then(|m| self.cancelled_stream(m)) {
+            // 2026-07-28 basic/patterns/cancellation#transport-specific-cancellation: over
+            // Streamable HTTP "closing the SSE response stream is the cancellation signal"
+            // and "no notifications/cancelled message is required or expected".
+            let _ = open.close.send(());
+            let mut task = open.task;
+            if tokio::time::timeout(CLOSE_WAIT, &mut task).await.is_err() {
+                task.abort();
+            }
+            return Ok(());
+        }
         let is_initialize = parsed
             .as_ref()
             .is_some_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"));
@@ -437,6 +480,7 @@ impl HttpTransport {
             .request(reqwest::Method::POST, POST_ACCEPT)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body);
+        let is_stateless = stateless.is_some();
         for (name, value) in stateless.into_iter().flatten() {
             req = req.header(name, value);
         }
@@ -446,15 +490,40 @@ impl HttpTransport {
             .as_ref()
             .filter(|_| is_request)
             .and_then(|v| v.get("id").cloned());
+        // A 2026-07-28 request (it carries the request metadata headers) can be cancelled
+        // by closing its stream; a listen's stream carries no response.
+        let cancel = awaited
+            .as_ref()
+            .filter(|_| is_stateless)
+            .map(|id| (id.to_string(), oneshot::channel()));
+        let listen = parsed
+            .as_ref()
+            .is_some_and(|v| v.get("method").and_then(Value::as_str) == Some(LISTEN));
+        let mut track = StreamTrack::new(awaited);
+        track.listen = listen && is_request;
+        let (close_tx, close_rx) = match cancel {
+            Some((key, (close_tx, close_rx))) => (Some((key, close_tx)), Some(close_rx)),
+            None => (None, None),
+        };
+        track.close = close_rx;
         let task = tokio::spawn(exchange(
             handle,
             req,
             tx,
             Some(head_tx),
             is_initialize,
-            awaited,
+            track,
         ));
-        self.tasks.push(task);
+        match close_tx {
+            Some((key, close)) => {
+                self.cancellable.retain(|_, c| !c.task.is_finished());
+                if let Some(old) = self.cancellable.insert(key, Cancellable { close, task }) {
+                    // A reused id: the earlier exchange keeps running, uncancellable.
+                    self.tasks.push(old.task);
+                }
+            }
+            None => self.tasks.push(task),
+        }
         let head = tokio::time::timeout(HEAD_WAIT, head_rx).await;
         match head {
             Ok(Ok(Head::Failed(error))) => Err(super::TransportError::Http(error)),
@@ -474,6 +543,23 @@ impl HttpTransport {
         }
     }
 
+    /// The open stream a `notifications/cancelled` message cancels, taken out of the map:
+    /// only 2026-07-28 requests are tracked, and one whose exchange ended has nothing to
+    /// close (its cancellation is then POSTed like any notification).
+    fn cancelled_stream(&mut self, message: &Value) -> Option<Cancellable> {
+        if message.get("id").is_some()
+            || message.get("method").and_then(Value::as_str) != Some("notifications/cancelled")
+        {
+            return None;
+        }
+        let key = message.pointer("/params/requestId")?.to_string();
+        let open = self.cancellable.remove(&key)?;
+        if open.task.is_finished() {
+            return None;
+        }
+        Some(open)
+    }
+
     /// Opens the standalone GET stream for server-initiated messages, once.
     fn open_get_stream(&mut self) {
         {
@@ -486,8 +572,14 @@ impl HttpTransport {
         let Some(tx) = self.tx.clone() else { return };
         let req = self.request(reqwest::Method::GET, "text/event-stream");
         let handle = self.handle.clone();
-        self.tasks
-            .push(tokio::spawn(exchange(handle, req, tx, None, false, None)));
+        self.tasks.push(tokio::spawn(exchange(
+            handle,
+            req,
+            tx,
+            None,
+            false,
+            StreamTrack::new(None),
+        )));
     }
 
     /// Disables the standalone GET stream (scenarios that test GET themselves).
@@ -499,14 +591,15 @@ impl HttpTransport {
 
 /// Runs one exchange to its end: sends the request, records the response head, then
 /// delivers the body's messages. `head` learns whether any HTTP response came. An SSE
-/// stream that ends before the response to `awaited` is resumed.
+/// stream that ends before the response `track` awaits is resumed, unless it is a listen
+/// stream or mcpcheck closed it.
 async fn exchange(
     handle: HttpHandle,
     req: reqwest::RequestBuilder,
     tx: mpsc::Sender<Inbound>,
     head: Option<oneshot::Sender<Head>>,
     is_initialize: bool,
-    awaited: Option<Value>,
+    mut track: StreamTrack,
 ) {
     let started = tokio::time::Instant::now();
     let options = handle.options.clone();
@@ -591,7 +684,6 @@ async fn exchange(
                 body: None,
             }))
             .await;
-        let mut track = StreamTrack::new(awaited);
         read_sse(
             &handle,
             response.bytes_stream(),
@@ -600,7 +692,10 @@ async fn exchange(
             &mut track,
         )
         .await;
-        if track.awaited.is_some() {
+        // basic/patterns/subscriptions#graceful-closure (2026-07-28): a listen stream
+        // legitimately ends without a response ("an abrupt transport drop, which carries
+        // no response"), and one mcpcheck closed was cancelled: neither is resumed.
+        if track.awaited.is_some() && !track.listen && track.client_close.is_none() {
             if track.closed {
                 closed_before_response(&handle, &stream_name, &tx, &track).await;
             }
@@ -714,6 +809,12 @@ struct StreamTrack {
     resumes: u32,
     /// The server closed the last connection (rather than it breaking).
     closed: bool,
+    /// A 2026-07-28 `subscriptions/listen` stream: notifications only, no response due.
+    listen: bool,
+    /// Fires (or is dropped) when mcpcheck closes the stream; only 2026-07-28 requests.
+    close: Option<oneshot::Receiver<()>>,
+    /// Set once mcpcheck closed the stream.
+    client_close: Option<ClientClose>,
 }
 
 impl StreamTrack {
@@ -725,6 +826,9 @@ impl StreamTrack {
             ids: HashSet::new(),
             resumes: 0,
             closed: false,
+            listen: false,
+            close: None,
+            client_close: None,
         }
     }
 }
@@ -750,7 +854,23 @@ async fn read_sse<B, E>(
     // previous one, which is no new id.
     let mut previous = String::new();
     let reason = loop {
-        match events.next().await {
+        let next = match track.close.as_mut() {
+            Some(close) => tokio::select! {
+                ev = events.next() => ev,
+                signal = close => {
+                    let why = if signal.is_ok() { ClientClose::Cancelled } else { ClientClose::Shutdown };
+                    track.client_close = Some(why);
+                    track.close = None;
+                    break client_close_reason(why, track);
+                }
+            },
+            None => events.next().await,
+        };
+        match next {
+            None if track.listen && track.awaited.is_some() => {
+                track.closed = true;
+                break "the server closed the listen stream without a subscriptions/listen response (2026-07-28 basic/patterns/subscriptions#graceful-closure: an abrupt end, not a graceful one)".to_owned();
+            }
             None => {
                 track.closed = true;
                 break "the server closed the stream".to_owned();
@@ -819,6 +939,24 @@ async fn read_sse<B, E>(
             reason,
         }))
         .await;
+}
+
+/// The transcript's reason when mcpcheck closes a stream (dropping the response closes the
+/// connection, which is what the server sees).
+fn client_close_reason(why: ClientClose, track: &StreamTrack) -> String {
+    let what = if track.listen {
+        "the subscription"
+    } else {
+        "the request"
+    };
+    match why {
+        ClientClose::Cancelled => format!(
+            "mcpcheck closed the stream to cancel {what} (2026-07-28 basic/patterns/cancellation#transport-specific-cancellation)"
+        ),
+        ClientClose::Shutdown => {
+            format!("mcpcheck closed the stream at the end of the session, ending {what}")
+        }
+    }
 }
 
 /// Rule ids of the checks made while reading streams.
@@ -1200,9 +1338,35 @@ impl Transport for HttpTransport {
                 let wait = self.handle.options.timeout;
                 let _ = tokio::time::timeout(
                     wait,
-                    exchange(self.handle.clone(), req, tx, None, false, None),
+                    exchange(
+                        self.handle.clone(),
+                        req,
+                        tx,
+                        None,
+                        false,
+                        StreamTrack::new(None),
+                    ),
                 )
                 .await;
+            }
+            // Streams still open (a listen, typically) are closed by mcpcheck, which ends
+            // them for the server (basic/patterns/subscriptions#cancellation); their
+            // readers record that before the session stops reading.
+            // One deadline for all of them: a server that never answered many requests
+            // does not stretch the shutdown.
+            let deadline = tokio::time::Instant::now() + CLOSE_WAIT;
+            let tasks: Vec<JoinHandle<()>> = self
+                .cancellable
+                .drain()
+                .map(|(_, c)| {
+                    drop(c.close);
+                    c.task
+                })
+                .collect();
+            for mut task in tasks {
+                if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+                    task.abort();
+                }
             }
             for t in self.tasks.drain(..) {
                 t.abort();
@@ -1233,6 +1397,9 @@ impl Drop for HttpTransport {
     fn drop(&mut self) {
         for t in &self.tasks {
             t.abort();
+        }
+        for c in self.cancellable.values() {
+            c.task.abort();
         }
     }
 }
