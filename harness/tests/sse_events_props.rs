@@ -195,4 +195,42 @@ mod regressions {
         );
         check(max_frame, &[b"\xef\xbb".to_vec()]);
     }
+
+    /// Root cause: eventsource-stream buffers an event until the blank line that ends it,
+    /// without limit, so a hostile server that never sends one grew mcpcheck's memory for as
+    /// long as the connection lasted (reported by the `sse_events` work, not a crash). Fixed
+    /// in `transport/sse_body.rs`: an event that passes `event_limit(max_frame)` bytes cuts
+    /// the stream off with a reason that says so; events before it are still delivered, the
+    /// same way whatever the reads.
+    #[test]
+    fn an_event_that_never_ends_is_cut_off() {
+        let max_frame = 1024;
+        let limit = mcpcheck::transport::sse_body::event_limit(max_frame);
+        let first = b"data: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n".to_vec();
+        let endless = [b"data: ".as_slice(), &vec![b'x'; limit]].concat();
+        let chunks: Vec<Vec<u8>> = vec![
+            first,
+            endless[..limit / 2].to_vec(),
+            endless[limit / 2..].to_vec(),
+        ];
+        let out = check(max_frame, &chunks);
+        assert!(
+            matches!(
+                out.first(),
+                Some(Inbound::Http(HttpRecord::SseEvent { .. }))
+            ),
+            "the complete event before it is read: {out:#?}"
+        );
+        assert!(
+            out.iter().any(|i| matches!(i, Inbound::Frame(_))),
+            "{out:#?}"
+        );
+        let Some(Inbound::Http(HttpRecord::StreamEnd { reason, .. })) = out.last() else {
+            panic!("the stream ends: {out:#?}");
+        };
+        assert!(
+            reason.contains("without the blank line that ends it"),
+            "{reason}"
+        );
+    }
 }

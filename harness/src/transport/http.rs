@@ -849,7 +849,8 @@ async fn read_sse<B, E>(
 {
     use eventsource_stream::Eventsource;
     let max = handle.options.max_frame;
-    let mut events = super::sse_body::sse_body(body).eventsource();
+    let mut events =
+        super::sse_body::sse_body(body, super::sse_body::event_limit(max)).eventsource();
     // The SSE last-event-id buffer persists: an event without an `id` field repeats the
     // previous one, which is no new id.
     let mut previous = String::new();

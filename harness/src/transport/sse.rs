@@ -200,7 +200,11 @@ async fn read_stream(
         return;
     }
     let mut endpoint = Some(endpoint);
-    let mut events = super::sse_body::sse_body(response.bytes_stream()).eventsource();
+    let mut events = super::sse_body::sse_body(
+        response.bytes_stream(),
+        super::sse_body::event_limit(options.max_frame),
+    )
+    .eventsource();
     let reason = loop {
         match events.next().await {
             None => break "the server closed the stream".to_owned(),
