@@ -194,6 +194,9 @@ pub struct Session {
     last_progress: HashMap<String, f64>,
     /// Progress tokens of raw-sent requests not yet registered with `expect_reply`.
     raw_progress_tokens: HashMap<RequestId, Value>,
+    /// The unterminated end of the raw bytes sent so far: a request split across writes
+    /// (the fuzzer's split frames) is read when its line is complete, as the server reads it.
+    raw_partial_line: Vec<u8>,
     /// Requests given up on after their timeout. A late answer is still checked (id type,
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
@@ -240,6 +243,7 @@ impl Session {
             progressed: HashSet::new(),
             last_progress: HashMap::new(),
             raw_progress_tokens: HashMap::new(),
+            raw_partial_line: Vec::new(),
             unsolicited: VecDeque::new(),
             initialized_sent: false,
             server_up: false,
@@ -436,7 +440,7 @@ impl Session {
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
-        self.note_raw_progress_tokens(&bytes);
+        self.note_raw_line_progress_tokens(&bytes);
         match self.transport.send_raw(bytes).await {
             Ok(()) => Ok(()),
             Err(source) => Err(self.send_failed("(raw bytes)", source).await),
@@ -610,6 +614,28 @@ impl Session {
                 progress_token,
             },
         );
+    }
+
+    /// [`Self::note_raw_progress_tokens`] for bytes that continue the raw line stream (stdio):
+    /// only complete lines are read, the rest waits for the write that ends it.
+    fn note_raw_line_progress_tokens(&mut self, bytes: &[u8]) {
+        /// A longer unterminated line is no request any server reads (frame limits).
+        const MAX_PARTIAL: usize = 64 << 20;
+        let Some(last_newline) = bytes.iter().rposition(|b| *b == b'\n') else {
+            if self.raw_partial_line.len() + bytes.len() <= MAX_PARTIAL {
+                self.raw_partial_line.extend_from_slice(bytes);
+            } else {
+                self.raw_partial_line.clear();
+            }
+            return;
+        };
+        let mut complete = std::mem::take(&mut self.raw_partial_line);
+        complete.extend_from_slice(&bytes[..=last_newline]);
+        self.note_raw_progress_tokens(&complete);
+        let rest = &bytes[last_newline + 1..];
+        if rest.len() <= MAX_PARTIAL {
+            self.raw_partial_line.extend_from_slice(rest);
+        }
     }
 
     /// Notes the progress tokens of requests inside raw bytes, so that progress for them
@@ -1543,5 +1569,51 @@ pub fn quote(text: &str, max: usize) -> String {
             &text[..text.floor_char_boundary(max)],
             text.len()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::SearchPath;
+    use crate::snapshot::stream::StreamTransport;
+    use tokio::io::AsyncWriteExt;
+
+    /// Found by `mcpcheck fuzz` against the reference: a split-frame mutation sent a
+    /// `tools/call` in two writes, its progress token was looked for in each write alone
+    /// and never registered, and the server's (correct) progress was reported as
+    /// `progress.active-token`. The replay, which sends the line whole, did not reproduce it.
+    #[tokio::test]
+    async fn a_request_split_across_raw_writes_keeps_its_progress_token() {
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let (_server_read, mut server_write) = tokio::io::split(server_io);
+        let (client_read, client_write) = tokio::io::split(client_io);
+        let transport = StreamTransport::new(client_read, client_write, "split-frame test");
+        let mut session = Session::new(
+            Box::new(transport),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        );
+        let id = RequestId::Number("7".into());
+        session.expect_reply(id.clone(), "tools/call");
+        let first = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","#;
+        let second = b"\"_meta\":{\"progressToken\":\"tok-7\"}}}\n{\"jsonrpc\":\"2.0\",";
+        let third = b"\"id\":8,\"method\":\"ping\"}\n";
+        for part in [&first[..], second, third] {
+            session.send_raw(part.to_vec()).await.expect("sent");
+        }
+        server_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"tok-7\",\"progress\":1}}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[]}}\n")
+            .await
+            .expect("written");
+        let reply = session.poll_reply(&id, Duration::from_secs(10)).await;
+        assert!(reply.is_some(), "the response arrives");
+        let stray: Vec<_> = session
+            .findings()
+            .iter()
+            .filter(|f| f.rule == rules::PROGRESS_ACTIVE_TOKEN.id)
+            .collect();
+        assert!(stray.is_empty(), "{stray:#?}");
     }
 }
