@@ -978,15 +978,20 @@ async fn check_event_id(
     handle.note_event_id(id, stream);
     let fresh = track.ids.insert(id.to_owned());
     if track.resumes > 0 && !fresh {
-        let _ = tx
-            .send(Inbound::Http(HttpRecord::Violation {
-                rule: RULE_EVENT_ID_UNIQUE.into(),
-                problem: format!(
+        violation(tx, RULE_EVENT_ID_UNIQUE, format!(
                     "after resuming stream {stream} with Last-Event-ID, the server replayed event {id:?}, which it had delivered before"
-                ),
-            }))
-            .await;
+                )).await;
     }
+}
+
+/// Hands the session a broken transport rule, as an [`HttpRecord::Violation`].
+async fn violation(tx: &mpsc::Sender<Inbound>, rule: &str, problem: String) {
+    let _ = tx
+        .send(Inbound::Http(HttpRecord::Violation {
+            rule: rule.into(),
+            problem,
+        }))
+        .await;
 }
 
 /// Before 2025-11-25, "the server SHOULD NOT close the SSE stream before sending a
@@ -1006,14 +1011,14 @@ async fn closed_before_response(
     if revision >= Revision::V2025_11_25 {
         return;
     }
-    let _ = tx
-        .send(Inbound::Http(HttpRecord::Violation {
-            rule: crate::check::rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE.id.into(),
-            problem: format!(
-                "the server closed SSE stream {stream} before sending the response to request {id}; in {revision} it SHOULD NOT (polling a closed stream came in 2025-11-25)"
-            ),
-        }))
-        .await;
+    violation(
+        tx,
+        crate::check::rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE.id,
+        format!(
+            "the server closed SSE stream {stream} before sending the response to request {id}; in {revision} it SHOULD NOT (polling a closed stream came in 2025-11-25)"
+        ),
+    )
+    .await;
 }
 
 /// On a resumed stream, a response to another request comes from another stream
@@ -1031,14 +1036,9 @@ async fn check_replayed_message(
     if track.awaited.as_ref() == Some(id) {
         track.awaited = None;
     } else if track.resumes > 0 {
-        let _ = tx
-            .send(Inbound::Http(HttpRecord::Violation {
-                rule: RULE_REPLAY_SAME_STREAM.into(),
-                problem: format!(
+        violation(tx, RULE_REPLAY_SAME_STREAM, format!(
                     "after resuming stream {stream} with Last-Event-ID, the server sent the response to request {id}, which was not sent on that stream"
-                ),
-            }))
-            .await;
+                )).await;
     }
 }
 
