@@ -73,7 +73,13 @@ fn run(url: &str, rev: &str, only_http: bool) -> (BTreeMap<String, String>, Stri
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(serde_json::Value::Null);
     let _ = std::fs::remove_file(&out_file);
-    let verdicts = report["scenarios"]
+    let verdicts = verdicts_of(&report);
+    (verdicts, describe(&output))
+}
+
+/// Scenario id -> verdict, from a JSON report.
+fn verdicts_of(report: &serde_json::Value) -> BTreeMap<String, String> {
+    report["scenarios"]
         .as_array()
         .into_iter()
         .flatten()
@@ -83,8 +89,7 @@ fn run(url: &str, rev: &str, only_http: bool) -> (BTreeMap<String, String>, Stri
                 s["verdict"].as_str().unwrap_or("").to_owned(),
             )
         })
-        .collect();
-    (verdicts, describe(&output))
+        .collect()
 }
 
 fn with(v: &BTreeMap<String, String>, verdicts: &[&str]) -> BTreeSet<String> {
@@ -228,17 +233,7 @@ fn the_fixture_passes_the_suite_over_resumable_sse_streams() {
     for mode in ["stream", "poll"] {
         let server = misbehaving_http_with(&["--sse", mode]);
         let (code, report, text) = report(&server.url, &["--protocol-version", "2025-11-25"]);
-        let verdicts: BTreeMap<String, String> = report["scenarios"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                (
-                    s["id"].as_str().unwrap_or("").to_owned(),
-                    s["verdict"].as_str().unwrap_or("").to_owned(),
-                )
-            })
-            .collect();
+        let verdicts = verdicts_of(&report);
         assert!(verdicts.len() > 30, "{mode}: too few scenarios\n{text}");
         let bad = with(&verdicts, &["fail", "warn", "error"]);
         assert!(bad.is_empty(), "{mode}: {bad:?}\n{text}");
@@ -399,17 +394,7 @@ fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
     let server = misbehaving_http(None);
     let (code, clean, text) = report(&server.url, &include);
     assert_eq!(code, 0, "{text}");
-    let verdicts: BTreeSet<(String, String)> = clean["scenarios"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| {
-            (
-                s["id"].as_str().unwrap_or("").to_owned(),
-                s["verdict"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
+    let verdicts: BTreeSet<(String, String)> = verdicts_of(&clean).into_iter().collect();
     let expected: BTreeSet<(String, String)> = [
         (
             "stateless/listen-acknowledged".to_owned(),
@@ -434,17 +419,7 @@ fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
     for (defect, expected) in table {
         let server = misbehaving_http(Some(&defect));
         let (_, report, text) = report(&server.url, &include);
-        let verdicts: BTreeMap<String, String> = report["scenarios"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                (
-                    s["id"].as_str().unwrap_or("").to_owned(),
-                    s["verdict"].as_str().unwrap_or("").to_owned(),
-                )
-            })
-            .collect();
+        let verdicts = verdicts_of(&report);
         let got = with(&verdicts, &["fail", "warn"]);
         let errors = with(&verdicts, &["error"]);
         if got != expected || !errors.is_empty() {
