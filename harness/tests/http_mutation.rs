@@ -188,24 +188,7 @@ fn misbehaving_http_with(args: &[&str]) -> HttpServer {
 
 /// The whole JSON report of a run against `url`.
 fn report(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let out_file = tempfile_path("http-resume.json");
-    let output = mcpcheck()
-        .args(["run", "--url", url, "--format", "json", "--output"])
-        .arg(&out_file)
-        .args(FAST)
-        .args(extra)
-        .output()
-        .expect("running mcpcheck");
-    let report = std::fs::read_to_string(&out_file)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(serde_json::Value::Null);
-    let _ = std::fs::remove_file(&out_file);
-    (
-        output.status.code().unwrap_or(-1),
-        report,
-        describe(&output),
-    )
+    run_url_json(url, &[&FAST[..], extra].concat())
 }
 
 /// Every `http` record of a kind in the sweep's and the scenarios' transcripts.

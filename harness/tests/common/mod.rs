@@ -67,14 +67,26 @@ pub fn mcpcheck() -> Command {
 
 /// Runs `mcpcheck run` with JSON output and returns (exit code, report, stdout+stderr).
 pub fn run_json(extra: &[&str], server: &[&str]) -> (i32, serde_json::Value, String) {
+    json_report(extra, Some(server))
+}
+
+/// [`run_json`] against a URL: `mcpcheck run --url URL EXTRA...`.
+pub fn run_url_json(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    json_report(&[&["--url", url][..], extra].concat(), None)
+}
+
+/// `mcpcheck run ARGS [-- SERVER]` writing its JSON report to a temporary file; returns
+/// (exit code, report or null, stdout+stderr).
+fn json_report(args: &[&str], server: Option<&[&str]>) -> (i32, serde_json::Value, String) {
     let out_file = tempfile_path("report.json");
     let mut cmd = mcpcheck();
     cmd.arg("run")
         .args(["--format", "json", "--output"])
         .arg(&out_file)
-        .args(extra)
-        .arg("--")
-        .args(server);
+        .args(args);
+    if let Some(server) = server {
+        cmd.arg("--").args(server);
+    }
     let output = cmd.output().expect("running mcpcheck");
     let text = describe(&output);
     let report = std::fs::read_to_string(&out_file)
