@@ -283,17 +283,7 @@ pub async fn run(
 
 /// A short, printable preview of a write.
 fn preview(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim_end_matches('\n');
-    if text.len() > 200 {
-        format!(
-            "{}… ({} bytes)",
-            &text[..text.floor_char_boundary(200)],
-            bytes.len()
-        )
-    } else {
-        text.to_owned()
-    }
+    crate::protocol::text::clip_bytes(bytes.strip_suffix(b"\n").unwrap_or(bytes), 200)
 }
 
 impl Fuzzer<'_> {

@@ -3,6 +3,7 @@
 pub mod id;
 pub mod jsonrpc;
 pub mod revision;
+pub mod text;
 
 pub use id::RequestId;
 pub use jsonrpc::{

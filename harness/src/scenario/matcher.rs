@@ -268,16 +268,7 @@ pub fn is_subset(expected: &Value, actual: &Value) -> bool {
 }
 
 fn short(v: &Value, max: usize) -> String {
-    let text = v.to_string();
-    if text.len() <= max {
-        text
-    } else {
-        format!(
-            "{}… ({} bytes)",
-            &text[..text.floor_char_boundary(max)],
-            text.len()
-        )
-    }
+    crate::protocol::text::clip(&v.to_string(), max)
 }
 
 #[cfg(test)]

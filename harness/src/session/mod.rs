@@ -1559,18 +1559,7 @@ fn display_pointer(p: &str) -> &str {
     if p.is_empty() { "/" } else { p }
 }
 
-/// Quotes server text for a report, cut to `max` bytes on a char boundary.
-pub fn quote(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        format!("{text:?}")
-    } else {
-        format!(
-            "{:?}… ({} bytes)",
-            &text[..text.floor_char_boundary(max)],
-            text.len()
-        )
-    }
-}
+pub use crate::protocol::text::quote;
 
 #[cfg(test)]
 mod tests {
