@@ -9,13 +9,13 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcpcheck::check::{Finding, Severity};
+use mcpcheck::outcome::{
+    Counts, Direction, Entry, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
+    ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, Tally, Verdict as V,
+};
+use mcpcheck::outcome::{Finding, Severity};
 use mcpcheck::protocol::Revision;
 use mcpcheck::report::{Input, ReportKind};
-use mcpcheck::runner::suite::Tally;
-use mcpcheck::runner::{Counts, REPORT_FORMAT_VERSION, RunReport, StderrSummary, Verdict};
-use mcpcheck::scenario::exec::{ScenarioOutcome, Verdict as V};
-use mcpcheck::session::{Direction, Entry, SchemaStatus, ServerProfile};
 use serde_json::json;
 
 const SCENARIOS: usize = 100;

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod cli;
 pub mod fuzz;
+pub mod outcome;
 pub mod protocol;
 pub mod report;
 pub mod runner;

@@ -19,7 +19,7 @@ fn usage_errors_exit_2_with_a_clear_message() {
         (&["run"], "no server to check"),
         (
             &["run", "--timeout", "soon", "--", "true"],
-            "--timeout \"soon\"",
+            "invalid value 'soon' for '--timeout",
         ),
         (
             &["run", "--protocol-version", "2025-01-01", "--", "true"],

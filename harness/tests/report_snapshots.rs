@@ -5,15 +5,14 @@
 
 use std::time::Duration;
 
-use mcpcheck::check::{Finding, Severity};
+use mcpcheck::outcome::{
+    Counts, Direction, Entry, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
+    ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, StepRecord, StepStatus, Tally,
+    Verdict as V,
+};
+use mcpcheck::outcome::{Finding, Severity};
 use mcpcheck::protocol::Revision;
 use mcpcheck::report::{Input, ReportKind, baseline};
-use mcpcheck::runner::suite::Tally;
-use mcpcheck::runner::{
-    Counts, REPORT_FORMAT_VERSION, RunReport, StderrSummary, StepRecord, StepStatus, Verdict,
-};
-use mcpcheck::scenario::exec::{ScenarioOutcome, Verdict as V};
-use mcpcheck::session::{Direction, Entry, SchemaStatus, ServerProfile};
 use serde_json::json;
 
 fn entry(ms: u64, direction: Direction, text: &str) -> Entry {

@@ -5,35 +5,7 @@
 use super::Severity;
 use crate::protocol::Revision;
 
-/// A rule of the spec that a server can break.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Rule {
-    pub id: &'static str,
-    pub severity: Severity,
-    /// Where the spec states the rule: `(first revision, page#anchor)` pairs, oldest
-    /// first, because sections moved between revisions (`basic/messages` became `basic`).
-    pub sections: &'static [(Revision, &'static str)],
-    /// The rule in one line.
-    pub summary: &'static str,
-}
-
-impl Rule {
-    /// The section for `revision`: the newest entry not later than it (or the first).
-    pub fn section(&self, revision: Revision) -> &'static str {
-        self.sections
-            .iter()
-            .rev()
-            .find(|(since, _)| *since <= revision)
-            .or(self.sections.first())
-            .map(|(_, s)| *s)
-            .unwrap_or("")
-    }
-
-    /// The spec URL for this rule in `revision`.
-    pub fn url(&self, revision: Revision) -> String {
-        revision.spec_url(self.section(revision))
-    }
-}
+pub use crate::outcome::Rule;
 
 use Revision::{
     V2024_11_05 as R1, V2025_03_26 as R2, V2025_06_18 as R3, V2025_11_25 as R4, V2026_07_28 as R5,

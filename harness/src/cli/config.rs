@@ -139,25 +139,25 @@ pub fn apply(
         }
     };
     // The server comes from the command line or from the file, never half of each.
-    if args.server.is_none() && args.command.is_empty() && args.url.is_none() {
+    if args.stdio.server.is_none() && args.command.is_empty() && args.http.url.is_none() {
         match (&config.server.command, &config.server.url) {
             (Some(_), Some(_)) => {
                 return Err(UsageError(
                     "[server] gives both `command` and `url`: keep one".into(),
                 ));
             }
-            (Some(Command::Line(l)), None) => args.server = Some(l.clone()),
+            (Some(Command::Line(l)), None) => args.stdio.server = Some(l.clone()),
             (Some(Command::Words(w)), None) => args.command = w.clone(),
             (None, Some(url)) => {
-                args.url = Some(url.clone());
+                args.http.url = Some(url.clone());
                 if !from_cli("headers") {
-                    args.headers = config.server.headers.clone();
+                    args.http.headers = config.server.headers.clone();
                 }
                 if !from_cli("bearer_env") {
-                    args.bearer_env = config.server.bearer_env.clone();
+                    args.http.bearer_env = config.server.bearer_env.clone();
                 }
                 if !from_cli("cacert") {
-                    args.cacert = config.server.cacert.as_deref().map(path);
+                    args.http.cacert = config.server.cacert.as_deref().map(path);
                 }
             }
             (None, None) => {}
@@ -180,43 +180,54 @@ pub fn apply(
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    env.append(&mut args.env);
-    args.env = env;
+    env.append(&mut args.stdio.env);
+    args.stdio.env = env;
     if !from_cli("cwd")
         && let Some(c) = &config.server.cwd
     {
-        args.cwd = Some(path(c));
+        args.stdio.cwd = Some(path(c));
     }
     let r = &config.run;
-    let set = |id: &str, value: &Option<String>, slot: &mut String| {
+    if let Some(v) = r
+        .protocol_version
+        .as_ref()
+        .filter(|_| !from_cli("protocol_version"))
+    {
+        args.protocol.protocol_version = v
+            .parse()
+            .map_err(|e| UsageError(format!("[run] protocol-version = {v:?}: {e}")))?;
+    }
+    let duration = |id: &str, key: &str, value: &Option<String>, slot: &mut std::time::Duration| {
         if let Some(v) = value.as_ref().filter(|_| !from_cli(id)) {
-            *slot = v.clone();
+            *slot = super::flags::duration(v)
+                .map_err(|e| UsageError(format!("[run] {key} = {v:?}: {e}")))?;
         }
+        Ok::<(), UsageError>(())
     };
-    set(
-        "protocol_version",
-        &r.protocol_version,
-        &mut args.protocol_version,
-    );
-    set("timeout", &r.timeout, &mut args.timeout);
-    set(
+    duration("timeout", "timeout", &r.timeout, &mut args.timeout)?;
+    duration(
         "startup_timeout",
+        "startup-timeout",
         &r.startup_timeout,
-        &mut args.startup_timeout,
-    );
-    set("shutdown_wait", &r.shutdown_wait, &mut args.shutdown_wait);
-    set("kill_wait", &r.kill_wait, &mut args.kill_wait);
+        &mut args.protocol.startup_timeout,
+    )?;
+    duration(
+        "shutdown_wait",
+        "shutdown-wait",
+        &r.shutdown_wait,
+        &mut args.shutdown_wait,
+    )?;
+    duration("kill_wait", "kill-wait", &r.kill_wait, &mut args.kill_wait)?;
     if !from_cli("jobs") && r.jobs.is_some() {
         args.jobs = r.jobs;
     }
     if let Some(policy) = r.call_tools.as_ref().filter(|_| !from_cli("call_tools")) {
-        args.call_tools =
-            <crate::scenario::exec::ToolPolicy as clap::ValueEnum>::from_str(policy, true)
-                .map_err(|_| {
-                    UsageError(format!(
-                        "[run] call-tools = {policy:?}: expected none, readonly or all"
-                    ))
-                })?;
+        args.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(policy, true)
+            .map_err(|_| {
+            UsageError(format!(
+                "[run] call-tools = {policy:?}: expected none, readonly or all"
+            ))
+        })?;
     }
     if !from_cli("include") && !r.include.is_empty() {
         args.include = r.include.clone();
@@ -233,7 +244,7 @@ pub fn apply(
     if !from_cli("schema_dir")
         && let Some(d) = &r.schema_dir
     {
-        args.schema_dir = Some(path(d));
+        args.protocol.schema_dir = Some(path(d));
     }
     if !from_cli("max_frame_size")
         && let Some(n) = r.max_frame_size

@@ -2,10 +2,10 @@
 //! report files, and decide the exit status.
 
 use crate::cli::args::ReportArgs;
+use crate::outcome::RunReport;
 use crate::report::baseline::{Baseline, BaselineError, Comparison};
 use crate::report::deterministic::{self, Scrubber};
 use crate::report::{self, Input, ReportError};
-use crate::runner::RunReport;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FinishError {

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::args::HttpTransportArg;
+use super::UsageError;
+use super::flags::{Format, HttpTransportArg};
 use super::resolve::{duration, revision};
-use super::{Format, UsageError};
 use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
-use crate::scenario::exec::ToolPolicy;
+use crate::outcome::ToolPolicy;
 use crate::schema::SearchPath;
 use crate::session::SessionConfig;
 use crate::transport::stdio::{ShutdownWaits, StdioOptions};
@@ -267,4 +267,30 @@ pub fn render(r: &FuzzReport) -> String {
         }
     }
     out
+}
+
+/// `mcpcheck fuzz`: resolve, fuzz, print the summary (and the JSON report); exit 1 on findings.
+pub async fn execute(args: FuzzArgs) -> anyhow::Result<std::process::ExitCode> {
+    use anyhow::Context;
+    let (mut config, search) = resolve(&args)?;
+    config.target =
+        super::resolve::detect(config.target, args.transport, config.session.revision).await;
+    let store = std::sync::Arc::new(crate::schema::SchemaStore::new(search));
+    let mut log = |line: &str| eprintln!("{line}");
+    let report = crate::fuzz::run(&config, store, &mut log).await?;
+    let human = render(&report);
+    match (args.format, &args.output) {
+        (Format::Human, _) => print!("{human}"),
+        (Format::Json, None) => println!("{}", to_json(&report)),
+        (Format::Json, Some(path)) => {
+            std::fs::write(path, to_json(&report))
+                .with_context(|| format!("writing {}", path.display()))?;
+            print!("{human}");
+        }
+    }
+    Ok(if report.has_findings() {
+        std::process::ExitCode::from(super::EXIT_FINDINGS)
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
 }

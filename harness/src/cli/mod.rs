@@ -1,15 +1,233 @@
-//! The command line: raw arguments ([`args`]) resolved into configurations ([`resolve`]).
+//! The command line: arguments in, one library call, an exit code out.
+//!
+//! [`args`] and [`flags`] are the raw arguments (clap), [`config`] fills them from
+//! `mcpcheck.toml`, [`resolve`] turns them into the library's configurations; each command
+//! has its own file ([`run`], [`fuzz`], [`snapshot`], [`schemas`], [`list`]) and [`finish`]
+//! applies the baseline and writes the report files.
 
 pub mod args;
 pub mod config;
 pub mod finish;
+pub mod flags;
 pub mod fuzz;
+pub mod list;
 pub mod resolve;
+pub mod run;
+pub mod schemas;
 pub mod snapshot;
+mod values;
 
-pub use args::{Cli, Command, Format, RunArgs, SchemasCommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+pub use args::{RunArgs, SchemasCommand};
+pub use flags::Format;
 
 /// A problem with what the user asked for: exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+/// Exit code 1: the server broke a rule (or a snapshot changed).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code 2: a usage or harness problem, not the server's fault.
+pub const EXIT_ERROR: u8 = 2;
+
+/// Conformance test harness for MCP (Model Context Protocol) servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcpcheck", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the conformance checks against a server.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck run -- python3 server.py --flag\n  \
+        mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
+        mcpcheck run --format json --output results.json -- ./target/debug/my-server\n  \
+        mcpcheck run --url http://127.0.0.1:8808/mcp --bearer-env MCP_TOKEN\n  \
+        mcpcheck run --report html=out/report.html --report junit=out/junit.xml -- ./my-server\n  \
+        mcpcheck run --expected-failures baseline.yaml --report markdown=summary.md -- ./my-server\n  \
+        mcpcheck run --include 'tools/*' --exclude 'tools/call-*' -- ./my-server")]
+    Run(Box<RunArgs>),
+    /// Fuzz a server: generated and mutated messages, oracles for crashes, hangs and
+    /// protocol violations, and a minimized reproducer scenario for each finding.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck fuzz --duration 60s -- python3 server.py\n  \
+        mcpcheck fuzz --iterations 5000 --seed 7 --out repros --server ./target/debug/my-server\n  \
+        mcpcheck fuzz --url http://127.0.0.1:8808/mcp --duration 2m --bearer-env MCP_TOKEN\n  \
+        mcpcheck run --server ./target/debug/my-server repros/crash-1a2b3c4d.yaml")]
+    Fuzz(Box<fuzz::FuzzArgs>),
+    /// List the scenarios: ids, titles, revisions and spec references.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck list\n  \
+        mcpcheck list my-scenarios/\n  \
+        mcpcheck list scenarios/tools/list-result.yaml")]
+    List {
+        /// Scenario files or directories (default: the built-in suite).
+        #[arg(value_name = "SCENARIOS")]
+        scenarios: Vec<PathBuf>,
+    },
+    /// Manage the official MCP JSON Schemas mcpcheck validates against.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+        mcpcheck schemas fetch\n  \
+        mcpcheck schemas fetch --dest ./mcp-schema\n  \
+        mcpcheck schemas list --schema-dir ./mcp-schema"
+    )]
+    Schemas(SchemasCommand),
+    /// Snapshot the server's surface and response shapes; fail when they change.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck snapshot -- ./target/debug/my-server            # first run writes snapshots/\n  \
+        mcpcheck snapshot --dir tests/snapshots -- ./my-server    # later runs diff, exit 1 on change\n  \
+        mcpcheck snapshot --accept -- ./my-server                 # accept the changes\n\n\
+        Pending changes are written as NAME.snap.new (insta's format); `cargo insta review` can\n\
+        review them too.")]
+    Snapshot(Box<snapshot::SnapshotArgs>),
+    /// Print a shell completion script for mcpcheck.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck completions bash > ~/.local/share/bash-completion/completions/mcpcheck\n  \
+        mcpcheck completions zsh > ~/.zfunc/_mcpcheck\n  \
+        mcpcheck completions fish > ~/.config/fish/completions/mcpcheck.fish")]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write a commented starter mcpcheck.toml.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck init\n  \
+        mcpcheck init ci/mcpcheck.toml && mcpcheck run --config ci/mcpcheck.toml")]
+    Init {
+        /// Where to write it.
+        #[arg(value_name = "FILE", default_value = "mcpcheck.toml")]
+        path: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the mcpcheck(1) man page (roff), generated from these definitions.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck man > mcpcheck.1 && man ./mcpcheck.1\n  \
+        mcpcheck man | gzip > /usr/local/share/man/man1/mcpcheck.1.gz")]
+    Man,
+}
+
+/// The whole program: parses the arguments, runs the command, maps the outcome to the
+/// exit code (0 conformant, 1 findings, 2 usage or harness error).
+pub fn main() -> ExitCode {
+    // The matches are kept to tell flags given on the command line from defaults, so that
+    // mcpcheck.toml fills only what the command line left out.
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcpcheck: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    match runtime.block_on(dispatch(cli, &matches)) {
+        Ok(code) => code,
+        Err(e) => {
+            let usage = e.downcast_ref::<UsageError>().is_some();
+            eprintln!("mcpcheck: error: {e:#}");
+            if usage {
+                eprintln!("(see `mcpcheck --help`)");
+            }
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCode> {
+    crate::transport::reaper::install_signal_handlers().context("installing signal handlers")?;
+    match cli.command {
+        Command::Run(args) => {
+            let sub = matches
+                .subcommand_matches("run")
+                .context("clap gave no matches for `run`")?;
+            run::run(*args, sub).await
+        }
+        Command::Init { path, force } => init(&path, force),
+        Command::Fuzz(args) => fuzz::execute(*args).await,
+        Command::List { scenarios } => list::list(&scenarios),
+        Command::Schemas(cmd) => schemas::schemas(cmd).await,
+        Command::Snapshot(args) => snapshot::execute(*args).await,
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "mcpcheck", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cmd)
+                .render(&mut out)
+                .context("rendering the man page")?;
+            std::io::Write::write_all(&mut std::io::stdout(), &out).context("writing stdout")?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `mcpcheck init`: the commented starter mcpcheck.toml.
+fn init(path: &std::path::Path, force: bool) -> anyhow::Result<ExitCode> {
+    if path.exists() && !force {
+        return Err(UsageError(format!(
+            "{} exists; pass --force to overwrite it",
+            path.display()
+        ))
+        .into());
+    }
+    std::fs::write(path, config::STARTER).with_context(|| format!("writing {}", path.display()))?;
+    println!(
+        "wrote {}: set [server] command, then run `mcpcheck run`",
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+
+    /// Every subcommand, nested ones too, shows examples in its --help.
+    #[test]
+    fn every_subcommand_has_examples() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for sub in cmd.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name());
+                let help = sub
+                    .get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
+                if !help.contains("Examples:") {
+                    missing.push(name.clone());
+                }
+                walk(sub, &name, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "mcpcheck", &mut missing);
+        assert!(missing.is_empty(), "no examples in --help of {missing:?}");
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::args::HttpTransportArg;
+use super::flags::{HttpTransportArg, RevisionArg};
 use super::{RunArgs, UsageError};
 use crate::protocol::Revision;
 use crate::runner::probe::ProbeConfig;
@@ -12,10 +12,9 @@ use crate::transport::http::HttpOptions;
 use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
 use crate::transport::target::Target;
 
-/// Parses a duration like `500ms`, `10s` or `1m`.
+/// Parses a duration like `500ms`, `10s` or `1m` given as `--flag` (or its config key).
 pub fn duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
-    humantime::parse_duration(text.trim())
-        .map_err(|e| UsageError(format!("--{flag} {text:?}: {e} (try 500ms, 10s, 1m)")))
+    super::flags::duration(text).map_err(|e| UsageError(format!("--{flag} {text:?}: {e}")))
 }
 
 pub fn revision(text: &str) -> Result<Revision, UsageError> {
@@ -96,22 +95,22 @@ pub fn scenarios(
 
 /// Resolves `mcpcheck run` arguments.
 pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
-    if args.url.is_some() {
+    if args.http.url.is_some() {
         return run_http(args);
     }
     let server = server_command(
-        args.server.as_deref(),
+        args.stdio.server.as_deref(),
         &args.command,
-        &args.env,
-        args.cwd.as_deref(),
+        &args.stdio.env,
+        args.stdio.cwd.as_deref(),
         "no server to check: give --server \"CMD ARGS\", put the command after --, e.g. `mcpcheck run -- python3 server.py`, or give --url",
     )?;
     let (timeout, session) = session_config(args)?;
     let stdio = StdioOptions {
         max_frame: args.max_frame_size,
         shutdown: ShutdownWaits {
-            after_close: duration("shutdown-wait", &args.shutdown_wait)?,
-            after_term: duration("kill-wait", &args.kill_wait)?,
+            after_close: args.shutdown_wait,
+            after_term: args.kill_wait,
         },
         write_timeout: timeout,
     };
@@ -123,7 +122,7 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
             },
             session,
         },
-        SearchPath::standard(args.schema_dir.as_deref()),
+        SearchPath::standard(args.protocol.schema_dir.as_deref()),
     ))
 }
 
@@ -132,19 +131,19 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let (timeout, session) = session_config(args)?;
     let target = http_target(
         &HttpTarget {
-            url: args.url.as_deref().unwrap_or_default(),
-            headers: &args.headers,
-            bearer_env: args.bearer_env.as_deref(),
-            transport: args.transport,
+            url: args.http.url.as_deref().unwrap_or_default(),
+            headers: &args.http.headers,
+            bearer_env: args.http.bearer_env.as_deref(),
+            transport: args.http.transport,
             max_frame: args.max_frame_size,
-            cacert: args.cacert.as_deref(),
+            cacert: args.http.cacert.as_deref(),
         },
         session.revision,
         timeout,
     )?;
     Ok((
         ProbeConfig { target, session },
-        SearchPath::standard(args.schema_dir.as_deref()),
+        SearchPath::standard(args.protocol.schema_dir.as_deref()),
     ))
 }
 
@@ -266,15 +265,19 @@ fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageErro
             args.max_frame_size
         )));
     }
-    let timeout = duration("timeout", &args.timeout)?;
+    let timeout = args.timeout;
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
-    let startup_timeout = duration("startup-timeout", &args.startup_timeout)?;
+    let revision = match args.protocol.protocol_version {
+        RevisionArg::Exact(r) => r,
+        // `run` resolves `auto` to a revision before it gets here.
+        RevisionArg::Auto => Revision::DEFAULT,
+    };
     let session = SessionConfig {
-        revision: revision(&args.protocol_version)?,
+        revision,
         timeout,
-        startup_timeout,
+        startup_timeout: args.protocol.startup_timeout,
         ..SessionConfig::default()
     };
     Ok((timeout, session))

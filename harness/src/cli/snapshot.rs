@@ -1,35 +1,30 @@
 //! `mcpcheck snapshot`: its arguments, and their resolution into a capture configuration.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
 
+use anyhow::Context;
 use clap::Args;
 
-use super::{Format, UsageError, resolve};
-use crate::scenario::exec::ToolPolicy;
+use super::flags::{Format, HttpFlags, ProtocolFlags, RevisionArg, StdioFlags, duration};
+use super::{EXIT_FINDINGS, UsageError, resolve};
+use crate::outcome::{SnapshotStatus, ToolPolicy};
 use crate::session::SessionConfig;
 use crate::snapshot::{Capture, PointerPattern, SnapshotOptions};
 use crate::transport::stdio::{ServerCommand, StdioOptions};
 
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
-    /// Server command line, split like a shell would (quotes group words).
-    #[arg(long, value_name = "CMD", conflicts_with = "command")]
-    pub server: Option<String>,
-    /// A Streamable HTTP server's MCP endpoint (loopback only), instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
-    pub url: Option<String>,
-    /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
-    pub headers: Vec<String>,
-    /// Environment variable holding a bearer token for --url (redacted from all output).
-    #[arg(long, value_name = "VAR", requires = "url")]
-    pub bearer_env: Option<String>,
-    /// A PEM file of CA certificates to trust for an https:// --url.
-    #[arg(long, value_name = "FILE", requires = "url")]
-    pub cacert: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub stdio: StdioFlags,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub http: HttpFlags,
+    #[command(flatten)]
+    pub protocol: ProtocolFlags,
     /// Directory of the snapshot files (one per area: server, tools, resources, prompts).
     #[arg(long, value_name = "DIR", default_value = "snapshots")]
     pub dir: PathBuf,
@@ -54,24 +49,9 @@ pub struct SnapshotArgs {
     /// Keep array lengths in result shapes (default: one entry per distinct element shape).
     #[arg(long)]
     pub array_lengths: bool,
-    /// Environment variable for the server (repeatable).
-    #[arg(long = "env", value_name = "KEY=VALUE")]
-    pub env: Vec<String>,
-    /// Working directory for the server.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
-    /// Protocol revision to request.
-    #[arg(long, value_name = "REVISION", default_value = "2025-11-25")]
-    pub protocol_version: String,
     /// How long to wait for each response (e.g. 500ms, 10s, 1m).
-    #[arg(long, value_name = "DURATION", default_value = "10s")]
-    pub timeout: String,
-    /// How long to wait for the `initialize` response, which includes the server's start-up.
-    #[arg(long, value_name = "DURATION", default_value = "30s")]
-    pub startup_timeout: String,
-    /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
-    #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
-    pub schema_dir: Option<PathBuf>,
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
+    pub timeout: Duration,
     /// Output on stdout: human (diffs) or json (the "snapshot" report area).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -97,19 +77,20 @@ impl Source {
 /// Resolves `mcpcheck snapshot` arguments into the server and how to capture.
 pub fn resolve(args: &SnapshotArgs) -> Result<(Source, Capture), UsageError> {
     let capture = capture(args)?;
-    if let Some(url) = &args.url {
-        let mut options = resolve::http_options(url, &args.headers, args.bearer_env.as_deref())?;
+    if let Some(url) = &args.http.url {
+        let mut options =
+            resolve::http_options(url, &args.http.headers, args.http.bearer_env.as_deref())?;
         options.timeout = capture.session.timeout;
-        if let Some(file) = &args.cacert {
+        if let Some(file) = &args.http.cacert {
             options.ca_pem = Some(resolve::read_cacert(file)?);
         }
         return Ok((Source::Http(options), capture));
     }
     let server = resolve::server_command(
-        args.server.as_deref(),
+        args.stdio.server.as_deref(),
         &args.command,
-        &args.env,
-        args.cwd.as_deref(),
+        &args.stdio.env,
+        args.stdio.cwd.as_deref(),
         "no server to snapshot: give --server \"CMD ARGS\", --url URL, or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`",
     )?;
     Ok((Source::Command(server), capture))
@@ -117,7 +98,7 @@ pub fn resolve(args: &SnapshotArgs) -> Result<(Source, Capture), UsageError> {
 
 /// How to capture: policy, redactions, calls and session settings.
 fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
-    let timeout = resolve::duration("timeout", &args.timeout)?;
+    let timeout = args.timeout;
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
@@ -149,16 +130,102 @@ fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
             calls,
         },
         session: SessionConfig {
-            revision: resolve::revision(&args.protocol_version)?,
+            revision: match args.protocol.protocol_version {
+                RevisionArg::Exact(r) => r,
+                RevisionArg::Auto => {
+                    return Err(UsageError(
+                        "--protocol-version auto is for `mcpcheck run`; snapshot needs a revision"
+                            .into(),
+                    ));
+                }
+            },
             timeout,
-            startup_timeout: resolve::duration("startup-timeout", &args.startup_timeout)?,
+            startup_timeout: args.protocol.startup_timeout,
             ..SessionConfig::default()
         },
         stdio: StdioOptions {
             write_timeout: timeout,
             ..StdioOptions::default()
         },
-        schema_dir: args.schema_dir.clone(),
+        schema_dir: args.protocol.schema_dir.clone(),
     };
     Ok(capture)
+}
+
+/// `mcpcheck snapshot`: capture, compare with the accepted files, report; exit 1 on change.
+pub async fn execute(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
+    if args.http.transport == super::flags::HttpTransportArg::Sse {
+        return Err(UsageError(
+            "--transport sse: snapshots speak Streamable HTTP; leave --transport out".into(),
+        )
+        .into());
+    }
+    let (server, capture) = resolve(&args)?;
+    let started = std::time::Instant::now();
+    let snap = match &server {
+        Source::Command(command) => capture.command(command).await,
+        Source::Http(options) => {
+            let transport = crate::transport::http::HttpTransport::new(options.clone())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            capture.transport(Box::new(transport)).await
+        }
+    }
+    .with_context(|| format!("snapshotting `{}`", server.display()))?;
+    let mut result = crate::snapshot::compare::compare(&snap, &args.dir, args.accept)?;
+    if args.review {
+        for area in result
+            .areas
+            .iter_mut()
+            .filter(|a| a.status == SnapshotStatus::Changed)
+        {
+            print!("{}", area.diff.as_deref().unwrap_or_default());
+            if ask(&format!("accept the change to {}? [y/N] ", area.area))? {
+                crate::snapshot::compare::accept_pending(&args.dir, &area.area)?;
+                area.status = SnapshotStatus::Accepted;
+            }
+        }
+    }
+    let took_ms = started.elapsed().as_millis() as u64;
+    match args.format {
+        Format::Json => {
+            let report = serde_json::json!({
+                "format_version": crate::outcome::REPORT_FORMAT_VERSION,
+                "mcpcheck_version": env!("CARGO_PKG_VERSION"),
+                "server": server.display(),
+                "duration_ms": took_ms,
+                "snapshot": result,
+            });
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        Format::Human => {
+            // --review already showed each diff as it asked.
+            print!(
+                "{}",
+                crate::report::human::snapshot(&result, !args.review, "")
+            );
+            if result.has_changes() {
+                println!(
+                    "snapshot changed: accept with `mcpcheck snapshot --accept` (or --review, or `cargo insta review`)"
+                );
+            }
+        }
+    }
+    Ok(if result.has_changes() {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Asks a yes/no question on the terminal; anything but y/yes (or end of input) is no.
+fn ask(question: &str) -> anyhow::Result<bool> {
+    use std::io::Write;
+    print!("{question}");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }

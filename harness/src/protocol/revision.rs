@@ -33,8 +33,11 @@ impl Revision {
         Revision::V2025_11_25,
     ];
 
-    /// The newest revision that still has an `initialize` handshake: the default.
+    /// The newest revision that still has an `initialize` handshake.
     pub const LATEST_HANDSHAKE: Revision = Revision::V2025_11_25;
+
+    /// The revision requested when the user names none: named once, here.
+    pub const DEFAULT: Revision = Revision::LATEST_HANDSHAKE;
 
     pub fn as_str(self) -> &'static str {
         match self {

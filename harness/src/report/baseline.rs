@@ -12,9 +12,7 @@ use std::path::Path;
 use saphyr::{LoadableYamlNode, Yaml};
 use serde::Serialize;
 
-use crate::check::Severity;
-use crate::runner::RunReport;
-use crate::scenario::exec::Verdict;
+use crate::outcome::{RunReport, Severity, Verdict};
 
 /// A baseline file's problem: exit code 2.
 #[derive(Debug, thiserror::Error)]

@@ -9,11 +9,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::check::Finding;
-use crate::runner::RunReport;
-use crate::scenario::exec::Verdict;
-use crate::session::SchemaStatus;
-use crate::session::{Direction, Entry};
+use crate::outcome::{Direction, Entry, Finding, RunReport, SchemaStatus, StepStatus, Verdict};
 
 /// Replaces machine- and time-dependent strings with placeholders.
 #[derive(Debug)]
@@ -143,7 +139,7 @@ pub fn apply(report: &mut RunReport, scrubber: &Scrubber) {
         s.took = Duration::ZERO;
     }
     for step in &mut report.steps {
-        if let crate::runner::StepStatus::Skipped { reason } = &mut step.status {
+        if let StepStatus::Skipped { reason } = &mut step.status {
             scrubber.scrub_in_place(reason);
         }
     }

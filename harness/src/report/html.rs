@@ -16,9 +16,9 @@ use sha2::{Digest, Sha256};
 
 use super::Input;
 use super::summary::{self, AreaTotals};
-use crate::check::Finding;
-use crate::runner::{StepStatus, Verdict as RunVerdict};
-use crate::session::{Direction, Entry, SchemaStatus};
+use crate::outcome::{
+    Counts, Direction, Entry, Finding, RunVerdict, SchemaStatus, StepStatus, Tally,
+};
 
 const TEMPLATE: &str = include_str!("assets/report.html");
 const SCRIPT: &str = include_str!("assets/report.js");
@@ -82,8 +82,8 @@ struct Page {
     duration: String,
     version: &'static str,
     format_version: u32,
-    counts: crate::runner::Counts,
-    tally: crate::runner::suite::Tally,
+    counts: Counts,
+    tally: Tally,
     areas: Vec<AreaTotals>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
     snapshot: Option<crate::snapshot::Comparison>,

@@ -2,9 +2,10 @@
 
 use std::fmt::Write;
 
-use crate::check::Severity;
-use crate::runner::{RunReport, StepStatus, Verdict};
-use crate::session::SchemaStatus;
+use crate::outcome::{
+    Comparison, Finding, RunReport, RunVerdict, ScenarioOutcome, SchemaStatus, Severity,
+    SnapshotStatus, StepStatus, Verdict,
+};
 
 /// How much the terminal summary says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,47 +29,6 @@ fn paint(label: &str) -> String {
         _ => Style::new(),
     };
     format!("{style}{label}{style:#}")
-}
-
-/// Renders the human summary with ANSI colors on the verdict labels, at `detail`.
-pub fn render_styled(report: &RunReport, detail: Detail) -> String {
-    let plain = render(report);
-    let mut out = String::with_capacity(plain.len() + 1024);
-    let lines: Vec<&str> = plain.lines().collect();
-    let last = lines.iter().rposition(|l| !l.is_empty()).unwrap_or(0);
-    for (n, line) in lines.iter().enumerate() {
-        if detail == Detail::Quiet && n != last {
-            continue;
-        }
-        out.push_str(&paint_line(line));
-        out.push('\n');
-        if detail == Detail::Verbose
-            && let Some(o) = failing_scenario(report, line)
-        {
-            for (i, e) in o.transcript.iter().enumerate() {
-                let arrow = match e.direction {
-                    crate::session::Direction::Sent => "→",
-                    crate::session::Direction::Received => "←",
-                    crate::session::Direction::Event => "•",
-                };
-                let _ = writeln!(
-                    out,
-                    "          #{i} {arrow} {}",
-                    crate::session::quote(&e.text, 400)
-                );
-            }
-        }
-    }
-    out
-}
-
-/// The failing scenario a summary line (`  FAIL  id`) names.
-fn failing_scenario<'a>(
-    report: &'a RunReport,
-    line: &str,
-) -> Option<&'a crate::scenario::exec::ScenarioOutcome> {
-    let id = line.strip_prefix("  FAIL  ")?.trim();
-    report.scenarios.iter().find(|o| o.id == id)
 }
 
 /// Colors the verdict word of every line in `text`.
@@ -200,7 +160,7 @@ pub fn header_failures(report: &RunReport) -> String {
 }
 
 /// One finding of the sweep with its spec reference, frame, expectation and evidence.
-fn finding(report: &RunReport, f: &crate::check::Finding) -> String {
+fn finding(report: &RunReport, f: &Finding) -> String {
     let mut out = String::new();
     let w = &mut out;
     let label = match f.severity {
@@ -224,7 +184,7 @@ fn finding(report: &RunReport, f: &crate::check::Finding) -> String {
         let _ = writeln!(
             w,
             "    frame:    #{i}{pointer}: {}",
-            crate::session::quote(frame, 300)
+            crate::protocol::text::quote(frame, 300)
         );
     } else if let Some(p) = &f.pointer {
         let _ = writeln!(w, "    pointer:  {p}");
@@ -246,8 +206,8 @@ fn finding(report: &RunReport, f: &crate::check::Finding) -> String {
 
 /// One scenario's verdict line, then each of its findings with the offending frame and the
 /// spec reference.
-pub fn scenario(o: &crate::scenario::exec::ScenarioOutcome) -> String {
-    use crate::scenario::exec::Verdict as V;
+pub fn scenario(o: &ScenarioOutcome) -> String {
+    use Verdict as V;
     let mut out = String::new();
     let w = &mut out;
     let (label, extra) = match &o.verdict {
@@ -265,7 +225,7 @@ pub fn scenario(o: &crate::scenario::exec::ScenarioOutcome) -> String {
             let _ = writeln!(
                 w,
                 "          frame #{i}: {}",
-                crate::session::quote(frame, 200)
+                crate::protocol::text::quote(frame, 200)
             );
         }
         let _ = writeln!(w, "          spec: {}", f.spec);
@@ -282,8 +242,8 @@ pub fn footer(report: &RunReport) -> String {
     let w = &mut out;
     let c = report.counts;
     let verdict = match report.verdict {
-        Verdict::Pass => "PASS",
-        Verdict::Fail => "FAIL",
+        RunVerdict::Pass => "PASS",
+        RunVerdict::Fail => "FAIL",
     };
     let _ = writeln!(w);
     let t = report.tally;
@@ -311,5 +271,25 @@ pub fn footer(report: &RunReport) -> String {
         "{verdict}: {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
         c.failures, c.warnings, c.infos, report.duration_ms
     );
+    out
+}
+
+/// The snapshot part of the human report: diffs, then one line per area.
+pub fn snapshot(c: &Comparison, diffs: bool, prefix: &str) -> String {
+    let mut out = String::new();
+    for a in c.areas.iter().filter(|_| diffs) {
+        if let Some(diff) = &a.diff {
+            out.push_str(diff);
+        }
+    }
+    for a in &c.areas {
+        let what = match a.status {
+            SnapshotStatus::Unchanged => "unchanged",
+            SnapshotStatus::Written => "written (first run)",
+            SnapshotStatus::Changed => "CHANGED (pending as .snap.new)",
+            SnapshotStatus::Accepted => "changed, accepted",
+        };
+        out.push_str(&format!("{prefix}{:<10} {what}  {}\n", a.area, a.path));
+    }
     out
 }

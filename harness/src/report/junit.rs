@@ -14,9 +14,7 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use super::Input;
 use super::summary::{self, area};
-use crate::check::{Finding, Severity};
-use crate::runner::StepStatus;
-use crate::scenario::exec::{ScenarioOutcome, Verdict};
+use crate::outcome::{Finding, ScenarioOutcome, Severity, StepStatus, Verdict};
 
 /// Renders the JUnit XML document.
 pub fn render(input: &Input<'_>) -> Result<String, quick_junit::SerializeError> {

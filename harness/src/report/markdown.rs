@@ -5,9 +5,7 @@ use std::fmt::Write;
 
 use super::Input;
 use super::summary;
-use crate::check::Severity;
-use crate::runner::Verdict as RunVerdict;
-use crate::scenario::exec::Verdict;
+use crate::outcome::{RunVerdict, Severity, Verdict};
 
 /// At most this many failures are listed; the rest are counted.
 const MAX_LISTED: usize = 50;
@@ -157,8 +155,10 @@ pub fn render(input: &Input<'_>) -> String {
     }
     // Failures outside any scenario's own rule, grouped by rule: one defect shows up in
     // every session, and the summary must stay short.
-    let mut by_rule: std::collections::BTreeMap<&str, (usize, Vec<&str>, &crate::check::Finding)> =
-        std::collections::BTreeMap::new();
+    let mut by_rule: std::collections::BTreeMap<
+        &str,
+        (usize, Vec<&str>, &crate::outcome::Finding),
+    > = std::collections::BTreeMap::new();
     for (id, f) in summary::scenario_protocol_failures(r) {
         let e = by_rule.entry(f.rule.as_str()).or_insert((0, Vec::new(), f));
         e.0 += 1;

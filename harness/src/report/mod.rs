@@ -1,8 +1,11 @@
 //! Turning a run into something a person or a machine reads.
 //!
-//! Every reporter renders the final [`RunReport`] (plus the baseline comparison), so one run
-//! can write all of them: `--report html=out/report.html --report junit=out/junit.xml ...`.
+//! Every reporter is a sink of the runner's events: the terminal and the event log print
+//! them as they come; the [`aggregate::Aggregator`] builds the final [`RunReport`], which the
+//! file reporters (HTML, JUnit, JSON, Markdown) render with the baseline comparison, so one
+//! run can write all of them: `--report html=out/report.html --report junit=out/junit.xml ...`.
 
+pub mod aggregate;
 pub mod baseline;
 pub mod deterministic;
 pub mod html;
@@ -17,7 +20,7 @@ pub mod terminal;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::runner::RunReport;
+use crate::outcome::{RunReport, RunVerdict};
 
 /// Writes the JSON report (format documented in `reports/results.schema.json`).
 pub fn to_json(report: &RunReport) -> String {
@@ -42,7 +45,7 @@ impl Input<'_> {
         }
         match self.baseline {
             Some(b) => b.passes(),
-            None => self.run.verdict == crate::runner::Verdict::Pass,
+            None => self.run.verdict == RunVerdict::Pass,
         }
     }
 }

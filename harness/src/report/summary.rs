@@ -4,9 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::check::{Finding, Severity};
-use crate::runner::RunReport;
-use crate::scenario::exec::{ScenarioOutcome, Verdict};
+use crate::outcome::{Finding, RunReport, ScenarioOutcome, Severity, Verdict};
 
 /// The area of a scenario: the first segment of its id (`tools/call-unknown` -> `tools`).
 pub fn area(id: &str) -> &str {

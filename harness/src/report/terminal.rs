@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::human::{self, Detail};
+use crate::outcome::Verdict;
 use crate::runner::events::{Event, EventSink, StepEnd};
-use crate::scenario::exec::Verdict;
 
 /// Rewrites every printed line: redacts secrets, and applies `--deterministic`.
 pub type Filter = Box<dyn Fn(&str) -> String + Send + Sync>;
@@ -164,7 +164,7 @@ impl EventSink for Terminal {
                 };
                 self.print(&format!(
                     "    [{scenario}]   #{index} {arrow} {}\n",
-                    crate::session::quote(text, 400)
+                    crate::protocol::text::quote(text, 400)
                 ));
             }
             Event::ScenarioFinished { outcome, .. } => {

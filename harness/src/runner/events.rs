@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::check::Finding;
+use crate::outcome::{
+    Direction, Entry, Finding, RunReport, RunVerdict, ScenarioOutcome, Tally, Verdict,
+};
 use crate::protocol::Revision;
-use crate::scenario::exec::{ScenarioOutcome, Verdict};
-use crate::session::{Direction, Entry};
 
 /// Something that happened in a run, as it happened.
 #[derive(Clone, Debug, Serialize)]
@@ -42,9 +42,10 @@ pub enum Event {
         revision: Revision,
         failures: usize,
         warnings: usize,
-        /// The sweep's report, for reporters that print it (not serialized).
+        /// The sweep's report: the run report before any scenario, owned by the event
+        /// (not serialized: its findings were events already).
         #[serde(skip)]
-        report: Arc<super::RunReport>,
+        report: Box<RunReport>,
     },
     ScenarioStarted {
         scenario: String,
@@ -111,14 +112,14 @@ pub enum Event {
         verdict: Verdict,
         findings: usize,
         duration_ms: u64,
-        /// The whole outcome, for reporters that print it (not serialized: its frames and
-        /// findings were events already).
+        /// The whole outcome, owned by the event: reporters print it and the aggregator
+        /// keeps it (not serialized: its frames and findings were events already).
         #[serde(skip)]
-        outcome: Arc<ScenarioOutcome>,
+        outcome: Box<ScenarioOutcome>,
     },
     RunFinished {
-        verdict: super::Verdict,
-        tally: super::suite::Tally,
+        verdict: RunVerdict,
+        tally: Tally,
         duration_ms: u64,
     },
 }
@@ -281,30 +282,25 @@ impl EventSink for Collect {
 }
 
 /// Emits the scenario-ending events for `outcome`: skipped or harness error if it ended
-/// that way, then finished.
-pub fn scenario_finished(events: &Emitter, outcome: ScenarioOutcome) -> ScenarioOutcome {
-    if events.is_empty() {
-        return outcome;
-    }
+/// that way, then finished, which hands the outcome itself to the sinks.
+pub fn scenario_finished(events: &Emitter, outcome: ScenarioOutcome) {
     let scenario = outcome.id.clone();
     match &outcome.verdict {
-        Verdict::Skip { reason } => events.emit(Event::ScenarioSkipped {
+        Verdict::Skip { reason } => events.emit_with(|| Event::ScenarioSkipped {
             scenario: scenario.clone(),
             reason: reason.clone(),
         }),
-        Verdict::Error { reason } => events.emit(Event::HarnessError {
+        Verdict::Error { reason } => events.emit_with(|| Event::HarnessError {
             scenario: Some(scenario.clone()),
             reason: reason.clone(),
         }),
         _ => {}
     }
-    let outcome = Arc::new(outcome);
-    events.emit(Event::ScenarioFinished {
+    events.emit_with(|| Event::ScenarioFinished {
         scenario,
         verdict: outcome.verdict.clone(),
         findings: outcome.findings.len(),
         duration_ms: outcome.duration_ms,
-        outcome: outcome.clone(),
+        outcome: Box::new(outcome),
     });
-    Arc::try_unwrap(outcome).unwrap_or_else(|shared| (*shared).clone())
 }

@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{
-    Counts, REPORT_FORMAT_VERSION, RunReport, StderrSummary, StepRecord, StepStatus, Verdict,
+use crate::check::rules;
+use crate::outcome::{
+    Counts, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
+    StepRecord, StepStatus, Tally,
 };
-use crate::check::{Finding, rules};
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig};
 use crate::transport::TransportError;
@@ -25,7 +26,8 @@ pub struct ProbeConfig {
 /// Most pages mcpcheck follows in one list before calling it endless.
 const MAX_PAGES: usize = 1000;
 
-/// Runs the probe. `Err` only for harness or setup problems (the server could not start).
+/// Runs the probe. `Err` only for harness or setup problems (the server could not start,
+/// or an HTTP endpoint is unreachable or not MCP).
 pub async fn run(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
@@ -159,9 +161,9 @@ pub async fn run(
         revision,
         profile,
         verdict: if counts.failures > 0 {
-            Verdict::Fail
+            RunVerdict::Fail
         } else {
-            Verdict::Pass
+            RunVerdict::Pass
         },
         counts,
         steps,
@@ -175,7 +177,7 @@ pub async fn run(
         duration_ms: started.elapsed().as_millis() as u64,
         transcript: record.transcript.entries().to_vec(),
         scenarios: Vec::new(),
-        tally: super::suite::Tally::default(),
+        tally: Tally::default(),
         snapshot: None,
     })
 }
@@ -183,7 +185,7 @@ pub async fn run(
 fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {
     let failed = session.findings()[findings_before..]
         .iter()
-        .any(|f| f.severity == crate::check::Severity::Failure);
+        .any(|f| f.severity == Severity::Failure);
     StepRecord {
         name: name.into(),
         status: if failed {

@@ -9,7 +9,6 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::matcher::{MatchContext, check_all};
@@ -22,41 +21,11 @@ use crate::check::{Finding, Severity};
 use crate::protocol::{Message, Outcome, RequestId};
 use crate::runner::events::{Emitter, Event, FindingScope, StepEnd};
 use crate::schema::SchemaStore;
-use crate::session::{Entry, Handshake, Reply, Session, SessionConfig, SessionError, Unsolicited};
+use crate::session::{Handshake, Reply, Session, SessionConfig, SessionError, Unsolicited};
 use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
-/// Which tools a scenario may call: real tools have side effects.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolPolicy {
-    /// No `tools/call` at all.
-    None,
-    /// Only tools annotated `readOnlyHint: true`.
-    #[default]
-    Readonly,
-    /// Every tool (except `destructiveHint: true` ones, unless allowed).
-    All,
-}
-
-impl ToolPolicy {
-    /// Why this policy forbids calling `tool` (its `tools/list` entry, if known), if it
-    /// does: `readonly` needs `readOnlyHint: true`; `all` still skips `destructiveHint: true`.
-    pub fn forbids(self, tool: Option<&Value>) -> Option<String> {
-        let annotations = tool.and_then(|t| t.get("annotations"));
-        let flag = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
-        match self {
-            ToolPolicy::None => Some("--call-tools none".into()),
-            ToolPolicy::Readonly if flag("readOnlyHint") != Some(true) => {
-                Some("not annotated readOnlyHint (--call-tools readonly)".into())
-            }
-            ToolPolicy::All if flag("destructiveHint") == Some(true) => {
-                Some("annotated destructiveHint".into())
-            }
-            _ => None,
-        }
-    }
-}
+pub use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
 
 /// What a scenario run needs.
 #[derive(Clone, Debug)]
@@ -68,47 +37,6 @@ pub struct ExecConfig {
     /// User-given arguments per tool name (`--tool-args`): those tools may be called
     /// under `readonly` too, with these arguments.
     pub tool_args: Arc<BTreeMap<String, Value>>,
-}
-
-/// The verdict on one scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
-    Pass,
-    /// A MUST-level expectation broke.
-    Fail,
-    /// Only SHOULD-level expectations broke.
-    Warn,
-    /// Not run, and why.
-    Skip {
-        reason: String,
-    },
-    /// A harness or setup problem, not the server's fault.
-    Error {
-        reason: String,
-    },
-}
-
-/// The outcome of one scenario.
-#[derive(Clone, Debug, Serialize)]
-pub struct ScenarioOutcome {
-    pub id: String,
-    pub title: String,
-    pub spec: String,
-    #[serde(flatten)]
-    pub verdict: Verdict,
-    /// Broken expectations, and session findings of the scenario's own rule.
-    pub findings: Vec<Finding>,
-    /// Session findings of other rules: they count for the run, not for this scenario.
-    pub protocol: Vec<Finding>,
-    /// Checks that could not run (no schema), never counted as passed.
-    pub unchecked: Vec<String>,
-    /// Steps skipped (a tool the policy forbids), with why.
-    pub skipped_steps: Vec<String>,
-    pub duration_ms: u64,
-    pub transcript: Vec<Entry>,
-    /// The server's stderr during this scenario (stdio only).
-    pub stderr: StderrExcerpt,
 }
 
 /// Runs one scenario on a fresh server process.

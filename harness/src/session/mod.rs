@@ -45,7 +45,7 @@ pub struct SessionConfig {
 impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
-            revision: Revision::LATEST_HANDSHAKE,
+            revision: Revision::DEFAULT,
             timeout: Duration::from_secs(10),
             startup_timeout: Duration::from_secs(30),
             client_capabilities: json!({}),
@@ -98,27 +98,7 @@ pub enum SessionError {
     },
 }
 
-/// What the server said about itself in `initialize`.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct ServerProfile {
-    /// The version string the server answered with, verbatim.
-    pub protocol_version: Option<String>,
-    pub capabilities: Value,
-    pub server_info: Value,
-    pub instructions: Option<String>,
-    /// 2026-07-28: the `supportedVersions` of `server/discover` (empty for handshake revisions).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub supported_versions: Vec<String>,
-}
-
-impl ServerProfile {
-    /// Whether the server declared a capability (`tools`, `resources`, ...).
-    pub fn declares(&self, capability: &str) -> bool {
-        self.capabilities
-            .get(capability)
-            .is_some_and(|c| !c.is_null())
-    }
-}
+pub use crate::outcome::{SchemaStatus, ServerProfile};
 
 /// Overrides of the handshake, for negotiation tests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -129,21 +109,6 @@ pub struct Handshake {
     pub capabilities: Option<Value>,
     /// Leave out `notifications/initialized`.
     pub skip_initialized: bool,
-}
-
-/// Whether schema checks ran.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum SchemaStatus {
-    /// Every inbound message was validated; `messages` were checked.
-    Checked {
-        revision: Revision,
-        source: String,
-        pinned: bool,
-        messages: usize,
-    },
-    /// No schema was at hand: schema checks were skipped, not passed.
-    Skipped { reason: String },
 }
 
 #[derive(Debug)]

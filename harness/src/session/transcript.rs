@@ -1,40 +1,11 @@
 //! The wire transcript of a session: everything sent and received, with times.
 
-use std::time::{Duration, Instant};
-
-use serde::Serialize;
+use std::time::Instant;
 
 /// Entries kept per session; a server flooding valid frames past this is counted, not kept.
 const MAX_ENTRIES: usize = 100_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// From mcpcheck to the server.
-    Sent,
-    /// From the server to mcpcheck.
-    Received,
-    /// Something observed about the connection (exit, framing).
-    Event,
-}
-
-/// One transcript entry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Entry {
-    /// Time since the session started.
-    #[serde(serialize_with = "ser_duration_ms")]
-    pub at: Duration,
-    pub direction: Direction,
-    /// The message text as on the wire (lossy UTF-8 for raw bytes), or an event description.
-    pub text: String,
-    /// The HTTP exchange or SSE event behind an entry (HTTP transports only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub http: Option<crate::transport::http::HttpRecord>,
-}
-
-fn ser_duration_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64((d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0)
-}
+pub use crate::outcome::{Direction, Entry};
 
 #[derive(Clone, Debug)]
 pub struct Transcript {

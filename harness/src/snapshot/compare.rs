@@ -2,49 +2,9 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use super::{Snapshot, SnapshotError, file};
 
-/// What happened to one area's snapshot file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Same as the accepted snapshot.
-    Unchanged,
-    /// First run: no snapshots existed, so this one was written as accepted.
-    Written,
-    /// Differs from (or is missing beside) the accepted snapshots; pending as `.snap.new`.
-    Changed,
-    /// Differed, and `--accept` made it the accepted snapshot.
-    Accepted,
-}
-
-/// One area's outcome.
-#[derive(Clone, Debug, Serialize)]
-pub struct AreaOutcome {
-    pub area: String,
-    pub status: Status,
-    /// The accepted file.
-    pub path: String,
-    /// Unified diff from the accepted to the new snapshot, when they differ.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
-}
-
-/// The outcome of comparing every area: the "snapshot" area of a JSON report.
-#[derive(Clone, Debug, Serialize)]
-pub struct Comparison {
-    pub dir: String,
-    pub areas: Vec<AreaOutcome>,
-}
-
-impl Comparison {
-    /// Whether any area differs and was not accepted (exit 1).
-    pub fn has_changes(&self) -> bool {
-        self.areas.iter().any(|a| a.status == Status::Changed)
-    }
-}
+pub use crate::outcome::{AreaOutcome, Comparison, SnapshotStatus as Status};
 
 /// Compares `snapshot` with the files in `dir`; writes them all on the first run, writes
 /// `.snap.new` files for changes (or accepts them with `accept`), and removes stale

@@ -1,0 +1,147 @@
+//! Flag groups shared by `run`, `fuzz` and `snapshot` (`#[command(flatten)]`), and the
+//! value parsers that turn text into typed values at the CLI edge.
+//!
+//! Each group is written once, so the three commands spell, document and validate the
+//! same flag the same way.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::protocol::Revision;
+
+/// The server as a command to start (stdio). The command itself (`-- CMD ARGS`) is each
+/// command's last positional argument, after any others.
+#[derive(Debug, Default, Args)]
+pub struct StdioFlags {
+    /// Server command line, split like a shell would (quotes group words).
+    #[arg(long, value_name = "CMD", conflicts_with = "command")]
+    pub server: Option<String>,
+    /// Environment variable for the server (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Working directory for the server.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// The server as an HTTP endpoint.
+#[derive(Debug, Default, Args)]
+pub struct HttpFlags {
+    /// A Streamable HTTP (or HTTP+SSE) server's MCP endpoint (loopback only), instead of a
+    /// command, e.g. `http://127.0.0.1:8808/mcp`.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
+    pub url: Option<String>,
+    /// The HTTP transport of --url: auto (detect as the spec's backwards-compatibility
+    /// section says), streamable-http (2025-03-26 on) or sse (the HTTP+SSE of 2024-11-05).
+    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "url")]
+    pub transport: HttpTransportArg,
+    /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Environment variable holding a bearer token for --url; it is sent as
+    /// `Authorization: Bearer ...` and redacted from every output.
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub bearer_env: Option<String>,
+    /// A PEM file of CA certificates to trust for an https:// --url (e.g. a local server's
+    /// self-signed certificate), beside the system's roots.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub cacert: Option<PathBuf>,
+}
+
+/// The protocol session: which revision, how long the server may take to start, and
+/// where the schemas are.
+#[derive(Debug, Args)]
+pub struct ProtocolFlags {
+    /// Protocol revision to request (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or the
+    /// stateless 2026-07-28); `run` also takes `auto`: probe with server/discover and
+    /// initialize, print what the server supports, and run at the newest revision it shares.
+    #[arg(long, value_name = "REVISION", default_value_t = RevisionArg::Exact(Revision::DEFAULT))]
+    pub protocol_version: RevisionArg,
+    /// How long to wait for the first response, which includes the server's start-up.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    pub startup_timeout: Duration,
+    /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
+    #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
+    pub schema_dir: Option<PathBuf>,
+}
+
+/// `--protocol-version`: a revision, or `auto` (ask the server).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RevisionArg {
+    /// Probe the server and run at the newest revision it shares.
+    Auto,
+    /// This revision.
+    Exact(Revision),
+}
+
+impl std::str::FromStr for RevisionArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text.eq_ignore_ascii_case("auto") {
+            return Ok(RevisionArg::Auto);
+        }
+        text.parse()
+            .map(RevisionArg::Exact)
+            .map_err(|e: crate::protocol::UnknownRevision| e.to_string())
+    }
+}
+
+impl std::fmt::Display for RevisionArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RevisionArg::Auto => f.write_str("auto"),
+            RevisionArg::Exact(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+/// Which HTTP transport `--url` speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum HttpTransportArg {
+    /// Detect it, as the spec's backwards-compatibility section says.
+    #[default]
+    Auto,
+    /// Streamable HTTP (2025-03-26 on).
+    StreamableHttp,
+    /// HTTP+SSE (2024-11-05).
+    Sse,
+}
+
+/// What stdout (or `--output`) carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A summary for people.
+    Human,
+    /// The JSON report.
+    Json,
+}
+
+/// Parses a duration like `500ms`, `10s` or `1m` (clap's value parser).
+pub fn duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim()).map_err(|e| format!("{e} (try 500ms, 10s, 1m)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revisions_parse_with_auto_and_name_the_known_ones_on_error() {
+        assert_eq!("AUTO".parse::<RevisionArg>(), Ok(RevisionArg::Auto));
+        assert_eq!(
+            "2025-06-18".parse::<RevisionArg>(),
+            Ok(RevisionArg::Exact(Revision::V2025_06_18))
+        );
+        let e = "2025-13-01".parse::<RevisionArg>().unwrap_err();
+        assert!(e.contains("2025-11-25"), "{e}");
+    }
+
+    #[test]
+    fn durations_parse_and_bad_ones_say_how() {
+        assert_eq!(duration(" 500ms"), Ok(Duration::from_millis(500)));
+        assert!(duration("ten").unwrap_err().contains("try 500ms"));
+    }
+}

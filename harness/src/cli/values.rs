@@ -1,0 +1,23 @@
+//! How core types appear on the command line: clap's view of them lives here, at the CLI
+//! edge, so the library's types carry no clap derives.
+
+use clap::builder::PossibleValue;
+
+use crate::outcome::ToolPolicy;
+
+impl clap::ValueEnum for ToolPolicy {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ToolPolicy::None, ToolPolicy::Readonly, ToolPolicy::All]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            ToolPolicy::None => PossibleValue::new("none").help("No `tools/call` at all"),
+            ToolPolicy::Readonly => {
+                PossibleValue::new("readonly").help("Only tools annotated `readOnlyHint: true`")
+            }
+            ToolPolicy::All => PossibleValue::new("all")
+                .help("Every tool (except `destructiveHint: true` ones, unless allowed)"),
+        })
+    }
+}

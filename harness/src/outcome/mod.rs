@@ -1,0 +1,23 @@
+//! What a run found, as plain data: findings, verdicts, scenario outcomes, the run report.
+//!
+//! Everything above the transport imports these types and nothing here imports upward, so
+//! the runner, the reporters, the fuzzer and the CLI share one vocabulary without reaching
+//! into each other. (The transport sits below: a transcript entry holds its HTTP records.)
+
+mod finding;
+mod policy;
+mod profile;
+mod run;
+mod scenario;
+mod snapshot;
+mod transcript;
+
+pub use finding::{Finding, Rule, Severity};
+pub use policy::ToolPolicy;
+pub use profile::{SchemaStatus, ServerProfile};
+pub use run::{
+    Counts, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord, StepStatus,
+};
+pub use scenario::{ScenarioOutcome, Tally, Verdict};
+pub use snapshot::{AreaOutcome, Comparison, SnapshotStatus};
+pub use transcript::{Direction, Entry};

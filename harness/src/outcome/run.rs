@@ -1,0 +1,178 @@
+//! The complete outcome of `mcpcheck run`: what the file reporters render.
+
+use serde::Serialize;
+
+use super::{
+    Comparison, Entry, Finding, ScenarioOutcome, SchemaStatus, ServerProfile, Severity, Tally,
+};
+use crate::protocol::Revision;
+use crate::transport::ShutdownReport;
+
+/// What happened to one step of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum StepStatus {
+    /// It ran and broke no rule.
+    Passed,
+    /// The step broke rules (its findings say which).
+    Failed,
+    /// The step did not run, and why.
+    Skipped {
+        /// Why it did not run.
+        reason: String,
+    },
+}
+
+/// One step of the protocol sweep (`initialize`, `ping`, `tools/list`, ...) and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StepRecord {
+    /// The step, as the method it exercises.
+    pub name: String,
+    /// How it ended.
+    #[serde(flatten)]
+    pub status: StepStatus,
+}
+
+/// Overall verdict of a run, mapped to the exit code by the CLI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunVerdict {
+    /// No failure-level findings.
+    Pass,
+    /// At least one MUST-level rule broken.
+    Fail,
+}
+
+/// The complete outcome of `mcpcheck run`, as written to the JSON report.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// Version of this report format.
+    pub format_version: u32,
+    /// The mcpcheck that wrote the report.
+    pub mcpcheck_version: &'static str,
+    /// The server command line or URL (secrets redacted).
+    pub server: String,
+    /// The revision mcpcheck asked for.
+    pub requested_revision: Revision,
+    /// The revision the session ran in after negotiation.
+    pub revision: Revision,
+    /// What the server said about itself; none when the handshake failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ServerProfile>,
+    /// Pass or fail, before the baseline is applied.
+    pub verdict: RunVerdict,
+    /// The sweep's findings by severity.
+    pub counts: Counts,
+    /// The sweep's steps.
+    pub steps: Vec<StepRecord>,
+    /// The sweep's findings (a scenario's are in its outcome).
+    pub findings: Vec<Finding>,
+    /// Whether the sweep's messages were schema-checked.
+    pub schema: SchemaStatus,
+    /// How the sweep's server process ended (stdio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shutdown: Option<ShutdownReport>,
+    /// The sweep server's stderr.
+    pub stderr: StderrSummary,
+    /// Wall time of the whole run.
+    pub duration_ms: u64,
+    /// The sweep's wire transcript.
+    pub transcript: Vec<Entry>,
+    /// The scenario suite's outcomes, each from its own server process.
+    pub scenarios: Vec<ScenarioOutcome>,
+    /// Scenarios by verdict.
+    pub tally: Tally,
+    /// `--snapshot-dir`: the server's snapshot compared with the accepted one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<Comparison>,
+}
+
+impl RunReport {
+    /// A report with nothing in it yet: no profile, no steps, no findings, passing.
+    pub fn empty(server: impl Into<String>, revision: Revision) -> Self {
+        RunReport {
+            format_version: REPORT_FORMAT_VERSION,
+            mcpcheck_version: env!("CARGO_PKG_VERSION"),
+            server: server.into(),
+            requested_revision: revision,
+            revision,
+            profile: None,
+            verdict: RunVerdict::Pass,
+            counts: Counts::default(),
+            steps: Vec::new(),
+            findings: Vec::new(),
+            schema: SchemaStatus::Skipped {
+                reason: "nothing was checked yet".into(),
+            },
+            shutdown: None,
+            stderr: StderrSummary::default(),
+            duration_ms: 0,
+            transcript: Vec::new(),
+            scenarios: Vec::new(),
+            tally: Tally::default(),
+            snapshot: None,
+        }
+    }
+
+    /// Folds the scenario outcomes into the report and its verdict.
+    pub fn add_scenarios(&mut self, outcomes: Vec<ScenarioOutcome>, took_ms: u64) {
+        self.duration_ms += took_ms;
+        self.tally = Tally::of(&outcomes);
+        let protocol_failure = outcomes
+            .iter()
+            .flat_map(|o| &o.protocol)
+            .any(|f| f.severity == Severity::Failure);
+        if self.tally.fail > 0 || protocol_failure {
+            self.verdict = RunVerdict::Fail;
+        }
+        self.scenarios = outcomes;
+    }
+
+    /// Folds a snapshot comparison into the report: an unaccepted change fails the run.
+    pub fn add_snapshot(&mut self, comparison: Comparison) {
+        if comparison.has_changes() {
+            self.verdict = RunVerdict::Fail;
+        }
+        self.snapshot = Some(comparison);
+    }
+
+    /// Whether a scenario hit a harness or scenario-file problem (exit 2).
+    pub fn has_errors(&self) -> bool {
+        self.tally.error > 0
+    }
+}
+
+/// Findings by severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// MUST-level findings.
+    pub failures: usize,
+    /// SHOULD-level findings.
+    pub warnings: usize,
+    /// Notes that break no rule.
+    pub infos: usize,
+}
+
+impl Counts {
+    /// Counts `findings` by severity.
+    pub fn of(findings: &[Finding]) -> Self {
+        let n = |s| findings.iter().filter(|f| f.severity == s).count();
+        Counts {
+            failures: n(Severity::Failure),
+            warnings: n(Severity::Warning),
+            infos: n(Severity::Info),
+        }
+    }
+}
+
+/// What the server wrote on stderr: how much, and its last lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StderrSummary {
+    /// Bytes written in all.
+    pub bytes: u64,
+    /// The last lines.
+    pub tail: Vec<String>,
+}
+
+/// The version of the JSON report's format (`reports/results.schema.json`).
+pub const REPORT_FORMAT_VERSION: u32 = 1;

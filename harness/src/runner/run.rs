@@ -1,0 +1,65 @@
+//! One `mcpcheck run`: the protocol sweep, then the scenario suite, told as events.
+//!
+//! Nothing is returned but a harness error: the terminal, the event log and the report
+//! aggregator learn the outcome from the events, so they cannot disagree.
+
+use std::sync::Arc;
+
+use super::events::{Emitter, Event, FindingScope};
+use super::probe::{self, ProbeConfig};
+use super::suite;
+use crate::scenario::Scenario;
+use crate::scenario::exec::ExecConfig;
+use crate::schema::SchemaStore;
+use crate::transport::TransportError;
+
+/// Everything a run needs, resolved from the arguments and the config file.
+#[derive(Debug)]
+pub struct RunPlan {
+    /// The protocol sweep: the server, the session settings, the revision.
+    pub probe: ProbeConfig,
+    /// How each scenario reaches the server and which tools it may call.
+    pub exec: Arc<ExecConfig>,
+    /// The scenarios selected, in suite order.
+    pub scenarios: Vec<Scenario>,
+    /// Scenarios run at once, each with its own server.
+    pub jobs: usize,
+}
+
+/// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every
+/// scenario's events. `run_finished` is the caller's, after the baseline is applied.
+pub async fn run(
+    plan: &RunPlan,
+    store: Arc<SchemaStore>,
+    events: &Emitter,
+) -> Result<(), TransportError> {
+    events.emit(Event::RunStarted {
+        planned: plan.scenarios.len(),
+        target: plan.probe.target.describe(),
+        revision: plan.probe.session.revision,
+        jobs: plan.jobs,
+    });
+    let sweep = probe::run(&plan.probe, store.clone()).await?;
+    for f in &sweep.findings {
+        events.emit_with(|| Event::Finding {
+            scenario: None,
+            scope: FindingScope::Sweep,
+            finding: f.clone(),
+        });
+    }
+    events.emit(Event::SweepFinished {
+        revision: sweep.revision,
+        failures: sweep.counts.failures,
+        warnings: sweep.counts.warnings,
+        report: Box::new(sweep),
+    });
+    suite::run(
+        &plan.scenarios,
+        plan.exec.clone(),
+        store,
+        plan.jobs,
+        events.clone(),
+    )
+    .await;
+    Ok(())
+}
