@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcpcheck::outcome::{
-    Counts, Direction, Entry, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
+    Counts, Direction, Entry, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
     ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, Tally, Verdict as V,
 };
 use mcpcheck::outcome::{Finding, Severity};
@@ -108,6 +108,7 @@ fn synthetic() -> RunReport {
             supported_versions: vec![],
         }),
         verdict: Verdict::Pass,
+        fail_on: FailOn::Failure,
         counts: Counts::default(),
         steps: vec![],
         findings: vec![],

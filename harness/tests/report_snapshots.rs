@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcpcheck::outcome::{
-    Counts, Direction, Entry, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
+    Counts, Direction, Entry, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
     ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, StepRecord, StepStatus, Tally,
     Verdict as V,
 };
@@ -128,6 +128,7 @@ fn sample() -> RunReport {
             supported_versions: vec![],
         }),
         verdict: Verdict::Pass,
+        fail_on: FailOn::Failure,
         counts: Counts::of(std::slice::from_ref(&sweep_warning)),
         steps: vec![
             StepRecord {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
-use crate::outcome::ToolPolicy;
+use crate::outcome::{FailOn, ToolPolicy};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -92,6 +92,10 @@ pub struct ReportArgs {
     /// failures do not fail the run, unlisted ones do, listed ones that pass are stale.
     #[arg(long, value_name = "FILE")]
     pub expected_failures: Option<PathBuf>,
+    /// What fails the run (exit 1): `failure` (MUST-level findings, the default) or
+    /// `warning` (SHOULD-level ones too).
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = FailOn::Failure)]
+    pub fail_on: FailOn,
     /// Rewrite --expected-failures to this run's failures (keeping known reasons).
     #[arg(long, requires = "expected_failures")]
     pub update_baseline: bool,

@@ -64,6 +64,7 @@ pub struct RunSection {
     pub kill_wait: Option<String>,
     pub jobs: Option<usize>,
     pub call_tools: Option<String>,
+    pub fail_on: Option<String>,
     #[serde(default)]
     pub include: Vec<String>,
     #[serde(default)]
@@ -229,6 +230,14 @@ pub fn apply(
             ))
         })?;
     }
+    if let Some(level) = r.fail_on.as_ref().filter(|_| !from_cli("fail_on")) {
+        args.reports.fail_on = <crate::outcome::FailOn as clap::ValueEnum>::from_str(level, true)
+            .map_err(|_| {
+            UsageError(format!(
+                "[run] fail-on = {level:?}: expected failure or warning"
+            ))
+        })?;
+    }
     if !from_cli("include") && !r.include.is_empty() {
         args.include = r.include.clone();
     }
@@ -312,8 +321,14 @@ command = ["python3", "server.py"]
 # kill-wait = "2s"
 # Scenarios run in parallel, each with its own server (default: number of cores).
 # jobs = 4
-# Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all.
-# call-tools = "readonly"
+# Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all. The
+# default calls only tools that say they are read-only: safe against any server. For your
+# own server in CI (a test instance whose tools may run), "all" exercises every check that
+# needs a tool call (progress, logging, content, errors); tools annotated destructiveHint
+# are still never called.
+# call-tools = "all"
+# What fails the run: "failure" (MUST-level findings, the default) or "warning" (SHOULD too).
+# fail-on = "warning"
 # Arguments to call tools with; tools listed here may be called under readonly too.
 # tool-args = { echo = { message = "hello" }, add = { a = 1, b = 2 } }
 # Scenario selection by id glob.

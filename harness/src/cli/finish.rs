@@ -43,6 +43,7 @@ pub fn finish(
     schema_dir: Option<&std::path::Path>,
     redact: &dyn Fn(&str) -> String,
 ) -> Result<Finished, FinishError> {
+    report.set_fail_on(args.fail_on);
     if args.deterministic {
         deterministic::apply(&mut report, &Scrubber::for_this_process(schema_dir));
     }

@@ -3,7 +3,7 @@
 
 use clap::builder::PossibleValue;
 
-use crate::outcome::ToolPolicy;
+use crate::outcome::{FailOn, ToolPolicy};
 
 impl clap::ValueEnum for ToolPolicy {
     fn value_variants<'a>() -> &'a [Self] {
@@ -18,6 +18,21 @@ impl clap::ValueEnum for ToolPolicy {
             }
             ToolPolicy::All => PossibleValue::new("all")
                 .help("Every tool (except `destructiveHint: true` ones, unless allowed)"),
+        })
+    }
+}
+
+impl clap::ValueEnum for FailOn {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[FailOn::Failure, FailOn::Warning]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            FailOn::Failure => PossibleValue::new("failure")
+                .help("Only MUST-level findings and failing scenarios fail the run"),
+            FailOn::Warning => PossibleValue::new("warning")
+                .help("SHOULD-level findings and warning scenarios fail it too"),
         })
     }
 }

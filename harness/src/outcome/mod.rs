@@ -16,7 +16,8 @@ pub use finding::{Finding, Rule, Severity};
 pub use policy::ToolPolicy;
 pub use profile::{SchemaStatus, ServerProfile};
 pub use run::{
-    Counts, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord, StepStatus,
+    Counts, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord,
+    StepStatus,
 };
 pub use scenario::{ScenarioOutcome, Tally, Verdict};
 pub use snapshot::{AreaOutcome, Comparison, SnapshotStatus};

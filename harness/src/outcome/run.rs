@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::{
     Comparison, Entry, Finding, ScenarioOutcome, SchemaStatus, ServerProfile, Severity, Tally,
+    Verdict,
 };
 use crate::protocol::Revision;
 use crate::transport::ShutdownReport;
@@ -43,6 +44,37 @@ pub enum RunVerdict {
     Fail,
 }
 
+/// The least severity that fails a run (`--fail-on`): MUST-level findings always do;
+/// `warning` makes SHOULD-level ones fail it too, for CI that holds a server to both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailOn {
+    /// Only MUST-level findings (and failing scenarios) fail the run.
+    #[default]
+    Failure,
+    /// SHOULD-level findings (and warning scenarios) fail it too.
+    Warning,
+}
+
+impl FailOn {
+    /// The least severity that counts as a failure.
+    pub fn threshold(self) -> Severity {
+        match self {
+            FailOn::Failure => Severity::Failure,
+            FailOn::Warning => Severity::Warning,
+        }
+    }
+
+    /// Whether a scenario with `verdict` fails the run.
+    pub fn fails(self, verdict: &Verdict) -> bool {
+        match verdict {
+            Verdict::Fail => true,
+            Verdict::Warn => self == FailOn::Warning,
+            _ => false,
+        }
+    }
+}
+
 /// The complete outcome of `mcpcheck run`, as written to the JSON report.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
@@ -61,6 +93,8 @@ pub struct RunReport {
     pub profile: Option<ServerProfile>,
     /// Pass or fail, before the baseline is applied.
     pub verdict: RunVerdict,
+    /// What fails the run (`--fail-on`).
+    pub fail_on: FailOn,
     /// The sweep's findings by severity.
     pub counts: Counts,
     /// The sweep's steps.
@@ -98,6 +132,7 @@ impl RunReport {
             revision,
             profile: None,
             verdict: RunVerdict::Pass,
+            fail_on: FailOn::default(),
             counts: Counts::default(),
             steps: Vec::new(),
             findings: Vec::new(),
@@ -118,14 +153,35 @@ impl RunReport {
     pub fn add_scenarios(&mut self, outcomes: Vec<ScenarioOutcome>, took_ms: u64) {
         self.duration_ms += took_ms;
         self.tally = Tally::of(&outcomes);
-        let protocol_failure = outcomes
-            .iter()
-            .flat_map(|o| &o.protocol)
-            .any(|f| f.severity == Severity::Failure);
-        if self.tally.fail > 0 || protocol_failure {
-            self.verdict = RunVerdict::Fail;
-        }
         self.scenarios = outcomes;
+        self.judge();
+    }
+
+    /// Sets what fails the run (`--fail-on`) and judges it again.
+    pub fn set_fail_on(&mut self, fail_on: FailOn) {
+        self.fail_on = fail_on;
+        self.judge();
+    }
+
+    /// The verdict from the findings and scenarios, at the `fail_on` threshold. A changed
+    /// snapshot, once failed, stays failed.
+    fn judge(&mut self) {
+        let threshold = self.fail_on.threshold();
+        let finding_fails = self
+            .findings
+            .iter()
+            .chain(self.scenarios.iter().flat_map(|o| &o.protocol))
+            .any(|f| f.severity >= threshold);
+        let scenario_fails = self
+            .scenarios
+            .iter()
+            .any(|o| self.fail_on.fails(&o.verdict));
+        let snapshot_changed = self.snapshot.as_ref().is_some_and(Comparison::has_changes);
+        self.verdict = if finding_fails || scenario_fails || snapshot_changed {
+            RunVerdict::Fail
+        } else {
+            RunVerdict::Pass
+        };
     }
 
     /// Folds a snapshot comparison into the report: an unaccepted change fails the run.

@@ -12,7 +12,7 @@ use std::path::Path;
 use saphyr::{LoadableYamlNode, Yaml};
 use serde::Serialize;
 
-use crate::outcome::{RunReport, Severity, Verdict};
+use crate::outcome::{RunReport, Verdict};
 
 /// A baseline file's problem: exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -220,11 +220,12 @@ fn looks_like_rule(report: &RunReport, id: &str) -> bool {
     !id.contains('/') || report.scenarios.is_empty()
 }
 
-/// The run's failures by id: failing scenarios, and failure-level findings outside them.
+/// The run's failures by id: failing scenarios, and findings outside them at or above the
+/// `--fail-on` severity (failure by default; warnings too with `--fail-on warning`).
 pub fn failures(report: &RunReport) -> BTreeMap<String, Failure> {
     let mut map = BTreeMap::new();
     for o in &report.scenarios {
-        if o.verdict == Verdict::Fail {
+        if report.fail_on.fails(&o.verdict) {
             map.entry(o.id.clone()).or_insert_with(|| Failure {
                 id: o.id.clone(),
                 what: o.title.clone(),
@@ -235,7 +236,7 @@ pub fn failures(report: &RunReport) -> BTreeMap<String, Failure> {
         .findings
         .iter()
         .chain(report.scenarios.iter().flat_map(|o| &o.protocol))
-        .filter(|f| f.severity == Severity::Failure);
+        .filter(|f| f.severity >= report.fail_on.threshold());
     for f in loose {
         map.entry(f.rule.clone()).or_insert_with(|| Failure {
             id: f.rule.clone(),

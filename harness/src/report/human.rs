@@ -241,9 +241,10 @@ pub fn footer(report: &RunReport) -> String {
     let mut out = String::new();
     let w = &mut out;
     let c = report.counts;
-    let verdict = match report.verdict {
-        RunVerdict::Pass => "PASS",
-        RunVerdict::Fail => "FAIL",
+    let verdict = match (report.verdict, report.fail_on) {
+        (RunVerdict::Pass, _) => "PASS",
+        (RunVerdict::Fail, crate::outcome::FailOn::Failure) => "FAIL",
+        (RunVerdict::Fail, crate::outcome::FailOn::Warning) => "FAIL (--fail-on warning)",
     };
     let _ = writeln!(w);
     let t = report.tally;

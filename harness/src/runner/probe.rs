@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::check::rules;
 use crate::outcome::{
-    Counts, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
+    Counts, FailOn, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
     StepRecord, StepStatus, Tally,
 };
 use crate::schema::SchemaStore;
@@ -165,6 +165,7 @@ pub async fn run(
         } else {
             RunVerdict::Pass
         },
+        fail_on: FailOn::default(),
         counts,
         steps,
         findings: record.findings,
