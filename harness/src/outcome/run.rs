@@ -68,7 +68,7 @@ impl FailOn {
     /// Whether a scenario with `verdict` fails the run.
     pub fn fails(self, verdict: &Verdict) -> bool {
         match verdict {
-            Verdict::Fail => true,
+            Verdict::Fail | Verdict::Blocked { .. } => true,
             Verdict::Warn => self == FailOn::Warning,
             _ => false,
         }

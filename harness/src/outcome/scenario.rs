@@ -9,6 +9,7 @@ use crate::transport::StderrExcerpt;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
+    /// Every expectation held.
     Pass,
     /// A MUST-level expectation broke.
     Fail,
@@ -16,12 +17,33 @@ pub enum Verdict {
     Warn,
     /// Not run, and why.
     Skip {
+        /// Why (a revision, a transport, an undeclared capability, nothing to check).
         reason: String,
     },
     /// A harness or setup problem, not the server's fault.
     Error {
+        /// What went wrong.
         reason: String,
     },
+    /// Not run because the server already failed in a way this scenario could only run
+    /// into again (no handshake, no answers, ...), or the run's deadline passed. Counted
+    /// with the failures, never as a pass.
+    Blocked {
+        /// The finding (or deadline) that blocked it.
+        reason: String,
+    },
+}
+
+impl Verdict {
+    /// Why it was skipped, errored or blocked.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Verdict::Skip { reason } | Verdict::Error { reason } | Verdict::Blocked { reason } => {
+                Some(reason)
+            }
+            Verdict::Pass | Verdict::Fail | Verdict::Warn => None,
+        }
+    }
 }
 
 /// The outcome of one scenario.
@@ -54,6 +76,8 @@ pub struct Tally {
     pub warn: usize,
     pub skip: usize,
     pub error: usize,
+    /// Scenarios blocked by an earlier failure or the deadline (they count as failures).
+    pub blocked: usize,
 }
 
 impl Tally {
@@ -66,6 +90,7 @@ impl Tally {
                 Verdict::Warn => t.warn += 1,
                 Verdict::Skip { .. } => t.skip += 1,
                 Verdict::Error { .. } => t.error += 1,
+                Verdict::Blocked { .. } => t.blocked += 1,
             }
         }
         t

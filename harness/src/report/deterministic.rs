@@ -155,7 +155,9 @@ pub fn apply(report: &mut RunReport, scrubber: &Scrubber) {
     settle_transcript(&mut report.transcript, &mut report.findings, scrubber);
     for o in &mut report.scenarios {
         o.duration_ms = 0;
-        if let Verdict::Skip { reason } | Verdict::Error { reason } = &mut o.verdict {
+        if let Verdict::Skip { reason } | Verdict::Error { reason } | Verdict::Blocked { reason } =
+            &mut o.verdict
+        {
             scrubber.scrub_in_place(reason);
         }
         o.findings

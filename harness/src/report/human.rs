@@ -216,6 +216,7 @@ pub fn scenario(o: &ScenarioOutcome) -> String {
         V::Warn => ("warn", String::new()),
         V::Skip { reason } => ("skip", format!(" — {reason}")),
         V::Error { reason } => ("ERROR", format!(" — {reason}")),
+        V::Blocked { reason } => ("BLOCK", format!(" — not run: {reason}")),
     };
     let _ = writeln!(w, "  {label:<5} {}{extra}", o.id);
     for f in o.findings.iter().chain(&o.protocol) {
@@ -251,8 +252,13 @@ pub fn footer(report: &RunReport) -> String {
     let scenarios = if report.scenarios.is_empty() {
         String::new()
     } else {
+        let blocked = if t.blocked > 0 {
+            format!(", {} blocked", t.blocked)
+        } else {
+            String::new()
+        };
         format!(
-            "; scenarios: {} pass, {} fail, {} warn, {} skip, {} error",
+            "; scenarios: {} pass, {} fail, {} warn, {} skip, {} error{blocked}",
             t.pass, t.fail, t.warn, t.skip, t.error
         )
     };

@@ -209,6 +209,12 @@ fn scenario_case(o: &ScenarioOutcome) -> TestCase {
             s.set_message(reason.as_str());
             s
         }
+        Verdict::Blocked { reason } => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(format!("not run: {reason}"));
+            s.set_type("blocked");
+            s
+        }
         Verdict::Error { reason } => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
             s.set_message(reason.as_str());

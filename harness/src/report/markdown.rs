@@ -145,6 +145,11 @@ pub fn render(input: &Input<'_>) -> String {
                     .unwrap_or_default(),
                 link("spec", &o.spec)
             )),
+            Verdict::Blocked { reason } => lines.push(format!(
+                "- ❌ `{}` blocked: {}",
+                o.id.replace('`', "'"),
+                escape(reason)
+            )),
             Verdict::Error { reason } => lines.push(format!(
                 "- ⚠️ `{}` error: {}",
                 o.id.replace('`', "'"),

@@ -20,6 +20,7 @@ pub struct AreaTotals {
     pub warn: usize,
     pub skip: usize,
     pub error: usize,
+    pub blocked: usize,
 }
 
 impl AreaTotals {
@@ -30,6 +31,7 @@ impl AreaTotals {
             Verdict::Warn => self.warn += 1,
             Verdict::Skip { .. } => self.skip += 1,
             Verdict::Error { .. } => self.error += 1,
+            Verdict::Blocked { .. } => self.blocked += 1,
         }
     }
 }
@@ -57,15 +59,13 @@ pub fn verdict_name(v: &Verdict) -> &'static str {
         Verdict::Warn => "warn",
         Verdict::Skip { .. } => "skip",
         Verdict::Error { .. } => "error",
+        Verdict::Blocked { .. } => "blocked",
     }
 }
 
-/// The reason of a skip or an error.
+/// The reason of a skip, an error or a block.
 pub fn verdict_reason(v: &Verdict) -> Option<&str> {
-    match v {
-        Verdict::Skip { reason } | Verdict::Error { reason } => Some(reason),
-        _ => None,
-    }
+    v.reason()
 }
 
 /// Failure-level findings of the scenario sessions that belong to no scenario: they fail the

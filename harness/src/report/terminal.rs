@@ -171,7 +171,10 @@ impl EventSink for Terminal {
                 if let Some(bar) = &self.bar {
                     bar.inc(1);
                 }
-                let failed = matches!(outcome.verdict, Verdict::Fail | Verdict::Error { .. });
+                let failed = matches!(
+                    outcome.verdict,
+                    Verdict::Fail | Verdict::Error { .. } | Verdict::Blocked { .. }
+                );
                 if self.detail != Detail::Quiet || failed {
                     self.print(&human::scenario(outcome));
                 }
