@@ -1,6 +1,13 @@
-//! Findings: what a server did wrong, with the rule it broke and where the spec says so.
+//! Findings (what a server did wrong, the rule it broke, where the spec says so) and the
+//! rule checks: pure functions from a frame or an exchange to findings, with no I/O.
 
+pub mod capabilities;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod progress;
 pub mod rules;
+pub mod schema;
+pub mod stateless;
 
 use serde::Serialize;
 
@@ -20,6 +27,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The lowercase name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -34,6 +42,7 @@ impl Severity {
 pub struct Finding {
     /// Stable id of the rule, e.g. `stdio.stdout-only-messages`, or a scenario's rule.
     pub rule: String,
+    /// How much it matters (the rule's, unless a revision softens it).
     pub severity: Severity,
     /// What happened, in one sentence.
     pub message: String,
@@ -87,21 +96,25 @@ impl Finding {
         }
     }
 
+    /// Pins the finding to transcript entry `frame`.
     pub fn at_frame(mut self, frame: usize) -> Self {
         self.frame = Some(frame);
         self
     }
 
+    /// Points into the offending message.
     pub fn pointer(mut self, pointer: impl Into<String>) -> Self {
         self.pointer = Some(pointer.into());
         self
     }
 
+    /// Says what was expected instead.
     pub fn expected(mut self, expected: impl Into<String>) -> Self {
         self.expected = Some(expected.into());
         self
     }
 
+    /// Quotes the server's evidence.
     pub fn evidence(mut self, evidence: impl Into<String>) -> Self {
         self.evidence = Some(evidence.into());
         self

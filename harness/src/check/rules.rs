@@ -8,7 +8,9 @@ use crate::protocol::Revision;
 /// A rule of the spec that a server can break.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Rule {
+    /// Stable id, `area.name`.
     pub id: &'static str,
+    /// Failure for a MUST, warning for a SHOULD.
     pub severity: Severity,
     /// Where the spec states the rule: `(first revision, page#anchor)` pairs, oldest
     /// first, because sections moved between revisions (`basic/messages` became `basic`).
