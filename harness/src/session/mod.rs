@@ -65,6 +65,7 @@ impl Default for SessionConfig {
 pub struct Reply {
     /// Transcript index of the response frame.
     pub frame: Option<usize>,
+    /// The result or error the server gave.
     pub outcome: Outcome,
     /// The response was not valid JSON-RPC (already reported) and was read leniently;
     /// checks of its details would only repeat that finding.
@@ -72,6 +73,7 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The result, unless the server answered with an error.
     pub fn result(&self) -> Option<&Value> {
         match &self.outcome {
             Outcome::Result(r) => Some(r),
@@ -79,6 +81,7 @@ impl Reply {
         }
     }
 
+    /// The error, unless the server answered with a result.
     pub fn error(&self) -> Option<&ErrorObject> {
         match &self.outcome {
             Outcome::Error(e) => Some(e),
@@ -92,8 +95,11 @@ impl Reply {
 pub struct ServerProfile {
     /// The version string the server answered with, verbatim.
     pub protocol_version: Option<String>,
+    /// Its `capabilities` (null when missing).
     pub capabilities: Value,
+    /// Its name and version (`serverInfo`; null when missing).
     pub server_info: Value,
+    /// Its `instructions` for the client, if any.
     pub instructions: Option<String>,
     /// 2026-07-28: the `supportedVersions` of `server/discover` (empty for handshake revisions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -126,13 +132,20 @@ pub struct Handshake {
 pub enum SchemaStatus {
     /// Every inbound message was validated; `messages` were checked.
     Checked {
+        /// The revision whose schema was used.
         revision: Revision,
+        /// Where the schema file was found.
         source: String,
+        /// Whether it matched the SHA-256 pin compiled into mcpcheck.
         pinned: bool,
+        /// How many messages were validated.
         messages: usize,
     },
     /// No schema was at hand: schema checks were skipped, not passed.
-    Skipped { reason: String },
+    Skipped {
+        /// Why no schema was at hand.
+        reason: String,
+    },
 }
 
 #[derive(Debug)]
@@ -150,21 +163,31 @@ const MAX_TIMEOUT_EXTENSIONS: u32 = 30;
 /// A message the server sent on its own (notification or request), kept for scenarios.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unsolicited {
+    /// Transcript index of its frame.
     pub frame: Option<usize>,
+    /// The message.
     pub message: Message,
 }
 
 /// Everything a finished session leaves behind.
 #[derive(Debug)]
 pub struct SessionRecord {
+    /// Everything sent and received.
     pub transcript: Transcript,
+    /// What the server did wrong, in the order seen.
     pub findings: Vec<Finding>,
+    /// Whether schema checks ran.
     pub schema: SchemaStatus,
+    /// How the server went away (none if the session never got that far).
     pub shutdown: Option<ShutdownReport>,
+    /// Bytes the server wrote to stderr (stdio only).
     pub stderr_bytes: u64,
+    /// Its last stderr lines.
     pub stderr_tail: Vec<String>,
 }
 
+/// A client session with one server over one transport: every request sent, every
+/// frame received and checked, every finding, until [`Session::finish`].
 pub struct Session {
     transport: Box<dyn Transport>,
     schemas: Arc<SchemaStore>,
@@ -211,6 +234,7 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
+    /// A session over `transport`, checking against `schemas`; times count from `started`.
     pub fn new(
         transport: Box<dyn Transport>,
         schemas: Arc<SchemaStore>,
@@ -245,6 +269,7 @@ impl Session {
         }
     }
 
+    /// The revision spoken now (the requested one until the server answers otherwise).
     pub fn revision(&self) -> Revision {
         self.revision
     }
@@ -254,14 +279,17 @@ impl Session {
         self.stdout_closed
     }
 
+    /// What the server said about itself, once the handshake (or discover) is done.
     pub fn profile(&self) -> Option<&ServerProfile> {
         self.profile.as_ref()
     }
 
+    /// The findings so far.
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }
 
+    /// The transcript so far.
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
@@ -276,6 +304,7 @@ impl Session {
         self.transport.stderr().cloned()
     }
 
+    /// The server in a few words (its command line, or its URL).
     pub fn describe_server(&self) -> String {
         self.transport.describe()
     }
@@ -344,4 +373,6 @@ impl Session {
     }
 }
 
+// Kept for report/, scenario/ and transport/http.rs, which still call `session::quote`;
+// the session itself uses `crate::protocol::text::quote`.
 pub use crate::protocol::text::quote;

@@ -1,4 +1,5 @@
-//! The wire transcript of a session: everything sent and received, with times.
+//! The wire transcript of a session: everything sent and received, with times, so that
+//! every finding can point at the frame behind it and reports can show the exchange.
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ const MAX_ENTRIES: usize = 100_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+/// Which way an entry went.
 pub enum Direction {
     /// From mcpcheck to the server.
     Sent,
@@ -24,6 +26,7 @@ pub struct Entry {
     /// Time since the session started.
     #[serde(serialize_with = "ser_duration_ms")]
     pub at: Duration,
+    /// Which way it went.
     pub direction: Direction,
     /// The message text as on the wire (lossy UTF-8 for raw bytes), or an event description.
     pub text: String,
@@ -36,6 +39,7 @@ fn ser_duration_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S:
     s.serialize_f64((d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0)
 }
 
+/// Every entry of a session, in order, up to a bound (the rest counted as dropped).
 #[derive(Clone, Debug)]
 pub struct Transcript {
     started: Instant,
@@ -58,6 +62,7 @@ impl std::fmt::Debug for Observer {
 }
 
 impl Transcript {
+    /// An empty transcript whose times count from `started`.
     pub fn new(started: Instant) -> Self {
         Transcript {
             started,
@@ -98,18 +103,22 @@ impl Transcript {
         Some(index)
     }
 
+    /// The entries kept, oldest first.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
 
+    /// The entry at `index` (a finding's `frame`).
     pub fn get(&self, index: usize) -> Option<&Entry> {
         self.entries.get(index)
     }
 
+    /// Entries past the bound, counted but not kept.
     pub fn dropped(&self) -> u64 {
         self.dropped
     }
 
+    /// When the session started.
     pub fn started(&self) -> Instant {
         self.started
     }
