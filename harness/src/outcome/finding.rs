@@ -7,7 +7,9 @@ use crate::protocol::Revision;
 /// A rule of the spec that a server can break.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Rule {
+    /// Stable id, `area.name`.
     pub id: &'static str,
+    /// Failure for a MUST, warning for a SHOULD.
     pub severity: Severity,
     /// Where the spec states the rule: `(first revision, page#anchor)` pairs, oldest
     /// first, because sections moved between revisions (`basic/messages` became `basic`).
@@ -47,6 +49,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The lowercase name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -61,6 +64,7 @@ impl Severity {
 pub struct Finding {
     /// Stable id of the rule, e.g. `stdio.stdout-only-messages`, or a scenario's rule.
     pub rule: String,
+    /// How much it matters (the rule's, unless a revision softens it).
     pub severity: Severity,
     /// What happened, in one sentence.
     pub message: String,
@@ -114,21 +118,25 @@ impl Finding {
         }
     }
 
+    /// Pins the finding to transcript entry `frame`.
     pub fn at_frame(mut self, frame: usize) -> Self {
         self.frame = Some(frame);
         self
     }
 
+    /// Points into the offending message.
     pub fn pointer(mut self, pointer: impl Into<String>) -> Self {
         self.pointer = Some(pointer.into());
         self
     }
 
+    /// Says what was expected instead.
     pub fn expected(mut self, expected: impl Into<String>) -> Self {
         self.expected = Some(expected.into());
         self
     }
 
+    /// Quotes the server's evidence.
     pub fn evidence(mut self, evidence: impl Into<String>) -> Self {
         self.evidence = Some(evidence.into());
         self

@@ -9,8 +9,11 @@ use crate::protocol::Revision;
 pub struct ServerProfile {
     /// The version string the server answered with, verbatim.
     pub protocol_version: Option<String>,
+    /// Its `capabilities` (null when missing).
     pub capabilities: Value,
+    /// Its name and version (`serverInfo`; null when missing).
     pub server_info: Value,
+    /// Its `instructions` for the client, if any.
     pub instructions: Option<String>,
     /// 2026-07-28: the `supportedVersions` of `server/discover` (empty for handshake revisions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -32,11 +35,18 @@ impl ServerProfile {
 pub enum SchemaStatus {
     /// Every inbound message was validated; `messages` were checked.
     Checked {
+        /// The revision whose schema was used.
         revision: Revision,
+        /// Where the schema file was found.
         source: String,
+        /// Whether it matched the SHA-256 pin compiled into mcpcheck.
         pinned: bool,
+        /// How many messages were validated.
         messages: usize,
     },
     /// No schema was at hand: schema checks were skipped, not passed.
-    Skipped { reason: String },
+    Skipped {
+        /// Why no schema was at hand.
+        reason: String,
+    },
 }

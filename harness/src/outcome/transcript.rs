@@ -24,6 +24,7 @@ pub struct Entry {
     /// Time since the session started.
     #[serde(serialize_with = "ser_duration_ms")]
     pub at: Duration,
+    /// Which way it went.
     pub direction: Direction,
     /// The message text as on the wire (lossy UTF-8 for raw bytes), or an event description.
     pub text: String,

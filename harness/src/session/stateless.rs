@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Handshake, Reply, ServerProfile, Session, SessionError};
-use crate::check::{Finding, rules};
+use crate::check;
 
 /// `_meta` key: the protocol version of this request (required).
 pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -20,12 +20,7 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// The method that replaces the handshake.
 pub const DISCOVER: &str = "server/discover";
 
-/// JSON-RPC error code of `UnsupportedProtocolVersionError` (2026-07-28 basic#error-codes).
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-
-/// The `resultType` values of the core protocol (2026-07-28 basic#resulttype); any other
-/// value "MUST be considered invalid" by a client that advertises no extension adding it.
-pub const RESULT_TYPES: [&str; 2] = ["complete", "input_required"];
+pub use crate::check::stateless::UNSUPPORTED_PROTOCOL_VERSION;
 
 /// The per-request `_meta` fields mcpcheck sends: version, capabilities, client info.
 pub fn request_meta(version: &str, capabilities: &Value) -> Map<String, Value> {
@@ -124,41 +119,13 @@ impl Session {
         let rev = self.revision;
         if handshake.protocol_version.is_none() {
             if let Some(error) = reply.error() {
-                let detail = if error.code == UNSUPPORTED_PROTOCOL_VERSION {
-                    let supported = error
-                        .data
-                        .as_ref()
-                        .and_then(|d| d.get("supported"))
-                        .map(Value::to_string)
-                        .unwrap_or_else(|| "(no `data.supported`)".into());
-                    format!(" (UnsupportedProtocolVersionError: the server supports {supported})")
-                } else {
-                    // 2026-07-28 basic/transports/stdio#backward-compatibility: any other
-                    // error is what a handshake-only server answers.
-                    "; this is how a server that knows only the handshake revisions answers: `--protocol-version auto` asks it what it supports".into()
-                };
-                let f = Finding::new(
-                    &rules::STATELESS_DISCOVER,
-                    rev,
-                    format!(
-                        "`server/discover` for {requested} failed with error {} \"{}\"{detail}",
-                        error.code, error.message
-                    ),
-                )
-                .expected("a DiscoverResult listing the requested version in `supportedVersions`");
+                let f = check::stateless::discover_failed(&requested, error, rev);
                 self.push_at(f, reply.frame);
             } else if !reply.salvaged
                 && profile.protocol_version.is_none()
                 && result.get("supportedVersions").is_some_and(Value::is_array)
             {
-                let f = Finding::new(
-                    &rules::LIFECYCLE_VERSION,
-                    rev,
-                    format!(
-                        "`server/discover` for {requested} succeeded, yet `supportedVersions` does not list {requested}; a server that does not implement the requested version must answer with UnsupportedProtocolVersionError (-32022)"
-                    ),
-                )
-                .pointer("/result/supportedVersions");
+                let f = check::stateless::discover_unlisted(&requested, rev);
                 self.push_at(f, reply.frame);
             }
         }
@@ -166,33 +133,6 @@ impl Session {
         // There is no `notifications/initialized`: the server may act at once.
         self.initialized_sent = true;
         Ok((profile, reply))
-    }
-
-    /// Checks `resultType` of a result (2026-07-28 basic#resulttype). A missing one is a
-    /// schema violation, reported there. Returns the definition to validate an
-    /// `input_required` result against, instead of the method's own result.
-    pub(super) fn check_result_type(
-        &mut self,
-        result: &Value,
-        index: Option<usize>,
-        base: &str,
-    ) -> Option<String> {
-        match result.get("resultType") {
-            Some(Value::String(t)) if t == "input_required" => Some("InputRequiredResult".into()),
-            Some(Value::String(t)) if RESULT_TYPES.contains(&t.as_str()) => None,
-            Some(Value::String(t)) => {
-                let f = Finding::new(
-                    &rules::STATELESS_RESULT_TYPE,
-                    self.revision,
-                    format!("`resultType` is \"{t}\", which is not a core result type and mcpcheck advertises no extension"),
-                )
-                .pointer(format!("{base}/result/resultType"))
-                .expected("\"complete\" or \"input_required\"");
-                self.push_at(f, index);
-                None
-            }
-            _ => None,
-        }
     }
 }
 

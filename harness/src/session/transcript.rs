@@ -1,4 +1,5 @@
-//! The wire transcript of a session: everything sent and received, with times.
+//! The wire transcript of a session: everything sent and received, with times, so that
+//! every finding can point at the frame behind it and reports can show the exchange.
 
 use std::time::Instant;
 
@@ -7,6 +8,7 @@ const MAX_ENTRIES: usize = 100_000;
 
 pub use crate::outcome::{Direction, Entry};
 
+/// Every entry of a session, in order, up to a bound (the rest counted as dropped).
 #[derive(Clone, Debug)]
 pub struct Transcript {
     started: Instant,
@@ -29,6 +31,7 @@ impl std::fmt::Debug for Observer {
 }
 
 impl Transcript {
+    /// An empty transcript whose times count from `started`.
     pub fn new(started: Instant) -> Self {
         Transcript {
             started,
@@ -69,18 +72,22 @@ impl Transcript {
         Some(index)
     }
 
+    /// The entries kept, oldest first.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
 
+    /// The entry at `index` (a finding's `frame`).
     pub fn get(&self, index: usize) -> Option<&Entry> {
         self.entries.get(index)
     }
 
+    /// Entries past the bound, counted but not kept.
     pub fn dropped(&self) -> u64 {
         self.dropped
     }
 
+    /// When the session started.
     pub fn started(&self) -> Instant {
         self.started
     }

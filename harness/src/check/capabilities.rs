@@ -1,0 +1,148 @@
+//! Capability rules (`basic/lifecycle#operation`): the server uses only capabilities it
+//! declared, and asks only for client features mcpcheck declared. Pure: capabilities in, findings out.
+
+use serde_json::Value;
+
+use super::{Finding, Severity, rules};
+use crate::protocol::Revision;
+
+/// Checks a server notification against the capabilities the server declared at
+/// initialize (`None`: no profile yet, nothing to judge against).
+///
+/// `notifications/{tools,prompts,resources}/list_changed` needs `listChanged: true` in the
+/// matching capability; `notifications/message` needs `logging`
+/// (`server/utilities/logging#capabilities`).
+pub fn server_notification(
+    method: &str,
+    declared: Option<&Value>,
+    revision: Revision,
+    base: &str,
+) -> Option<Finding> {
+    let (area, sub) = match method
+        .strip_prefix("notifications/")
+        .and_then(|m| m.strip_suffix("/list_changed"))
+    {
+        Some(a @ ("tools" | "prompts" | "resources")) => (a, Some("listChanged")),
+        _ if method == "notifications/message" => ("logging", None),
+        _ => return None,
+    };
+    let declared = declared?;
+    let cap = declared.get(area).filter(|c| !c.is_null());
+    let ok = match sub {
+        Some(sub) => cap.and_then(|c| c.get(sub)).and_then(Value::as_bool) == Some(true),
+        None => cap.is_some(),
+    };
+    if ok {
+        return None;
+    }
+    let needed = match sub {
+        Some(sub) => format!("{area}.{sub}: true"),
+        None => area.to_owned(),
+    };
+    let mut f = Finding::new(
+        &rules::LIFECYCLE_SERVER_CAPABILITY,
+        revision,
+        format!("the server sent `{method}` without declaring `capabilities.{needed}`"),
+    )
+    .pointer(format!("{base}/method"))
+    .expected(format!("no `{method}`, or `{needed}` at initialize"));
+    if revision < Revision::V2025_06_18 {
+        // "Both parties SHOULD ... only use capabilities that were successfully
+        // negotiated" until 2025-06-18 made it a MUST.
+        f.severity = Severity::Warning;
+    }
+    Some(f)
+}
+
+/// The client capability a server request needs, if any.
+fn client_feature(method: &str) -> Option<&'static str> {
+    match method {
+        "roots/list" => Some("roots"),
+        "sampling/createMessage" => Some("sampling"),
+        "elicitation/create" => Some("elicitation"),
+        _ => None,
+    }
+}
+
+/// A server request for a client feature the client did not declare: the feature's name
+/// (for the error answer) and the finding.
+pub fn undeclared_client_feature(
+    method: &str,
+    declared: &Value,
+    revision: Revision,
+) -> Option<(&'static str, Finding)> {
+    let cap = client_feature(method)?;
+    declared.get(cap).is_none().then(|| {
+        let f = Finding::new(
+            &rules::LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY,
+            revision,
+            format!(
+                "the server sent `{method}`, but mcpcheck did not declare the `{cap}` capability"
+            ),
+        );
+        (cap, f)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const R3: Revision = Revision::V2025_06_18;
+
+    #[test]
+    fn list_changed_needs_list_changed_true() {
+        let caps = json!({ "tools": { "listChanged": true }, "prompts": {} });
+        let m = |method| server_notification(method, Some(&caps), R3, "");
+        assert!(m("notifications/tools/list_changed").is_none());
+        let f = m("notifications/prompts/list_changed").expect("prompts.listChanged missing");
+        assert_eq!(f.rule, rules::LIFECYCLE_SERVER_CAPABILITY.id);
+        assert_eq!(f.severity, Severity::Failure);
+        assert_eq!(
+            f.message,
+            "the server sent `notifications/prompts/list_changed` without declaring `capabilities.prompts.listChanged: true`"
+        );
+        assert!(m("notifications/resources/list_changed").is_some());
+        assert!(
+            m("notifications/roots/list_changed").is_none(),
+            "not a server capability"
+        );
+        assert!(m("notifications/progress").is_none());
+    }
+
+    #[test]
+    fn logging_needs_the_logging_capability_and_was_a_should_before_2025_06_18() {
+        let none = json!({ "logging": null });
+        assert!(
+            server_notification(
+                "notifications/message",
+                Some(&json!({ "logging": {} })),
+                R3,
+                ""
+            )
+            .is_none()
+        );
+        let f = server_notification(
+            "notifications/message",
+            Some(&none),
+            Revision::V2025_03_26,
+            "/0",
+        )
+        .expect("logging not declared");
+        assert_eq!(f.severity, Severity::Warning);
+        assert_eq!(f.pointer.as_deref(), Some("/0/method"));
+        assert!(server_notification("notifications/message", None, R3, "").is_none());
+    }
+
+    #[test]
+    fn client_features_must_have_been_declared() {
+        let declared = json!({ "roots": {} });
+        assert!(undeclared_client_feature("roots/list", &declared, R3).is_none());
+        assert!(undeclared_client_feature("ping", &declared, R3).is_none());
+        let (cap, f) =
+            undeclared_client_feature("sampling/createMessage", &declared, R3).expect("undeclared");
+        assert_eq!(cap, "sampling");
+        assert_eq!(f.rule, rules::LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY.id);
+    }
+}

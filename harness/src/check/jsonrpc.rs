@@ -1,0 +1,146 @@
+//! JSON-RPC 2.0 rules on one frame and on how a response matches a request.
+//! Pure: the session classifies and correlates; these say which rule a fault broke.
+
+use super::{Finding, rules};
+use crate::protocol::{InvalidReason, RequestId, Revision};
+
+/// The finding for a message that is not valid JSON-RPC, under the rule its defect breaks.
+pub fn invalid_message(reason: &InvalidReason, pointer: &str, revision: Revision) -> Finding {
+    use InvalidReason as R;
+    let rule = match reason {
+        R::MissingJsonrpc | R::WrongJsonrpc(_) => &rules::JSONRPC_VERSION,
+        R::BothResultAndError | R::NeitherMethodNorResult => &rules::JSONRPC_RESULT_XOR_ERROR,
+        R::ErrorNotObject(_)
+        | R::ErrorCodeNotInteger(_)
+        | R::ErrorCodeMissing
+        | R::ErrorMessageNotString(_)
+        | R::ErrorMessageMissing => &rules::JSONRPC_ERROR_SHAPE,
+        R::IdWrongType(_) | R::IdNullInRequest | R::ResultWithNullId | R::ResponseWithoutId => {
+            &rules::JSONRPC_ID_TYPE
+        }
+        R::NotAnObject(_) | R::EmptyBatch | R::MethodNotString(_) | R::ParamsNotStructured(_) => {
+            &rules::JSONRPC_MESSAGE
+        }
+    };
+    Finding::new(rule, revision, reason.to_string()).pointer(pointer)
+}
+
+/// A batch of `len` messages: allowed only in revisions that have batches.
+pub fn batch(len: usize, revision: Revision) -> Option<Finding> {
+    (!revision.allows_batches()).then(|| {
+        Finding::new(
+            &rules::JSONRPC_BATCH,
+            revision,
+            format!("the server sent a batch of {len} messages"),
+        )
+        .expected("single JSON-RPC messages (batches exist only in 2025-03-26)")
+    })
+}
+
+/// An error response without `id`: allowed from 2025-11-25, before that `id` is `null`.
+pub fn omitted_error_id(id_omitted: bool, revision: Revision, base: &str) -> Option<Finding> {
+    (id_omitted && revision < Revision::V2025_11_25).then(|| {
+        Finding::new(&rules::JSONRPC_ID_TYPE, revision, "an error response omits `id`; before 2025-11-25 it must be present (null when the request id could not be read)")
+            .pointer(format!("{base}/id"))
+            .expected("\"id\": null")
+    })
+}
+
+/// A response whose `id` matches no request waiting for one; `already_answered` says
+/// whether the id was one the server had answered before.
+pub fn unmatched_response(
+    id: &RequestId,
+    already_answered: bool,
+    revision: Revision,
+    base: &str,
+) -> Finding {
+    let why = if already_answered {
+        format!("a second response to request {id}, which was already answered")
+    } else {
+        format!("a response with id {id}, which matches no request mcpcheck sent")
+    };
+    Finding::new(&rules::JSONRPC_UNKNOWN_ID, revision, why).pointer(format!("{base}/id"))
+}
+
+/// The response to request `sent` came back with id `got`: it must be the same id,
+/// same JSON type.
+pub fn id_echo(
+    sent: &RequestId,
+    got: &RequestId,
+    revision: Revision,
+    base: &str,
+) -> Option<Finding> {
+    (sent != got).then(|| {
+        Finding::new(
+            &rules::JSONRPC_ID_ECHOED,
+            revision,
+            format!("request id {sent} was answered with id {got}: same text, different JSON type"),
+        )
+        .pointer(format!("{base}/id"))
+        .expected(format!("{sent}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R3: Revision = Revision::V2025_06_18;
+
+    #[test]
+    fn each_defect_maps_to_its_rule() {
+        let cases = [
+            (InvalidReason::MissingJsonrpc, &rules::JSONRPC_VERSION),
+            (
+                InvalidReason::BothResultAndError,
+                &rules::JSONRPC_RESULT_XOR_ERROR,
+            ),
+            (InvalidReason::ErrorCodeMissing, &rules::JSONRPC_ERROR_SHAPE),
+            (InvalidReason::IdNullInRequest, &rules::JSONRPC_ID_TYPE),
+            (InvalidReason::EmptyBatch, &rules::JSONRPC_MESSAGE),
+        ];
+        for (reason, rule) in cases {
+            let f = invalid_message(&reason, "/id", R3);
+            assert_eq!(f.rule, rule.id, "{reason:?}");
+            assert_eq!(f.severity, rule.severity);
+            assert_eq!(f.message, reason.to_string());
+            assert_eq!(f.pointer.as_deref(), Some("/id"));
+        }
+    }
+
+    #[test]
+    fn batches_are_judged_by_revision() {
+        assert!(batch(2, Revision::V2025_03_26).is_none());
+        let f = batch(2, R3).expect("no batches in 2025-06-18");
+        assert_eq!(f.rule, rules::JSONRPC_BATCH.id);
+        assert_eq!(f.message, "the server sent a batch of 2 messages");
+    }
+
+    #[test]
+    fn an_omitted_error_id_is_wrong_only_before_2025_11_25() {
+        assert!(omitted_error_id(true, Revision::V2025_11_25, "").is_none());
+        assert!(omitted_error_id(false, R3, "").is_none());
+        let f = omitted_error_id(true, R3, "/0").expect("must be present before 2025-11-25");
+        assert_eq!(f.pointer.as_deref(), Some("/0/id"));
+    }
+
+    #[test]
+    fn unmatched_responses_say_whether_the_id_was_answered_before() {
+        let id = RequestId::int(3);
+        let again = unmatched_response(&id, true, R3, "");
+        assert!(again.message.starts_with("a second response to request 3"));
+        let stray = unmatched_response(&id, false, R3, "");
+        assert!(stray.message.contains("matches no request"));
+        assert_eq!(stray.rule, rules::JSONRPC_UNKNOWN_ID.id);
+    }
+
+    #[test]
+    fn an_id_must_come_back_with_its_type() {
+        let n = RequestId::int(5);
+        let s = RequestId::String("5".into());
+        assert!(id_echo(&n, &n, R3, "").is_none());
+        let f = id_echo(&n, &s, R3, "").expect("type changed");
+        assert_eq!(f.rule, rules::JSONRPC_ID_ECHOED.id);
+        assert_eq!(f.expected.as_deref(), Some("5"));
+    }
+}

@@ -1,0 +1,410 @@
+//! Sending requests and matching responses to them by id: the waiting, the timeouts,
+//! and the id rules a response can break while it is being matched.
+
+use serde_json::{Value, json};
+use std::time::Duration;
+
+use super::{
+    EXIT_GRACE, MAX_TIMEOUT_EXTENSIONS, Pending, Reply, Session, SessionError, Unsolicited,
+    stateless,
+};
+use crate::check::{self, jsonrpc};
+use crate::protocol::{
+    ErrorObject, Message, Outcome, RequestId, Response, notification_json, request_json,
+};
+use crate::schema::Target;
+use crate::session::transcript::Direction;
+use crate::transport::{ExitInfo, TransportError};
+
+impl Session {
+    /// The next id mcpcheck would use.
+    pub fn allocate_id(&mut self) -> RequestId {
+        // Skip ids a scenario chose itself, so the two never collide.
+        loop {
+            let id = RequestId::int(self.next_id);
+            self.next_id += 1;
+            if !self.pending.contains_key(&id)
+                && !self.answered.contains(&id)
+                && !self.expired.contains_key(&id)
+            {
+                return id;
+            }
+        }
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Reply, SessionError> {
+        let id = self.allocate_id();
+        self.request_with_id(id, method, params).await
+    }
+
+    /// Sends a request with a chosen id (for id-echo checks) and waits for its response.
+    pub async fn request_with_id(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Reply, SessionError> {
+        self.send_request(id.clone(), method, params).await?;
+        self.wait_reply(&id).await
+    }
+
+    /// Sends a request without waiting (for concurrency); collect with [`wait_reply`](Self::wait_reply).
+    pub async fn send_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
+        // The stateless revision carries version, capabilities and client info per request.
+        let params = if self.config.revision.has_handshake() {
+            params
+        } else {
+            stateless::with_meta(
+                params,
+                &stateless::request_meta(
+                    self.config.revision.as_str(),
+                    &self.config.client_capabilities,
+                ),
+            )
+        };
+        let bytes = request_json(&id, method, params.as_ref());
+        let progress_token = params
+            .as_ref()
+            .and_then(|p| p.pointer("/_meta/progressToken"))
+            .cloned();
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_owned(),
+                revision: self.revision,
+                progress_token,
+            },
+        );
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        match self.transport.send(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(self.send_failed(method, source).await),
+        }
+    }
+
+    /// A failed write: unless the server merely stopped reading, it is gone, so wait a
+    /// moment for its exit status, which names what happened better than a broken pipe.
+    pub(super) async fn send_failed(
+        &mut self,
+        method: &str,
+        source: TransportError,
+    ) -> SessionError {
+        if !matches!(source, TransportError::WriteTimeout(_)) {
+            self.wait_exit(Duration::from_secs(1)).await;
+        }
+        SessionError::Send {
+            method: method.to_owned(),
+            source,
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
+        let bytes = notification_json(method, params.as_ref());
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        match self.transport.send(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(self.send_failed(method, source).await),
+        }
+    }
+
+    /// Waits for the response to `id`, processing everything else that arrives meanwhile.
+    pub async fn wait_reply(&mut self, id: &RequestId) -> Result<Reply, SessionError> {
+        let method = self
+            .pending
+            .get(id)
+            .map(|p| p.method.clone())
+            .unwrap_or_default();
+        // A server may need time to start: the first request gets the startup allowance
+        // (in 2026-07-28 that is server/discover, or whatever a scenario sends first).
+        let timeout = if method == "initialize" || !self.server_up {
+            self.config.startup_timeout.max(self.config.timeout)
+        } else {
+            self.config.timeout
+        };
+        // Only once: a server silent from the start does not stretch every later wait.
+        self.server_up = true;
+        let mut deadline = tokio::time::Instant::now() + timeout;
+        let mut extensions = 0;
+        loop {
+            if let Some(reply) = self.replies.remove(id) {
+                return Ok(reply);
+            }
+            // A client may restart its timeout when the request reports progress
+            // (spec: basic/lifecycle#timeouts), so long-running tools are not hangs.
+            if self.progressed.remove(id) && extensions < MAX_TIMEOUT_EXTENSIONS {
+                extensions += 1;
+                deadline = tokio::time::Instant::now() + timeout;
+            }
+            if self.stdout_closed {
+                self.pending.remove(id);
+                self.await_exit_info().await;
+                return Err(SessionError::Closed {
+                    method,
+                    exit: self.exit.clone(),
+                });
+            }
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => self.stdout_closed = true,
+                Err(_) => {
+                    if let Some(p) = self.pending.remove(id) {
+                        self.expired.insert(id.clone(), p);
+                    }
+                    self.cancel_after_timeout(id, &method).await;
+                    return Err(SessionError::Timeout {
+                        method,
+                        after: timeout,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Processes whatever arrives for `window`: used to see that nothing (or something)
+    /// comes, and to collect notifications.
+    pub async fn pump(&mut self, window: Duration) {
+        let deadline = tokio::time::Instant::now() + window;
+        while !self.stdout_closed {
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => self.stdout_closed = true,
+                Err(_) => break,
+            }
+        }
+    }
+
+    async fn await_exit_info(&mut self) {
+        if self.exit.is_some() {
+            return;
+        }
+        let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+        while self.exit.is_none() {
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                _ => break,
+            }
+        }
+    }
+    /// Registers a request that was sent some other way (raw bytes), so its response is
+    /// correlated and checked like any other.
+    pub fn expect_reply(&mut self, id: RequestId, method: &str) {
+        // A progress token in raw bytes already sent (or sent next) belongs to this request.
+        let progress_token = self.raw_progress_tokens.remove(&id);
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_owned(),
+                revision: self.revision,
+                progress_token,
+            },
+        );
+    }
+
+    /// Waits up to `window` for the response to `id` without treating its absence as a
+    /// failure (no timeout finding, no cancellation): for "nothing comes back" checks.
+    pub async fn poll_reply(&mut self, id: &RequestId, window: Duration) -> Option<Reply> {
+        let deadline = tokio::time::Instant::now() + window;
+        loop {
+            if let Some(reply) = self.replies.remove(id) {
+                return Some(reply);
+            }
+            if self.stdout_closed {
+                return None;
+            }
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => self.stdout_closed = true,
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Waits up to `window` for the server process to end.
+    pub async fn wait_exit(&mut self, window: Duration) -> Option<ExitInfo> {
+        let deadline = tokio::time::Instant::now() + window;
+        while self.exit.is_none() {
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => {
+                    self.stdout_closed = true;
+                    // Output is closed; the exit itself may still be on its way.
+                    if tokio::time::Instant::now() >= deadline {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(_) => break,
+            }
+        }
+        self.exit.clone()
+    }
+    /// After an invalid frame, still resolves the request it plainly answers, so a
+    /// server with one defect gets judged on the rest instead of timing out everywhere.
+    pub(super) fn salvage(&mut self, value: &Value, index: Option<usize>) {
+        let Some(id) = value.get("id").and_then(|id| {
+            serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()
+        }) else {
+            return;
+        };
+        let Some(id) = RequestId::from_raw(&id) else {
+            return;
+        };
+        let outcome = match (value.get("result"), value.get("error")) {
+            (Some(r), _) => Outcome::Result(r.clone()),
+            (None, Some(e)) => Outcome::Error(ErrorObject {
+                code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                data: e.get("data").cloned(),
+            }),
+            (None, None) => return,
+        };
+        if let Some(key) = self.match_pending(&id)
+            && let Some((_, late)) = self.take_pending(&key)
+        {
+            self.answered.insert(key.clone());
+            if !late {
+                self.replies.insert(
+                    key,
+                    Reply {
+                        frame: index,
+                        outcome,
+                        salvaged: true,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The pending request `id` answers: exactly, or (a finding later) the same text
+    /// under another JSON type.
+    fn match_pending(&self, id: &RequestId) -> Option<RequestId> {
+        if self.pending.contains_key(id) || self.expired.contains_key(id) {
+            return Some(id.clone());
+        }
+        self.pending
+            .keys()
+            .chain(self.expired.keys())
+            .find(|k| k.same_text_other_type(id))
+            .cloned()
+    }
+
+    /// Takes the request `key` answers out of the waiting (or timed-out) set. The flag
+    /// says whether it had already timed out.
+    fn take_pending(&mut self, key: &RequestId) -> Option<(Pending, bool)> {
+        if let Some(p) = self.pending.remove(key) {
+            return Some((p, false));
+        }
+        self.expired.remove(key).map(|p| (p, true))
+    }
+
+    /// After a timeout the client should cancel the request (spec: `basic/lifecycle#timeouts`);
+    /// `initialize` is never cancelled.
+    async fn cancel_after_timeout(&mut self, id: &RequestId, method: &str) {
+        if method == "initialize" || self.stdout_closed {
+            return;
+        }
+        let params = json!({ "requestId": id.to_value(), "reason": "mcpcheck: timed out waiting for the response" });
+        let _ = self.notify("notifications/cancelled", Some(params)).await;
+    }
+
+    pub(super) fn ingest_response(
+        &mut self,
+        response: Response,
+        value: &Value,
+        index: Option<usize>,
+        base: &str,
+    ) {
+        let rev = self.revision;
+        self.push_all(
+            jsonrpc::omitted_error_id(response.id_omitted, rev, base),
+            index,
+        );
+        let Some(id) = response.id.clone() else {
+            // A null id answers a request whose id could not be read; nothing to correlate.
+            if let Outcome::Error(_) = &response.outcome {
+                self.check_error_schema(value, index, base);
+            }
+            self.unsolicited.push_back(Unsolicited {
+                frame: index,
+                message: Message::Response(response),
+            });
+            return;
+        };
+        let matched = self.match_pending(&id);
+        let taken = matched.as_ref().and_then(|key| self.take_pending(key));
+        let (Some(key), Some((pending, late))) = (matched, taken) else {
+            let answered = self.answered.contains(&id);
+            self.push_all(
+                [jsonrpc::unmatched_response(&id, answered, rev, base)],
+                index,
+            );
+            self.unsolicited.push_back(Unsolicited {
+                frame: index,
+                message: Message::Response(response),
+            });
+            return;
+        };
+        self.push_all(jsonrpc::id_echo(&key, &id, rev, base), index);
+        if late {
+            self.transcript.push(
+                Direction::Event,
+                format!(
+                    "late response to request {key} ({}), after its timeout",
+                    pending.method
+                ),
+            );
+        }
+        match &response.outcome {
+            Outcome::Result(result) => {
+                let mut result_def = self.result_definition(pending.revision, &pending.method);
+                if !pending.revision.has_handshake() {
+                    let typed = check::stateless::result_type(result, rev, base);
+                    self.push_all(typed.finding, index);
+                    result_def = typed.definition.or(result_def);
+                }
+                if let Some(def) = result_def {
+                    self.validate(
+                        pending.revision,
+                        &Target::Definition(def),
+                        result,
+                        index,
+                        &format!("{base}/result"),
+                    );
+                }
+            }
+            Outcome::Error(_) => self.check_error_schema(value, index, base),
+        }
+        self.answered.insert(key.clone());
+        if !late {
+            self.replies.insert(
+                key,
+                Reply {
+                    frame: index,
+                    outcome: response.outcome,
+                    salvaged: false,
+                },
+            );
+        }
+    }
+}

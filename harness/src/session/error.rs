@@ -1,0 +1,112 @@
+//! Why a request got no reply, and the finding each failure represents (a timeout, a
+//! server that exited, one that stopped reading).
+
+use std::time::Duration;
+
+use super::Session;
+use crate::check::{Finding, rules};
+use crate::protocol::text::quote;
+use crate::transport::{ExitInfo, TransportError};
+
+/// Why a request got no reply.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The response did not come within the timeout (the request was cancelled).
+    #[error("`{method}` got no response within {after:?}")]
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// The timeout that ran out.
+        after: Duration,
+    },
+    /// The server closed its output (or exited) first.
+    #[error("the server ended ({}) before answering `{method}`", exit.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "closed its output".into()))]
+    Closed {
+        /// The request's method.
+        method: String,
+        /// How the process ended, if it did and that is known.
+        exit: Option<ExitInfo>,
+    },
+    /// The request could not be written.
+    #[error("could not send `{method}`: {source}")]
+    Send {
+        /// The request's method (or what was being sent).
+        method: String,
+        /// What the transport said.
+        #[source]
+        source: TransportError,
+    },
+}
+
+impl Session {
+    /// Turns a failed request into the finding it represents.
+    pub fn finding_for(&self, error: &SessionError) -> Finding {
+        let rev = self.revision;
+        match error {
+            SessionError::Timeout { method, after } => {
+                let f = Finding::new(
+                    &rules::SESSION_TIMEOUT,
+                    rev,
+                    format!(
+                        "`{method}` got no response within {}",
+                        humantime::format_duration(*after)
+                    ),
+                );
+                match self.transport.partial_line() {
+                    Some((len, bytes)) => f
+                        .evidence(format!(
+                            "the server's output stops inside a line: {len} bytes with no terminating newline: {}",
+                            quote(&String::from_utf8_lossy(&bytes), 300)
+                        ))
+                        .expected("each message terminated by a newline"),
+                    None => f,
+                }
+            }
+            SessionError::Closed { method, exit } => {
+                let how = exit
+                    .as_ref()
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| "closed its output".into());
+                let tail = self.stderr_tail(10);
+                let f = Finding::new(
+                    &rules::SESSION_EXITED,
+                    rev,
+                    format!(
+                        "the server ended ({how}) while `{method}` was waiting for its response"
+                    ),
+                );
+                if tail.is_empty() {
+                    f
+                } else {
+                    f.evidence(format!("stderr:\n{}", tail.join("\n")))
+                }
+            }
+            SessionError::Send {
+                method,
+                source: TransportError::WriteTimeout(after),
+            } => Finding::new(
+                &rules::SESSION_NOT_READING,
+                rev,
+                format!(
+                    "writing `{method}` blocked for {}: the server is not reading its input",
+                    humantime::format_duration(*after)
+                ),
+            ),
+            SessionError::Send { method, source } => {
+                let message = match &self.exit {
+                    Some(exit) => {
+                        format!("the server ended ({exit}) before `{method}` could be sent")
+                    }
+                    None => format!("could not send `{method}`: the server is gone ({source})"),
+                };
+                let tail = self.stderr_tail(10);
+                let f = Finding::new(&rules::SESSION_EXITED, rev, message);
+                if tail.is_empty() {
+                    f
+                } else {
+                    f.evidence(format!("stderr:\n{}", tail.join("\n")))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Intake: every item the transport delivers is recorded, checked and correlated here,
+//! the one point all inbound frames pass, so none escapes the checks.
+
+use serde_json::Value;
+
+use super::{Session, Unsolicited};
+use crate::check::progress::TokenState;
+use crate::check::schema::MessageKind;
+use crate::check::{Finding, capabilities, jsonrpc, progress, rules};
+use crate::protocol::{Classified, Message, classify};
+use crate::session::transcript::Direction;
+use crate::transport::{Inbound, RawFrame};
+
+impl Session {
+    /// Handles one inbound item: records it, checks it, correlates it.
+    pub(super) async fn ingest(&mut self, item: Inbound) {
+        match item {
+            Inbound::Frame(frame) => {
+                let index = self.transcript.push(Direction::Received, frame.text());
+                self.ingest_frame(&frame, index).await;
+            }
+            Inbound::Framing(issue) => self.ingest_framing(issue).await,
+            Inbound::Closed => {
+                self.stdout_closed = true;
+                self.transcript
+                    .push(Direction::Event, "server closed its output");
+            }
+            Inbound::Exited(exit) => {
+                self.transcript
+                    .push(Direction::Event, format!("server process ended: {exit}"));
+                self.exit = Some(exit);
+            }
+            Inbound::Http(record) => {
+                // A transport rule broken mid-exchange (SSE resumption): a finding.
+                let finding = match &record {
+                    crate::transport::http::HttpRecord::Violation { rule, problem } => {
+                        rules::by_id(rule).map(|r| Finding::new(r, self.revision, problem.clone()))
+                    }
+                    _ => None,
+                };
+                let index = self.transcript.push_http(record);
+                self.push_all(finding, index);
+            }
+        }
+    }
+
+    /// Classifies a frame and takes in each message it holds (one, or a batch's items).
+    pub(super) async fn ingest_frame(&mut self, frame: &RawFrame, index: Option<usize>) {
+        let rev = self.revision;
+        match classify(&frame.value, frame.text()) {
+            Classified::Single(Ok(message)) => {
+                self.ingest_message(message, &frame.value, index, "").await
+            }
+            Classified::Single(Err(invalid)) => {
+                let f = jsonrpc::invalid_message(&invalid.reason, &invalid.pointer, rev);
+                self.push_at(f, index);
+                self.salvage(&frame.value, index);
+            }
+            Classified::Batch(items) => {
+                self.push_all(jsonrpc::batch(items.len(), rev), index);
+                for (i, item) in items.into_iter().enumerate() {
+                    let element = frame.value.get(i).cloned().unwrap_or(Value::Null);
+                    match item {
+                        Ok(message) => {
+                            Box::pin(self.ingest_message(
+                                message,
+                                &element,
+                                index,
+                                &format!("/{i}"),
+                            ))
+                            .await
+                        }
+                        Err(invalid) => {
+                            let f =
+                                jsonrpc::invalid_message(&invalid.reason, &invalid.pointer, rev);
+                            self.push_at(f, index);
+                            self.salvage(&element, index);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Checks one valid message found at `base` in its frame, then correlates a response,
+    /// answers a request, and keeps what the server sent on its own for scenarios.
+    async fn ingest_message(
+        &mut self,
+        message: Message,
+        value: &Value,
+        index: Option<usize>,
+        base: &str,
+    ) {
+        match message {
+            Message::Response(response) => self.ingest_response(response, value, index, base),
+            Message::Notification(n) => {
+                self.check_schema(value, index, base, &n.method, MessageKind::Notification);
+                if n.method == "notifications/progress"
+                    && let Some(params) = n.params.as_ref()
+                {
+                    self.check_progress(params, index, base);
+                }
+                let declared = self.profile.as_ref().map(|p| &p.capabilities);
+                let finding =
+                    capabilities::server_notification(&n.method, declared, self.revision, base);
+                self.push_all(finding, index);
+                self.unsolicited.push_back(Unsolicited {
+                    frame: index,
+                    message: Message::Notification(n),
+                });
+            }
+            Message::Request(request) => {
+                self.check_schema(value, index, base, &request.method, MessageKind::Request);
+                self.answer_server_request(&request, index).await;
+                self.unsolicited.push_back(Unsolicited {
+                    frame: index,
+                    message: Message::Request(request),
+                });
+            }
+        }
+    }
+
+    /// Progress names a request still in progress (a timed-out one may still be running
+    /// on the server) and increases per token; it also restarts that request's timeout.
+    fn check_progress(&mut self, params: &Value, index: Option<usize>, base: &str) {
+        let state = match params.get("progressToken") {
+            None => TokenState::Unknown, // the check leaves it to the schema
+            Some(token) => {
+                let carries = |p: &super::Pending| p.progress_token.as_ref() == Some(token);
+                let active = self
+                    .pending
+                    .iter()
+                    .find(|(_, p)| carries(p))
+                    .map(|(id, _)| id.clone());
+                match active {
+                    Some(id) => {
+                        self.progressed.insert(id);
+                        TokenState::Active
+                    }
+                    None if self.expired.values().any(carries) => TokenState::TimedOut,
+                    None => TokenState::Unknown,
+                }
+            }
+        };
+        let findings =
+            progress::notification(params, state, &mut self.progress, self.revision, base);
+        self.push_all(findings, index);
+    }
+}

@@ -1,0 +1,177 @@
+//! Raw writes (framing tests, the fuzzer): bytes sent as given, scanned for the requests
+//! inside them so that their responses and progress are still matched.
+
+use serde_json::Value;
+
+use super::{Session, SessionError};
+use crate::protocol::RequestId;
+use crate::session::transcript::Direction;
+use crate::transport::TransportError;
+
+impl Session {
+    /// Sends one message's bytes as given, framed by the transport like a request (the
+    /// fuzzer over HTTP): a POST refused with an HTTP error status and no JSON-RPC
+    /// response fails with [`TransportError::Rejected`], where `send_raw` takes it silently.
+    pub async fn send_frame(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.note_raw_progress_tokens(&bytes);
+        match self.transport.send(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source @ TransportError::Rejected { .. }) => Err(SessionError::Send {
+                method: "(fuzz input)".into(),
+                source,
+            }),
+            Err(source) => Err(self.send_failed("(raw bytes)", source).await),
+        }
+    }
+
+    /// Sends bytes exactly as given (framing tests).
+    pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        self.transcript
+            .push(Direction::Sent, String::from_utf8_lossy(&bytes));
+        self.note_raw_line_progress_tokens(&bytes);
+        match self.transport.send_raw(bytes).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(self.send_failed("(raw bytes)", source).await),
+        }
+    }
+
+    /// [`Self::note_raw_progress_tokens`] for bytes that continue the raw line stream (stdio):
+    /// only complete lines are read, the rest waits for the write that ends it.
+    fn note_raw_line_progress_tokens(&mut self, bytes: &[u8]) {
+        /// A longer unterminated line is no request any server reads (frame limits).
+        const MAX_PARTIAL: usize = 64 << 20;
+        let Some(last_newline) = bytes.iter().rposition(|b| *b == b'\n') else {
+            if self.raw_partial_line.len() + bytes.len() <= MAX_PARTIAL {
+                self.raw_partial_line.extend_from_slice(bytes);
+            } else {
+                self.raw_partial_line.clear();
+            }
+            return;
+        };
+        let mut complete = std::mem::take(&mut self.raw_partial_line);
+        complete.extend_from_slice(&bytes[..=last_newline]);
+        self.note_raw_progress_tokens(&complete);
+        let rest = &bytes[last_newline + 1..];
+        if rest.len() <= MAX_PARTIAL {
+            self.raw_partial_line.extend_from_slice(rest);
+        }
+    }
+
+    /// Notes the progress tokens of requests inside raw bytes, so that progress for them
+    /// counts as progress of a request in progress (`progress.active-token`).
+    fn note_raw_progress_tokens(&mut self, bytes: &[u8]) {
+        for line in bytes.split(|b| *b == b'\n') {
+            let Ok(value) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let items = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            for item in items {
+                let token = item.pointer("/params/_meta/progressToken").cloned();
+                let id = match item.get("id") {
+                    Some(Value::String(s)) => RequestId::String(s.clone()),
+                    Some(Value::Number(n)) => RequestId::Number(n.to_string()),
+                    _ => continue,
+                };
+                if let Some(token) = token {
+                    match self.pending.get_mut(&id) {
+                        Some(p) => p.progress_token = Some(token),
+                        None => {
+                            self.raw_progress_tokens.insert(id, token);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::check::rules;
+    use crate::schema::{SchemaStore, SearchPath};
+    use crate::session::SessionConfig;
+    use crate::transport::{
+        BoxFuture, Inbound, RawFrame, ShutdownReport, ShutdownStage, StderrLog, Transport,
+    };
+
+    /// A server that reads everything and answers with the lines it was given.
+    struct Scripted(VecDeque<&'static str>);
+
+    impl Transport for Scripted {
+        fn send(&mut self, _: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn send_raw(&mut self, _: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn recv(&mut self) -> BoxFuture<'_, Option<Inbound>> {
+            let line = self.0.pop_front();
+            Box::pin(async move {
+                let line = line?;
+                Some(Inbound::Frame(RawFrame {
+                    offset: 0,
+                    bytes: line.as_bytes().to_vec(),
+                    value: serde_json::from_str(line).ok()?,
+                }))
+            })
+        }
+        fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport> {
+            Box::pin(async {
+                ShutdownReport {
+                    stage: ShutdownStage::AlreadyExited,
+                    exit: None,
+                    took: Duration::ZERO,
+                }
+            })
+        }
+        fn stderr(&self) -> Option<&StderrLog> {
+            None
+        }
+        fn describe(&self) -> String {
+            "scripted server".into()
+        }
+    }
+
+    /// Found by `mcpcheck fuzz` against the reference: a split-frame mutation sent a
+    /// `tools/call` in two writes, its progress token was looked for in each write alone
+    /// and never registered, and the server's (correct) progress was reported as
+    /// `progress.active-token`. The replay, which sends the line whole, did not reproduce it.
+    #[tokio::test]
+    async fn a_request_split_across_raw_writes_keeps_its_progress_token() {
+        let server = Scripted(VecDeque::from([
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-7","progress":1}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#,
+        ]));
+        let mut session = Session::new(
+            Box::new(server),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        );
+        let id = RequestId::Number("7".into());
+        session.expect_reply(id.clone(), "tools/call");
+        let first = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","#;
+        let second = b"\"_meta\":{\"progressToken\":\"tok-7\"}}}\n{\"jsonrpc\":\"2.0\",";
+        let third = b"\"id\":8,\"method\":\"ping\"}\n";
+        for part in [&first[..], second, third] {
+            session.send_raw(part.to_vec()).await.expect("sent");
+        }
+        let reply = session.poll_reply(&id, Duration::from_secs(10)).await;
+        assert!(reply.is_some(), "the response arrives");
+        let stray: Vec<_> = session
+            .findings()
+            .iter()
+            .filter(|f| f.rule == rules::PROGRESS_ACTIVE_TOKEN.id)
+            .collect();
+        assert!(stray.is_empty(), "{stray:#?}");
+    }
+}

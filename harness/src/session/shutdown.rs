@@ -1,0 +1,49 @@
+//! The end of a session: the transport's shutdown sequence, the server's last words,
+//! and the record the session leaves behind.
+
+use super::{EXIT_GRACE, Session, SessionRecord};
+use crate::check::{Finding, rules};
+use crate::session::transcript::Direction;
+use crate::transport::ShutdownStage;
+
+impl Session {
+    /// Ends the session with the transport's shutdown sequence and returns the record.
+    pub async fn finish(mut self) -> SessionRecord {
+        let report = self.transport.shutdown().await;
+        // Whatever the server wrote on the way out is still checked.
+        while let Ok(Some(item)) = tokio::time::timeout(EXIT_GRACE, self.transport.recv()).await {
+            self.ingest(item).await;
+        }
+        let rev = self.revision;
+        self.transcript.push(
+            Direction::Event,
+            format!("shutdown: {:?} after {:?}", report.stage, report.took),
+        );
+        match report.stage {
+            ShutdownStage::Terminated => self.findings.push(Finding::new(
+                &rules::STDIO_SHUTDOWN,
+                rev,
+                "the server did not exit after its stdin was closed; it needed SIGTERM",
+            )),
+            ShutdownStage::Killed => self.findings.push(Finding::new(
+                &rules::STDIO_SHUTDOWN,
+                rev,
+                "the server ignored both the closing of stdin and SIGTERM; it had to be killed with SIGKILL",
+            )),
+            _ => {}
+        }
+        let schema = self.schema_status();
+        let (stderr_bytes, stderr_tail) = match self.transport.stderr() {
+            Some(log) => (log.total_bytes(), log.last_lines(20)),
+            None => (0, Vec::new()),
+        };
+        SessionRecord {
+            transcript: self.transcript,
+            findings: self.findings,
+            schema,
+            shutdown: Some(report),
+            stderr_bytes,
+            stderr_tail,
+        }
+    }
+}
