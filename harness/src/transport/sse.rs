@@ -34,7 +34,7 @@ impl SseTransport {
     /// Opens the SSE stream at `options.url`; the endpoint event is awaited by the first send.
     pub fn connect(options: HttpOptions) -> Result<Self, TransportError> {
         let client = client(&options).map_err(|e| TransportError::Http(e.to_string()))?;
-        let handle = HttpHandle::detached(client, options);
+        let handle = HttpHandle::new(client, options);
         let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
         let (ep_tx, ep_rx) = oneshot::channel();
         let stream = tokio::spawn(read_stream(handle.clone(), tx.clone(), ep_tx));
