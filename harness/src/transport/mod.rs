@@ -9,6 +9,7 @@ pub mod http;
 pub mod reaper;
 pub mod sse;
 pub mod sse_body;
+pub mod sse_reader;
 pub mod stderr;
 pub mod stdio;
 pub mod target;

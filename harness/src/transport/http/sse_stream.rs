@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -13,6 +12,7 @@ use super::handle::{HttpHandle, client};
 use super::record::HttpRecord;
 use super::{HttpOptions, INBOUND_CAPACITY};
 use crate::transport::Inbound;
+use crate::transport::sse_reader::SseReader;
 
 /// Why a stream's reader stopped on mcpcheck's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,11 +77,8 @@ pub(super) async fn read_sse<B, E>(
     B: AsRef<[u8]> + Send + 'static,
     E: std::fmt::Display + Send + 'static,
 {
-    use eventsource_stream::Eventsource;
     let max = handle.options.max_frame;
-    let mut events =
-        crate::transport::sse_body::sse_body(body, crate::transport::sse_body::event_limit(max))
-            .eventsource();
+    let mut events = SseReader::new(body, max);
     // The SSE last-event-id buffer persists: an event without an `id` field repeats the
     // previous one, which is no new id.
     let mut previous = String::new();
