@@ -4,6 +4,7 @@
 //! Checking happens here, at the single point every frame passes, so no path through the
 //! harness can receive a message without validating it.
 
+mod anomaly;
 pub mod stateless;
 pub mod transcript;
 
@@ -775,10 +776,11 @@ impl Session {
                 self.exit = Some(exit);
             }
             Inbound::Http(record) => {
-                // A transport rule broken mid-exchange (SSE resumption): a finding.
+                // Something the server did on a stream (SSE resumption, an early close) may
+                // break a transport rule: a finding.
                 let finding = match &record {
-                    crate::transport::http::HttpRecord::Violation { rule, problem } => {
-                        rules::by_id(rule).map(|r| Finding::new(r, self.revision, problem.clone()))
+                    crate::transport::http::HttpRecord::Anomaly(a) => {
+                        anomaly::finding(a, self.revision)
                     }
                     _ => None,
                 };

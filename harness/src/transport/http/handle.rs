@@ -70,6 +70,10 @@ impl HttpHandle {
     pub fn record_headers(&self, headers: &HeaderMap) -> Vec<(String, String)> {
         record_headers(headers, &self.options)
     }
+    /// The revision `initialize` negotiated, if it is one mcpcheck knows.
+    pub fn negotiated(&self) -> Option<Revision> {
+        self.lock().revision.as_deref()?.parse().ok()
+    }
     /// Whether streams of this session may be resumed with `Last-Event-ID` (2025-03-26
     /// to 2025-11-25; the stateless revision has no resumption).
     pub fn resumable(&self) -> bool {

@@ -45,7 +45,7 @@ pub(crate) use headers::record_headers;
 pub use headers::{
     METHOD_HEADER, NAME_HEADER, POST_ACCEPT, SESSION_HEADER, VERSION_HEADER, stateless_headers,
 };
-pub use record::HttpRecord;
+pub use record::{HttpRecord, StreamAnomaly};
 pub use resume::{DEFAULT_RETRY, MAX_RESUMES};
 pub use sse_stream::read_sse_chunks;
 

@@ -2,8 +2,10 @@
 //! resumption or problem, so a report can show what went over the wire beside the frames.
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::headers::header_of;
+use crate::protocol::Revision;
 
 /// One HTTP event, as the transcript records it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -42,9 +44,9 @@ pub enum HttpRecord {
         attempt: u32,
         wait_ms: u64,
     },
-    /// The server broke a transport rule mcpcheck checks as the exchange goes (rule id of
-    /// `check::rules`); the session turns it into a finding.
-    Violation { rule: String, problem: String },
+    /// Something the server did on a stream that may break a transport rule; the session
+    /// judges it (the transport judges nothing).
+    Anomaly(StreamAnomaly),
     /// A request that got no HTTP response at all.
     Failed {
         method: String,
@@ -81,11 +83,75 @@ impl HttpRecord {
             } => format!(
                 "SSE {stream}: resuming with GET, Last-Event-ID {last_event_id:?} (attempt {attempt}, after {wait_ms} ms)"
             ),
-            HttpRecord::Violation { rule, problem } => format!("HTTP [{rule}] {problem}"),
+            HttpRecord::Anomaly(a) => format!("SSE {a}"),
             HttpRecord::Failed { method, url, error } => {
                 format!("HTTP {method} {url} failed: {error}")
             }
             HttpRecord::Invalid { context, problem } => format!("HTTP {context}: {problem}"),
         }
+    }
+}
+
+/// What a server did on an SSE stream that the session may judge: facts, not findings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "anomaly", rename_all = "snake_case")]
+pub enum StreamAnomaly {
+    /// After a resumption with `Last-Event-ID`, the stream delivered an event id it had
+    /// delivered before.
+    DuplicateEventId { stream: String, id: String },
+    /// After a resumption, the stream carried the response to a request it was not answering.
+    ReplayFromOtherStream { stream: String, request_id: Value },
+    /// The server closed the stream before the response to `request_id` (a listen stream,
+    /// or one mcpcheck closed, is never reported). `negotiated`: the session's revision, if
+    /// known.
+    ClosedBeforeResponse {
+        stream: String,
+        request_id: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        negotiated: Option<Revision>,
+    },
+}
+
+impl std::fmt::Display for StreamAnomaly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamAnomaly::DuplicateEventId { stream, id } => write!(
+                f,
+                "{stream}: after resuming with Last-Event-ID, event {id:?} came again"
+            ),
+            StreamAnomaly::ReplayFromOtherStream { stream, request_id } => write!(
+                f,
+                "{stream}: after resuming with Last-Event-ID, the response to request {request_id} came, which this stream does not carry"
+            ),
+            StreamAnomaly::ClosedBeforeResponse {
+                stream, request_id, ..
+            } => write!(
+                f,
+                "{stream}: the server closed the stream before the response to request {request_id}"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_anomaly_is_recorded_with_its_kind_and_facts() {
+        let record = HttpRecord::Anomaly(StreamAnomaly::ClosedBeforeResponse {
+            stream: "#2 (POST)".into(),
+            request_id: serde_json::json!(3),
+            negotiated: Some(Revision::V2025_06_18),
+        });
+        assert_eq!(
+            serde_json::to_value(&record).unwrap(),
+            serde_json::json!({"kind": "anomaly", "anomaly": "closed_before_response",
+                "stream": "#2 (POST)", "request_id": 3, "negotiated": "2025-06-18"})
+        );
+        assert_eq!(
+            record.summary(),
+            "SSE #2 (POST): the server closed the stream before the response to request 3"
+        );
     }
 }

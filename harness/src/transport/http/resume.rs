@@ -10,9 +10,8 @@ use super::diagnose::error_chain;
 use super::exchange::read_body;
 use super::handle::HttpHandle;
 use super::headers::{header_of, record_headers};
-use super::record::HttpRecord;
-use super::sse_stream::{StreamTrack, read_sse, violation};
-use crate::protocol::Revision;
+use super::record::{HttpRecord, StreamAnomaly};
+use super::sse_stream::{StreamTrack, read_sse, report};
 use crate::transport::Inbound;
 
 /// Reconnections of one stream before mcpcheck gives up on it.
@@ -156,29 +155,20 @@ pub(super) async fn resume(
     }
 }
 
-/// Before 2025-11-25, "the server SHOULD NOT close the SSE stream before sending a
-/// JSON-RPC response" (basic/transports#sending-messages-to-the-server); 2025-11-25 lets it
-/// close the connection after an event id, for the client to poll.
+/// Reports a stream the server closed before the response it carries, with the revision
+/// the connection negotiated (whether that is allowed depends on it; the session judges).
 pub(super) async fn closed_before_response(
     handle: &HttpHandle,
     stream: &str,
     tx: &mpsc::Sender<Inbound>,
     track: &StreamTrack,
 ) {
-    let revision = handle.lock().revision.clone();
-    let Some(revision) = revision.and_then(|r| r.parse::<Revision>().ok()) else {
-        return;
-    };
     let Some(id) = &track.awaited else { return };
-    if revision >= Revision::V2025_11_25 {
-        return;
-    }
-    violation(
-        tx,
-        crate::check::rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE.id,
-        format!(
-            "the server closed SSE stream {stream} before sending the response to request {id}; in {revision} it SHOULD NOT (polling a closed stream came in 2025-11-25)"
-        ),
-    )
-    .await;
+    let negotiated = handle.negotiated();
+    let anomaly = StreamAnomaly::ClosedBeforeResponse {
+        stream: stream.to_owned(),
+        request_id: id.clone(),
+        negotiated,
+    };
+    report(tx, anomaly).await;
 }

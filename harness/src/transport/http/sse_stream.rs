@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::exchange::deliver;
 use super::handle::{HttpHandle, client};
-use super::record::HttpRecord;
+use super::record::{HttpRecord, StreamAnomaly};
 use super::{HttpOptions, INBOUND_CAPACITY};
 use crate::transport::Inbound;
 use crate::transport::sse_reader::SseReader;
@@ -65,7 +65,7 @@ impl StreamTrack {
 
 /// Reads an SSE stream: each event is recorded, each `message` event's data delivered as
 /// a frame. On a resumed connection (`track.resumes > 0`), an event id already received or a
-/// response to another request is a violation of basic/transports#resumability-and-redelivery.
+/// response to another request is reported as a [`StreamAnomaly`] for the session to judge.
 /// Generic over the body's chunks, so it can be fed from memory ([`read_sse_chunks`]).
 pub(super) async fn read_sse<B, E>(
     handle: &HttpHandle,
@@ -121,7 +121,7 @@ pub(super) async fn read_sse<B, E>(
                     track.retry = ev.retry;
                 }
                 if !ev.id.is_empty() && ev.id != previous {
-                    check_event_id(handle, stream, &ev.id, track, tx).await;
+                    note_event_id(handle, stream, &ev.id, track, tx).await;
                     track.last_id = Some(ev.id.clone());
                 }
                 previous = ev.id.clone();
@@ -144,7 +144,7 @@ pub(super) async fn read_sse<B, E>(
                 }
                 match serde_json::from_str::<Value>(&ev.data) {
                     Ok(value) => {
-                        check_replayed_message(&value, stream, track, tx).await;
+                        note_response(&value, stream, track, tx).await;
                         deliver(handle, value, &ev.data, tx).await
                     }
                     Err(e) => {
@@ -153,7 +153,7 @@ pub(super) async fn read_sse<B, E>(
                                 context: format!("SSE {stream}"),
                                 problem: format!(
                                     "event data is not a JSON-RPC message ({e}): {}",
-                                    crate::session::quote(&ev.data, 200)
+                                    crate::protocol::text::quote(&ev.data, 200)
                                 ),
                             }))
                             .await;
@@ -188,15 +188,11 @@ fn client_close_reason(why: ClientClose, track: &StreamTrack) -> String {
     }
 }
 
-/// Rule ids of the checks made while reading streams.
-const RULE_EVENT_ID_UNIQUE: &str = crate::check::rules::HTTP_SSE_EVENT_ID_UNIQUE.id;
-const RULE_REPLAY_SAME_STREAM: &str = crate::check::rules::HTTP_SSE_REPLAY_SAME_STREAM.id;
-
 /// Notes an event id in the session's set; on a resumed stream, an id the stream carried
-/// before is an event delivered twice ("replay messages that would have been sent after the
-/// last event ID"). Ids shared between streams are judged by the `http/sse-event-ids-unique`
-/// scenario, not here, so each rule fails in one place.
-async fn check_event_id(
+/// before is an event delivered twice ([`StreamAnomaly::DuplicateEventId`]). Ids shared
+/// between streams are judged by the `http/sse-event-ids-unique` scenario, not here, so each
+/// rule fails in one place.
+async fn note_event_id(
     handle: &HttpHandle,
     stream: &str,
     id: &str,
@@ -206,25 +202,22 @@ async fn check_event_id(
     handle.note_event_id(id, stream);
     let fresh = track.ids.insert(id.to_owned());
     if track.resumes > 0 && !fresh {
-        violation(tx, RULE_EVENT_ID_UNIQUE, format!(
-                    "after resuming stream {stream} with Last-Event-ID, the server replayed event {id:?}, which it had delivered before"
-                )).await;
+        let anomaly = StreamAnomaly::DuplicateEventId {
+            stream: stream.to_owned(),
+            id: id.to_owned(),
+        };
+        report(tx, anomaly).await;
     }
 }
 
-/// Hands the session a broken transport rule, as an [`HttpRecord::Violation`].
-pub(super) async fn violation(tx: &mpsc::Sender<Inbound>, rule: &str, problem: String) {
-    let _ = tx
-        .send(Inbound::Http(HttpRecord::Violation {
-            rule: rule.into(),
-            problem,
-        }))
-        .await;
+/// Hands the session something the server did that it may judge.
+pub(super) async fn report(tx: &mpsc::Sender<Inbound>, anomaly: StreamAnomaly) {
+    let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
 }
 
-/// On a resumed stream, a response to another request comes from another stream
-/// ("MUST NOT replay messages that would have been delivered on a different stream").
-async fn check_replayed_message(
+/// Notes the awaited response; on a resumed stream, a response to another request came from
+/// another stream ([`StreamAnomaly::ReplayFromOtherStream`]).
+async fn note_response(
     value: &Value,
     stream: &str,
     track: &mut StreamTrack,
@@ -237,9 +230,11 @@ async fn check_replayed_message(
     if track.awaited.as_ref() == Some(id) {
         track.awaited = None;
     } else if track.resumes > 0 {
-        violation(tx, RULE_REPLAY_SAME_STREAM, format!(
-                    "after resuming stream {stream} with Last-Event-ID, the server sent the response to request {id}, which was not sent on that stream"
-                )).await;
+        let anomaly = StreamAnomaly::ReplayFromOtherStream {
+            stream: stream.to_owned(),
+            request_id: id.clone(),
+        };
+        report(tx, anomaly).await;
     }
 }
 
