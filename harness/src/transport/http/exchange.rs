@@ -164,7 +164,7 @@ impl HttpTransport {
         }
         let head = tokio::time::timeout(HEAD_WAIT, head_rx).await;
         match head {
-            Ok(Ok(Head::Failed(error))) => Err(TransportError::Http(error)),
+            Ok(Ok(Head::Failed(error))) => Err(error),
             // A request whose complete answer held no message will never be answered:
             // say so now rather than let the session wait out its timeout.
             Ok(Ok(Head::Body {
@@ -254,7 +254,7 @@ async fn exchange(
                 }))
                 .await;
             if let Some(h) = head {
-                let _ = h.send(Head::Failed(error));
+                let _ = h.send(Head::Failed(TransportError::Http(error)));
             }
             return;
         }
@@ -275,21 +275,21 @@ async fn exchange(
                 }))
                 .await;
             if let Some(h) = head {
-                let _ = h.send(Head::Failed(error));
+                let _ = h.send(Head::Failed(TransportError::Http(error)));
             }
             return;
         }
         Err(_) => {
-            let error = format!("no response headers within {:?}", options.timeout);
+            let failure = TransportError::NoResponseHeaders(options.timeout);
             let _ = tx
                 .send(Inbound::Http(HttpRecord::Failed {
                     method,
                     url,
-                    error: error.clone(),
+                    error: format!("no response headers within {:?}", options.timeout),
                 }))
                 .await;
             if let Some(h) = head {
-                let _ = h.send(Head::Failed(error));
+                let _ = h.send(Head::Failed(failure));
             }
             return;
         }
@@ -410,7 +410,7 @@ async fn exchange(
 #[derive(Debug)]
 pub(super) enum Head {
     /// No HTTP response at all.
-    Failed(String),
+    Failed(TransportError),
     /// An SSE stream started; messages follow.
     Streaming,
     /// A complete non-stream response carrying `messages` JSON-RPC messages.
@@ -547,5 +547,31 @@ impl Drop for HttpTransport {
         for c in self.cancellable.values() {
             c.task.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that takes the connection and never answers: `send` fails with the typed
+    /// timeout that callers match on (the fuzzer counts it as a hang, not a crash).
+    #[tokio::test]
+    async fn no_response_headers_in_time_is_a_typed_timeout() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut options =
+            HttpOptions::new(&format!("http://{}/mcp", listener.local_addr().unwrap())).unwrap();
+        options.timeout = Duration::from_millis(200);
+        let server = tokio::spawn(async move {
+            let (conn, _) = listener.accept().await.unwrap();
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            drop(conn);
+        });
+        let mut transport = HttpTransport::new(options).unwrap();
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
+        let err = transport.send(ping).await.unwrap_err();
+        assert!(err.is_response_timeout(), "{err:?}");
+        assert_eq!(err.to_string(), "HTTP: no response headers within 200ms");
+        server.abort();
     }
 }
