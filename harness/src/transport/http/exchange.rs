@@ -16,6 +16,7 @@ use super::record::HttpRecord;
 use super::resume::{closed_before_response, resume};
 use super::sse_stream::{StreamTrack, read_sse};
 use super::{BODY_QUOTE, HttpError, HttpOptions, INBOUND_CAPACITY};
+use crate::protocol::text::clip;
 use crate::transport::framing::RawFrame;
 use crate::transport::{
     BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
@@ -347,15 +348,7 @@ async fn exchange(
         Ok(b) => (String::from_utf8_lossy(b).into_owned(), None),
         Err(e) => (String::new(), Some(e.clone())),
     };
-    let quoted = if text.len() > BODY_QUOTE {
-        let mut cut = BODY_QUOTE;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!("{}... ({} bytes)", &text[..cut], text.len())
-    } else {
-        text.clone()
-    };
+    let quoted = clip(&text, BODY_QUOTE);
     let _ = tx
         .send(Inbound::Http(HttpRecord::Exchange {
             method: method.clone(),
