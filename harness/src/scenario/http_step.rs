@@ -22,6 +22,7 @@ use crate::transport::http::{
     DEFAULT_RETRY, HttpHandle, HttpRecord, MAX_RESUMES, POST_ACCEPT, SESSION_HEADER,
     VERSION_HEADER, error_chain,
 };
+use crate::transport::sse_reader::SseReader;
 
 /// One raw exchange and what its response must look like.
 #[derive(Clone, Debug, PartialEq)]
@@ -575,11 +576,10 @@ async fn read_events(
     messages: &mut Vec<Value>,
     acc: &mut SseAcc,
 ) -> SseEnd {
-    use eventsource_stream::Eventsource;
     let max = handle.options().max_frame;
     let resumed = acc.resumes > 0;
     let unique_ids = acc.check_unique;
-    let mut events = response.bytes_stream().eventsource();
+    let mut events = SseReader::from_response(response, max);
     // The SSE last-event-id buffer persists: an event without an `id` field repeats the
     // previous id, which is no new id.
     let mut previous = String::new();
@@ -638,7 +638,7 @@ async fn read_events(
                     if resumed && messages.contains(&v) {
                         acc.problems.push(format!(
                             "after resuming with Last-Event-ID, a message the stream had delivered was sent again: {}",
-                            crate::session::quote(&ev.data, 200)
+                            crate::protocol::text::quote(&ev.data, 200)
                         ));
                     } else if resumed && let Some(id) = id.filter(|_| !answered) {
                         acc.problems.push(format!(
@@ -864,5 +864,61 @@ mod tests {
             messages: vec![serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}})],
         };
         assert!(check(&step, &ok).is_empty());
+    }
+
+    /// Regression (issue 15): the step read SSE with eventsource-stream directly, without
+    /// the guard of `transport/sse_body.rs`, and panicked on a stream that starts with a
+    /// byte order mark. It now reads through `transport::sse_reader`, like the transport:
+    /// the BOM is skipped and the event after it is read.
+    #[tokio::test]
+    async fn an_sse_answer_that_starts_with_a_bom_is_read_not_a_panic() {
+        use std::sync::Arc;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        use crate::schema::SchemaStore;
+        use crate::session::SessionConfig;
+        use crate::transport::http::{HttpOptions, HttpTransport};
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let server = tokio::spawn(async move {
+            let (mut conn, _) = listener.accept().await.unwrap();
+            let mut head = vec![0; 4096];
+            let _ = conn.read(&mut head).await;
+            let body = "\u{feff}event: message\nid: e-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"b-1\",\"result\":{}}\n\n";
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            conn.write_all(head.as_bytes()).await.unwrap();
+            conn.write_all(body.as_bytes()).await.unwrap();
+            let _ = conn.shutdown().await;
+        });
+        let transport = HttpTransport::new(HttpOptions::new(&url).unwrap())
+            .unwrap()
+            .without_get_stream();
+        let mut session = Session::new(
+            Box::new(transport),
+            Arc::new(SchemaStore::default()),
+            SessionConfig::default(),
+            std::time::Instant::now(),
+        );
+        let step = scenario(
+            "      method: get\n      within: 5s\n      expect:\n        status: 200\n        response: { id: b-1 }\n",
+        )
+        .unwrap();
+        let problems = run(&step, None, &mut session).await.unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        let events: Vec<_> = session
+            .transcript()
+            .entries()
+            .iter()
+            .filter_map(|e| match &e.http {
+                Some(HttpRecord::SseEvent { id, event, .. }) => Some((id.clone(), event.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(events, vec![("e-1".to_owned(), "message".to_owned())]);
+        server.await.unwrap();
     }
 }

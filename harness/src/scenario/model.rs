@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::check::Severity;
 use crate::protocol::Revision;
+pub use crate::transport::target::TransportKind;
 
 /// A parsed scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,12 +61,6 @@ impl std::fmt::Display for Requirement {
         }
         f.write_str(&self.capability)
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TransportKind {
-    Stdio,
-    Http,
 }
 
 /// One step. Every step carries the line it starts on, for messages.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{Session, Unsolicited};
 use crate::check::progress::TokenState;
 use crate::check::schema::MessageKind;
-use crate::check::{Finding, capabilities, jsonrpc, progress, rules};
+use crate::check::{capabilities, jsonrpc, progress};
 use crate::protocol::{Classified, Message, classify};
 use crate::session::transcript::Direction;
 use crate::transport::{Inbound, RawFrame};
@@ -31,10 +31,11 @@ impl Session {
                 self.exit = Some(exit);
             }
             Inbound::Http(record) => {
-                // A transport rule broken mid-exchange (SSE resumption): a finding.
+                // Something the server did on a stream (SSE resumption, an early close) may
+                // break a transport rule: a finding.
                 let finding = match &record {
-                    crate::transport::http::HttpRecord::Violation { rule, problem } => {
-                        rules::by_id(rule).map(|r| Finding::new(r, self.revision, problem.clone()))
+                    crate::transport::http::HttpRecord::Anomaly(a) => {
+                        super::anomaly::finding(a, self.revision)
                     }
                     _ => None,
                 };

@@ -6,6 +6,7 @@
 //! `server_requests`, `validate` (schemas), `shutdown`, `error` (failed requests as findings)
 //! and `stateless` (2026-07-28). The rules themselves are pure functions in [`crate::check`].
 
+mod anomaly;
 mod correlate;
 mod error;
 mod framing;

@@ -9,6 +9,7 @@ pub mod http;
 pub mod reaper;
 pub mod sse;
 pub mod sse_body;
+pub mod sse_reader;
 pub mod stderr;
 pub mod stdio;
 pub mod target;
@@ -102,10 +103,22 @@ pub enum TransportError {
     WriteTimeout(Duration),
     #[error("HTTP: {0}")]
     Http(String),
+    /// An HTTP request got no response headers in time: the server took the connection but
+    /// is not answering (wedged, not gone).
+    #[error("HTTP: no response headers within {0:?}")]
+    NoResponseHeaders(Duration),
     /// The server refused a request with an HTTP error status and sent no JSON-RPC
     /// response: the spec's answer to input it cannot accept (basic/transports).
     #[error("the POST was answered with HTTP {status} and no JSON-RPC response")]
     Rejected { status: u16 },
+}
+
+impl TransportError {
+    /// Whether the server took the request but did not answer in time (match on this, never
+    /// on the message).
+    pub fn is_response_timeout(&self) -> bool {
+        matches!(self, TransportError::NoResponseHeaders(_))
+    }
 }
 
 /// A connection to one server.

@@ -5,13 +5,13 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::http::{
     HttpHandle, HttpOptions, HttpRecord, client, deliver, error_chain, record_headers,
 };
+use super::sse_reader::SseReader;
 use super::{
     BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
 };
@@ -34,7 +34,7 @@ impl SseTransport {
     /// Opens the SSE stream at `options.url`; the endpoint event is awaited by the first send.
     pub fn connect(options: HttpOptions) -> Result<Self, TransportError> {
         let client = client(&options).map_err(|e| TransportError::Http(e.to_string()))?;
-        let handle = HttpHandle::detached(client, options);
+        let handle = HttpHandle::new(client, options);
         let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
         let (ep_tx, ep_rx) = oneshot::channel();
         let stream = tokio::spawn(read_stream(handle.clone(), tx.clone(), ep_tx));
@@ -143,7 +143,6 @@ async fn read_stream(
     tx: mpsc::Sender<Inbound>,
     endpoint: oneshot::Sender<Result<reqwest::Url, String>>,
 ) {
-    use eventsource_stream::Eventsource;
     let options = handle.options().clone();
     let mut req = handle
         .client()
@@ -200,11 +199,7 @@ async fn read_stream(
         return;
     }
     let mut endpoint = Some(endpoint);
-    let mut events = super::sse_body::sse_body(
-        response.bytes_stream(),
-        super::sse_body::event_limit(options.max_frame),
-    )
-    .eventsource();
+    let mut events = SseReader::from_response(response, options.max_frame);
     let reason = loop {
         match events.next().await {
             None => break "the server closed the stream".to_owned(),
@@ -348,10 +343,11 @@ pub async fn detect(options: &HttpOptions) -> super::target::Target {
     let get = with_headers(client.get(options.url.clone()))
         .header(reqwest::header::ACCEPT, "text/event-stream");
     let first = async {
-        use eventsource_stream::Eventsource;
         let r = get.send().await.ok()?;
-        let mut events = r.bytes_stream().eventsource();
-        events.next().await?.ok()
+        SseReader::from_response(r, options.max_frame)
+            .next()
+            .await?
+            .ok()
     };
     match tokio::time::timeout(options.timeout, first).await {
         Ok(Some(ev)) if ev.event == "endpoint" => Target::Sse(options.clone()),

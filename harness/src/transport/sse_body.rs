@@ -1,5 +1,5 @@
 //! What eventsource-stream is given to parse: an SSE body with its byte order mark
-//! handled here, because the crate cannot.
+//! handled here, because the crate cannot. Only [`super::sse_reader::SseReader`] uses it.
 //!
 //! The SSE spec (WHATWG HTML, "event stream interpretation") ignores one leading U+FEFF.
 //! eventsource-stream 0.2.3 strips it with `&string[1..]`, a slice inside the three-byte

@@ -8,6 +8,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::protocol::text::clip;
+
 /// Lines kept from the start of the stream.
 const HEAD_LINES: usize = 200;
 /// Bytes kept from the start of the stream.
@@ -116,7 +118,7 @@ impl StderrLog {
             .rev()
             .filter(|l| !l.trim().is_empty())
             .take(n)
-            .map(|l| truncate(l, MAX_LINE))
+            .map(|l| clip(l, MAX_LINE))
             .collect();
         lines.reverse();
         lines
@@ -185,23 +187,20 @@ impl StderrLog {
             // The ring holds the whole stream.
             if ring_lines.len() <= head + tail {
                 (
-                    ring_lines
-                        .iter()
-                        .map(|l| truncate(l, EXCERPT_LINE))
-                        .collect(),
+                    ring_lines.iter().map(|l| clip(l, EXCERPT_LINE)).collect(),
                     false,
                 )
             } else {
                 let left_out = ring_lines.len() - head - tail;
                 let mut out: Vec<String> = ring_lines[..head]
                     .iter()
-                    .map(|l| truncate(l, EXCERPT_LINE))
+                    .map(|l| clip(l, EXCERPT_LINE))
                     .collect();
                 out.push(format!("… ({left_out} lines left out)"));
                 out.extend(
                     ring_lines[ring_lines.len() - tail..]
                         .iter()
-                        .map(|l| truncate(l, EXCERPT_LINE)),
+                        .map(|l| clip(l, EXCERPT_LINE)),
                 );
                 (out, true)
             }
@@ -218,7 +217,7 @@ impl StderrLog {
                 .zip(&g.head_ends)
                 .take_while(|(_, end)| **end <= ring_start)
                 .take(head)
-                .map(|(l, _)| truncate(&l.text, EXCERPT_LINE))
+                .map(|(l, _)| clip(&l.text, EXCERPT_LINE))
                 .collect();
             let from = ring_lines.len().saturating_sub(tail);
             let shown: usize = out.iter().map(|l| l.len() + 1).sum::<usize>()
@@ -230,7 +229,7 @@ impl StderrLog {
                 "… (about {} bytes left out)",
                 (bytes as usize).saturating_sub(shown)
             ));
-            out.extend(ring_lines[from..].iter().map(|l| truncate(l, EXCERPT_LINE)));
+            out.extend(ring_lines[from..].iter().map(|l| clip(l, EXCERPT_LINE)));
             (out, true)
         };
         StderrExcerpt::Captured {
@@ -253,18 +252,6 @@ pub const CRASH_MARKERS: &[&str] = &[
     "FATAL",
     "Exception in thread",
 ];
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        s.to_owned()
-    } else {
-        format!(
-            "{}… [{} bytes cut]",
-            &s[..s.floor_char_boundary(max)],
-            s.len() - max
-        )
-    }
-}
 
 #[cfg(test)]
 mod tests {

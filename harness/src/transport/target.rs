@@ -22,8 +22,13 @@ pub enum Target {
     Sse(HttpOptions),
 }
 
-/// The two transports, as scenarios name them.
-pub use crate::scenario::model::TransportKind;
+/// The two transports, as scenarios name them (`transports: [stdio, http]`); the legacy
+/// HTTP+SSE transport counts as `http`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TransportKind {
+    Stdio,
+    Http,
+}
 
 impl Target {
     pub fn kind(&self) -> TransportKind {

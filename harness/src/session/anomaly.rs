@@ -1,0 +1,89 @@
+//! Stream anomalies the HTTP transport reports, judged: each becomes a finding of the transport
+//! rule it breaks, or nothing where the negotiated revision allows it.
+
+use crate::check::Finding;
+use crate::check::rules;
+use crate::protocol::Revision;
+use crate::transport::http::StreamAnomaly;
+
+/// The finding `anomaly` amounts to in a session speaking `revision`, if any.
+pub(super) fn finding(anomaly: &StreamAnomaly, revision: Revision) -> Option<Finding> {
+    match anomaly {
+        // "replay messages that would have been sent after the last event ID"
+        // (basic/transports#resumability-and-redelivery).
+        StreamAnomaly::DuplicateEventId { stream, id } => Some(Finding::new(
+            &rules::HTTP_SSE_EVENT_ID_UNIQUE,
+            revision,
+            format!(
+                "after resuming stream {stream} with Last-Event-ID, the server replayed event {id:?}, which it had delivered before"
+            ),
+        )),
+        // "MUST NOT replay messages that would have been delivered on a different stream".
+        StreamAnomaly::ReplayFromOtherStream { stream, request_id } => Some(Finding::new(
+            &rules::HTTP_SSE_REPLAY_SAME_STREAM,
+            revision,
+            format!(
+                "after resuming stream {stream} with Last-Event-ID, the server sent the response to request {request_id}, which was not sent on that stream"
+            ),
+        )),
+        // Before 2025-11-25, "the server SHOULD NOT close the SSE stream before sending a
+        // JSON-RPC response" (basic/transports#sending-messages-to-the-server); 2025-11-25
+        // lets it close the connection after an event id, for the client to poll. An
+        // unknown negotiated revision is judged by the handshake checks, not here.
+        StreamAnomaly::ClosedBeforeResponse {
+            stream,
+            request_id,
+            negotiated: Some(negotiated),
+        } if *negotiated < Revision::V2025_11_25 => Some(Finding::new(
+            &rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE,
+            revision,
+            format!(
+                "the server closed SSE stream {stream} before sending the response to request {request_id}; in {negotiated} it SHOULD NOT (polling a closed stream came in 2025-11-25)"
+            ),
+        )),
+        StreamAnomaly::ClosedBeforeResponse { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn closed(negotiated: Option<Revision>) -> StreamAnomaly {
+        StreamAnomaly::ClosedBeforeResponse {
+            stream: "#1 (POST)".into(),
+            request_id: serde_json::json!(2),
+            negotiated,
+        }
+    }
+
+    #[test]
+    fn an_early_close_is_a_warning_only_before_2025_11_25() {
+        let f = finding(&closed(Some(Revision::V2025_06_18)), Revision::V2025_06_18).unwrap();
+        assert_eq!(f.rule, rules::HTTP_SSE_CLOSED_BEFORE_RESPONSE.id);
+        assert!(
+            f.message.contains("in 2025-06-18 it SHOULD NOT"),
+            "{}",
+            f.message
+        );
+        assert!(finding(&closed(Some(Revision::V2025_11_25)), Revision::V2025_11_25).is_none());
+        assert!(finding(&closed(None), Revision::V2025_06_18).is_none());
+    }
+
+    #[test]
+    fn a_replay_after_resumption_is_a_failure() {
+        let dup = StreamAnomaly::DuplicateEventId {
+            stream: "#1 (POST)".into(),
+            id: "7".into(),
+        };
+        let f = finding(&dup, Revision::V2025_11_25).unwrap();
+        assert_eq!(f.rule, rules::HTTP_SSE_EVENT_ID_UNIQUE.id);
+        let other = StreamAnomaly::ReplayFromOtherStream {
+            stream: "#1 (POST)".into(),
+            request_id: serde_json::json!("a"),
+        };
+        let f = finding(&other, Revision::V2025_11_25).unwrap();
+        assert_eq!(f.rule, rules::HTTP_SSE_REPLAY_SAME_STREAM.id);
+        assert!(f.message.contains("request \"a\""), "{}", f.message);
+    }
+}
