@@ -1,0 +1,429 @@
+//! Running one scenario against a fresh server: [`run`] opens the server, steps through the
+//! scenario with an [`Executor`], and turns what it saw into a [`ScenarioOutcome`].
+//!
+//! The session checks every frame as always; the scenario adds its own expectations.
+//! A session finding belongs to the scenario only when its rule is the scenario's rule;
+//! the rest are protocol findings of the run, so one defect fails the scenario written
+//! for it and not every scenario that happens to see it.
+//!
+//! The executor's parts, each an `impl Executor` block: [`step`] dispatches steps and
+//! reports them, [`request`] sends requests and checks their replies, [`wait`] awaits what
+//! the server sends on its own (notifications, silence, exit, stderr), [`paginate`]
+//! follows cursors, [`tools`] applies the tool-call policy.
+
+mod paginate;
+mod request;
+mod step;
+mod tools;
+mod wait;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::model::{Scenario, Template, TransportKind};
+use super::synth::TOOL_ARGS;
+use super::template::Vars;
+use crate::check::{Finding, Severity};
+use crate::runner::events::{Emitter, Event, FindingScope};
+use crate::schema::SchemaStore;
+use crate::session::{Entry, Session, SessionConfig, SessionError, Unsolicited};
+use crate::transport::StderrExcerpt;
+use crate::transport::target::Target;
+
+/// Which tools a scenario may call: real tools have side effects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolPolicy {
+    /// No `tools/call` at all.
+    None,
+    /// Only tools annotated `readOnlyHint: true`.
+    #[default]
+    Readonly,
+    /// Every tool (except `destructiveHint: true` ones, unless allowed).
+    All,
+}
+
+impl ToolPolicy {
+    /// Why this policy forbids calling `tool` (its `tools/list` entry, if known), if it
+    /// does: `readonly` needs `readOnlyHint: true`; `all` still skips `destructiveHint: true`.
+    pub fn forbids(self, tool: Option<&Value>) -> Option<String> {
+        let annotations = tool.and_then(|t| t.get("annotations"));
+        let flag = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
+        match self {
+            ToolPolicy::None => Some("--call-tools none".into()),
+            ToolPolicy::Readonly if flag("readOnlyHint") != Some(true) => {
+                Some("not annotated readOnlyHint (--call-tools readonly)".into())
+            }
+            ToolPolicy::All if flag("destructiveHint") == Some(true) => {
+                Some("annotated destructiveHint".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The verdict on one scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    /// A MUST-level expectation broke.
+    Fail,
+    /// Only SHOULD-level expectations broke.
+    Warn,
+    /// Not run, and why.
+    Skip {
+        reason: String,
+    },
+    /// A harness or setup problem, not the server's fault.
+    Error {
+        reason: String,
+    },
+}
+
+/// The outcome of one scenario.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioOutcome {
+    pub id: String,
+    pub title: String,
+    pub spec: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Broken expectations, and session findings of the scenario's own rule.
+    pub findings: Vec<Finding>,
+    /// Session findings of other rules: they count for the run, not for this scenario.
+    pub protocol: Vec<Finding>,
+    /// Checks that could not run (no schema), never counted as passed.
+    pub unchecked: Vec<String>,
+    /// Steps skipped (a tool the policy forbids), with why.
+    pub skipped_steps: Vec<String>,
+    pub duration_ms: u64,
+    pub transcript: Vec<Entry>,
+    /// The server's stderr during this scenario (stdio only).
+    pub stderr: StderrExcerpt,
+}
+
+/// What a scenario run needs.
+#[derive(Clone, Debug)]
+pub struct ExecConfig {
+    /// The server: spawned afresh, or a fresh HTTP session, per scenario.
+    pub target: Target,
+    pub session: SessionConfig,
+    pub tools: ToolPolicy,
+    /// User-given arguments per tool name (`--tool-args`): those tools may be called
+    /// under `readonly` too, with these arguments.
+    pub tool_args: Arc<BTreeMap<String, Value>>,
+}
+
+/// Runs one scenario on a fresh server process.
+pub async fn run(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+) -> ScenarioOutcome {
+    run_observed(scenario, config, schemas, &Emitter::default()).await
+}
+
+/// [`run`], emitting its steps, frames and findings into `events` as they happen.
+pub async fn run_observed(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    events: &Emitter,
+) -> ScenarioOutcome {
+    let started = Instant::now();
+    let revision = config.session.revision;
+    let spec = if scenario.spec.starts_with("https://") {
+        scenario.spec.clone()
+    } else {
+        revision.spec_url(&scenario.spec)
+    };
+    let not_started = || StderrExcerpt::NotCaptured {
+        reason: "no server was started for this scenario".into(),
+    };
+    let outcome = |verdict, findings, protocol, transcript, unchecked, skipped_steps, stderr| {
+        ScenarioOutcome {
+            id: scenario.id.clone(),
+            title: scenario.title.clone(),
+            spec: spec.clone(),
+            verdict,
+            findings,
+            protocol,
+            unchecked,
+            skipped_steps,
+            duration_ms: started.elapsed().as_millis() as u64,
+            transcript,
+            stderr,
+        }
+    };
+    if !scenario.revisions.contains(&revision) {
+        let list = scenario
+            .revisions
+            .iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let reason = format!("applies to {list}; this run speaks {revision}");
+        return outcome(
+            Verdict::Skip { reason },
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            not_started(),
+        );
+    }
+    let kind = config.target.kind();
+    if !scenario.transports.contains(&kind) {
+        let name = match kind {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "Streamable HTTP",
+        };
+        return outcome(
+            Verdict::Skip {
+                reason: format!("not for the {name} transport"),
+            },
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            not_started(),
+        );
+    }
+    let transport = match config.target.open(started) {
+        Ok(t) => t,
+        Err(e) => {
+            return outcome(
+                Verdict::Error {
+                    reason: e.to_string(),
+                },
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                not_started(),
+            );
+        }
+    };
+    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    if !events.is_empty() {
+        let (events, id) = (events.clone(), scenario.id.clone());
+        session.observe_transcript(crate::session::transcript::Observer(Arc::new(
+            move |index, entry| events.emit(Event::frame(&id, index, entry)),
+        )));
+    }
+    let stderr_log = session.stderr_log();
+    let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    exec.events = events.clone();
+    // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
+    exec.vars.insert(
+        TOOL_ARGS.into(),
+        Value::Object(config.tool_args.as_ref().clone().into_iter().collect()),
+    );
+    let skip = exec.run_steps(&scenario.steps).await.err();
+    let Executor {
+        session,
+        mut findings,
+        unchecked,
+        skipped_steps,
+        tool_calls_sent,
+        loop_runs,
+        not_exercised,
+        session_findings_emitted,
+        ..
+    } = exec;
+    let record = session.finish().await;
+    let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    // Findings of the shutdown and of what arrived on the way out.
+    for f in record.findings.iter().skip(session_findings_emitted) {
+        emit_finding(events, &scenario.id, &rule, f);
+    }
+    let stderr = match stderr_log {
+        Some(log) => log.excerpt(
+            crate::transport::stderr::EXCERPT_HEAD,
+            crate::transport::stderr::EXCERPT_TAIL,
+        ),
+        None => StderrExcerpt::NotCaptured {
+            reason: "not captured: the server is not a process mcpcheck started".into(),
+        },
+    };
+    let (mine, protocol): (Vec<_>, Vec<_>) =
+        record.findings.into_iter().partition(|f| f.rule == rule);
+    findings.extend(mine);
+    let transcript = record.transcript.entries().to_vec();
+    // Nothing of what the scenario checks exists on this server (a deciding loop never
+    // ran, or an awaited notification never came): not a pass.
+    let unexercised = not_exercised.or_else(|| {
+        loop_runs
+            .values()
+            .find(|(n, counted, _)| *counted && *n == 0)
+            .map(|(_, _, list)| format!("nothing to check: no element of `{list}` to run on"))
+    });
+    let verdict = match skip {
+        Some(Stop::Skip(reason)) => Verdict::Skip { reason },
+        Some(Stop::Error(reason)) => Verdict::Error { reason },
+        _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
+        _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
+
+        // Every tool call the scenario meant to make was forbidden by the policy: nothing
+        // was checked, so it is a skip, not a pass.
+        _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
+            reason: format!(
+                "every tools/call was skipped by --call-tools ({} calls)",
+                skipped_steps.len()
+            ),
+        },
+        _ if unexercised.is_some() => Verdict::Skip {
+            reason: unexercised.unwrap_or_default(),
+        },
+        _ => Verdict::Pass,
+    };
+    outcome(
+        verdict,
+        findings,
+        protocol,
+        transcript,
+        unchecked,
+        skipped_steps,
+        stderr,
+    )
+}
+
+/// A finding event: the scenario's own rule decides its verdict, any other is a protocol one.
+fn emit_finding(events: &Emitter, scenario: &str, rule: &str, f: &Finding) {
+    events.emit_with(|| Event::Finding {
+        scenario: Some(scenario.to_owned()),
+        scope: if f.rule == rule {
+            FindingScope::Scenario
+        } else {
+            FindingScope::Protocol
+        },
+        finding: f.clone(),
+    });
+}
+
+/// Why the steps stopped early.
+enum Stop {
+    /// The scenario does not apply (an unmet `requires`).
+    Skip(String),
+    /// The scenario cannot go on: its server is gone or a step failed in a way that makes
+    /// the rest meaningless (already recorded as a finding).
+    Failed,
+    /// A problem in the scenario or harness.
+    Error(String),
+}
+
+struct Executor<'a> {
+    scenario: &'a Scenario,
+    session: Session,
+    vars: Vars,
+    findings: Vec<Finding>,
+    unchecked: Vec<String>,
+    skipped_steps: Vec<String>,
+    /// `tools/call` requests actually sent (the policy may skip others).
+    tool_calls_sent: usize,
+    /// Per `for_each` step (by line): iterations run, whether it decides the verdict when
+    /// it never runs, and the list's name.
+    loop_runs: BTreeMap<usize, (usize, bool, String)>,
+    /// How many `for_each` bodies the current step is inside.
+    depth: usize,
+    /// Set by an `expect: notification` with `otherwise: skip` that saw nothing.
+    not_exercised: Option<String>,
+    policy: ToolPolicy,
+    /// Tools seen in any `tools/list` result, by name, for the call policy.
+    tools: BTreeMap<String, Value>,
+    /// Whether a `tools/list` result has been seen (so `tools` is the server's list).
+    tools_listed: bool,
+    /// Messages the server sent on its own, not yet matched by an expectation.
+    inbox: VecDeque<Unsolicited>,
+    /// Inbox length when the last raw bytes were sent: a null-id response older than
+    /// that cannot answer them.
+    mark: usize,
+    spec: String,
+    severity: Severity,
+    rule: String,
+    /// Where steps and findings are reported as they happen (nowhere by default).
+    events: Emitter,
+    /// Steps started so far (the `step` number of the events).
+    steps_started: usize,
+    /// Findings already emitted as events: the executor's, and the session's.
+    findings_emitted: usize,
+    session_findings_emitted: usize,
+}
+
+impl<'a> Executor<'a> {
+    fn new(scenario: &'a Scenario, session: Session, policy: ToolPolicy, spec: String) -> Self {
+        let mut vars = Vars::new();
+        vars.insert("revision".into(), json!(session.revision().as_str()));
+        Executor {
+            scenario,
+            vars,
+            findings: Vec::new(),
+            unchecked: Vec::new(),
+            skipped_steps: Vec::new(),
+            tool_calls_sent: 0,
+            loop_runs: BTreeMap::new(),
+            depth: 0,
+            not_exercised: None,
+            policy,
+            tools: BTreeMap::new(),
+            tools_listed: false,
+            inbox: VecDeque::new(),
+            mark: 0,
+            spec,
+            severity: scenario.severity,
+            rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
+            session,
+            events: Emitter::default(),
+            steps_started: 0,
+            findings_emitted: 0,
+            session_findings_emitted: 0,
+        }
+    }
+
+    fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {
+        let mut f = Finding::custom(
+            self.rule.clone(),
+            self.severity,
+            self.spec.clone(),
+            format!("{message} ({}:{line})", self.scenario.source),
+        );
+        if let Some(i) = frame {
+            f = f.at_frame(i);
+        }
+        f
+    }
+
+    fn session_failure(&mut self, e: &SessionError) -> Stop {
+        // The server failed this scenario's own request: that is this scenario's failure.
+        let mut f = self.session.finding_for(e);
+        f.rule = self.rule.clone();
+        // A server that is gone fails whatever the scenario; silence in a SHOULD-level
+        // scenario (say, no answer to malformed input) is only as bad as that scenario.
+        f.severity = match e {
+            SessionError::Timeout { .. } => self.severity,
+            _ => Severity::Failure,
+        };
+        self.findings.push(f);
+        Stop::Failed
+    }
+
+    fn render(&self, t: &Template, line: usize) -> Result<Value, Stop> {
+        t.render(&self.vars)
+            .map_err(|e| Stop::Error(format!("{}:{line}: {e}", self.scenario.source)))
+    }
+
+    pub(super) fn render_method(&self, t: &Template, line: usize) -> Result<String, Stop> {
+        Ok(match self.render(t, line)? {
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+    }
+}
