@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::model::Template;
+use super::synth;
 
 /// Variables in scope while a scenario runs.
 pub type Vars = BTreeMap<String, Value>;
@@ -85,7 +86,8 @@ fn lookup(reference: &str, vars: &Vars) -> Result<Value, Unresolved> {
             e.reference = reference.to_owned();
             e
         })?;
-        return super::synth::apply(filter.trim(), &value, vars).map_err(|reason| Unresolved {
+        let tool_args = vars.get(synth::TOOL_ARGS);
+        return synth::apply(filter.trim(), &value, tool_args).map_err(|reason| Unresolved {
             reference: reference.to_owned(),
             reason,
         });

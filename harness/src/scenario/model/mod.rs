@@ -6,6 +6,8 @@
 //! executor (`scenario::run`): types here make wrong scenarios unrepresentable, so the
 //! executor never re-validates.
 
+pub mod http;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -119,7 +121,7 @@ pub enum StepKind {
     },
     Sleep(Duration),
     /// One raw HTTP exchange with the server's endpoint (`scenario::http_step`).
-    Http(Box<super::http_step::HttpStep>),
+    Http(Box<http::HttpStep>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
