@@ -94,7 +94,8 @@ pub async fn run_with_events(
                 scenario: scenario.id.clone(),
                 title: scenario.title.clone(),
             });
-            let outcome = exec::run_observed(&scenario, &config, schemas, &events).await;
+            let outcome =
+                exec::run_observed(&scenario, &config, schemas, Arc::new(events.clone())).await;
             events::scenario_finished(&events, outcome)
         }));
     }

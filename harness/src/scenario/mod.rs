@@ -4,6 +4,7 @@
 //! caret-pointed errors.
 
 pub mod model;
+pub mod observe;
 pub mod parse;
 
 pub use model::*;

@@ -25,10 +25,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::model::{Scenario, Template, TransportKind};
+use super::observe::{Counts, Observer, Unobserved};
 use super::synth::TOOL_ARGS;
 use super::template::Vars;
 use crate::check::{Finding, Severity};
-use crate::runner::events::{Emitter, Event, FindingScope};
 use crate::schema::SchemaStore;
 use crate::session::{Entry, Session, SessionConfig, SessionError, Unsolicited};
 use crate::transport::StderrExcerpt;
@@ -125,15 +125,15 @@ pub async fn run(
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
 ) -> ScenarioOutcome {
-    run_observed(scenario, config, schemas, &Emitter::default()).await
+    run_observed(scenario, config, schemas, Arc::new(Unobserved)).await
 }
 
-/// [`run`], emitting its steps, frames and findings into `events` as they happen.
+/// [`run`], telling `observer` of its steps, frames and findings as they happen.
 pub async fn run_observed(
     scenario: &Scenario,
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
-    events: &Emitter,
+    observer: Arc<dyn Observer>,
 ) -> ScenarioOutcome {
     let started = Instant::now();
     let revision = config.session.revision;
@@ -213,15 +213,15 @@ pub async fn run_observed(
         }
     };
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
-    if !events.is_empty() {
-        let (events, id) = (events.clone(), scenario.id.clone());
+    if observer.listening() {
+        let (observer, id) = (observer.clone(), scenario.id.clone());
         session.observe_transcript(crate::session::transcript::Observer(Arc::new(
-            move |index, entry| events.emit(Event::frame(&id, index, entry)),
+            move |index, entry| observer.frame(&id, index, entry),
         )));
     }
     let stderr_log = session.stderr_log();
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
-    exec.events = events.clone();
+    exec.observer = observer.clone();
     // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
     exec.vars.insert(
         TOOL_ARGS.into(),
@@ -236,14 +236,14 @@ pub async fn run_observed(
         tool_calls_sent,
         loop_runs,
         not_exercised,
-        session_findings_emitted,
+        session_findings_reported,
         ..
     } = exec;
     let record = session.finish().await;
     let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
     // Findings of the shutdown and of what arrived on the way out.
-    for f in record.findings.iter().skip(session_findings_emitted) {
-        emit_finding(events, &scenario.id, &rule, f);
+    for f in record.findings.iter().skip(session_findings_reported) {
+        report_finding(observer.as_ref(), &scenario.id, &rule, f);
     }
     let stderr = match stderr_log {
         Some(log) => log.excerpt(
@@ -296,17 +296,14 @@ pub async fn run_observed(
     )
 }
 
-/// A finding event: the scenario's own rule decides its verdict, any other is a protocol one.
-fn emit_finding(events: &Emitter, scenario: &str, rule: &str, f: &Finding) {
-    events.emit_with(|| Event::Finding {
-        scenario: Some(scenario.to_owned()),
-        scope: if f.rule == rule {
-            FindingScope::Scenario
-        } else {
-            FindingScope::Protocol
-        },
-        finding: f.clone(),
-    });
+/// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
+fn report_finding(observer: &dyn Observer, scenario: &str, rule: &str, f: &Finding) {
+    let counts = if f.rule == rule {
+        Counts::Scenario
+    } else {
+        Counts::Protocol
+    };
+    observer.finding(scenario, counts, f);
 }
 
 /// Why the steps stopped early.
@@ -350,12 +347,12 @@ struct Executor<'a> {
     severity: Severity,
     rule: String,
     /// Where steps and findings are reported as they happen (nowhere by default).
-    events: Emitter,
-    /// Steps started so far (the `step` number of the events).
+    observer: Arc<dyn Observer>,
+    /// Steps started so far (the `step` number reported to the observer).
     steps_started: usize,
-    /// Findings already emitted as events: the executor's, and the session's.
-    findings_emitted: usize,
-    session_findings_emitted: usize,
+    /// Findings already reported: the executor's, and the session's.
+    findings_reported: usize,
+    session_findings_reported: usize,
 }
 
 impl<'a> Executor<'a> {
@@ -381,10 +378,10 @@ impl<'a> Executor<'a> {
             severity: scenario.severity,
             rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
             session,
-            events: Emitter::default(),
+            observer: Arc::new(Unobserved),
             steps_started: 0,
-            findings_emitted: 0,
-            session_findings_emitted: 0,
+            findings_reported: 0,
+            session_findings_reported: 0,
         }
     }
 

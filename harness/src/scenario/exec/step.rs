@@ -3,31 +3,31 @@
 
 use serde_json::{Value, json};
 
-use super::emit_finding;
+use super::report_finding;
 use super::{Executor, Stop};
 use crate::check::Severity;
-use crate::runner::events::{Event, StepEnd};
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::{Expectation, Initialize, Step, StepKind, Template};
+use crate::scenario::observe::{StepEnd, StepStart};
 use crate::session::Handshake;
 
 impl Executor<'_> {
     pub(super) async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
-            if self.events.is_empty() {
+            if !self.observer.listening() {
                 Box::pin(self.run_step(step)).await?;
                 continue;
             }
             let n = self.steps_started;
             self.steps_started += 1;
             let before = (self.findings.len(), self.skipped_steps.len());
-            self.events.emit(Event::StepStarted {
-                scenario: self.scenario.id.clone(),
+            let start = StepStart {
                 step: n,
                 line: step.line,
                 depth: self.depth,
                 action: action(&step.kind),
-            });
+            };
+            self.observer.step_started(&self.scenario.id, start);
             let done = Box::pin(self.run_step(step)).await;
             self.step_finished(n, step.line, before, &done);
             done?;
@@ -44,19 +44,19 @@ impl Executor<'_> {
         done: &Result<(), Stop>,
     ) {
         let id = &self.scenario.id;
-        for f in &self.findings[self.findings_emitted.min(self.findings.len())..] {
-            emit_finding(&self.events, id, &self.rule, f);
+        for f in &self.findings[self.findings_reported.min(self.findings.len())..] {
+            report_finding(self.observer.as_ref(), id, &self.rule, f);
         }
-        self.findings_emitted = self.findings.len();
+        self.findings_reported = self.findings.len();
         for f in self
             .session
             .findings()
             .iter()
-            .skip(self.session_findings_emitted)
+            .skip(self.session_findings_reported)
         {
-            emit_finding(&self.events, id, &self.rule, f);
+            report_finding(self.observer.as_ref(), id, &self.rule, f);
         }
-        self.session_findings_emitted = self.session.findings().len();
+        self.session_findings_reported = self.session.findings().len();
         let raised = |s: Severity| {
             self.findings
                 .get(findings..)
@@ -77,12 +77,7 @@ impl Executor<'_> {
             },
             Ok(()) => StepEnd::Passed,
         };
-        self.events.emit(Event::StepFinished {
-            scenario: id.clone(),
-            step: n,
-            line,
-            status,
-        });
+        self.observer.step_finished(id, n, line, status);
     }
 
     pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
@@ -286,7 +281,7 @@ impl Executor<'_> {
     }
 }
 
-/// What a step does, in a few words, for the step events.
+/// What a step does, in a few words, for the observer.
 fn action(kind: &StepKind) -> String {
     let text = |t: &Template| match &t.0 {
         Value::String(s) => s.clone(),
