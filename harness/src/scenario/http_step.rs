@@ -26,7 +26,9 @@ use crate::transport::http::{
 /// Why an `http` step stopped the scenario.
 #[derive(Debug)]
 pub enum HttpStop {
+    /// The step does not apply to this server, and why.
     Skip(String),
+    /// A problem in the step or the harness.
     Error(String),
 }
 

@@ -20,7 +20,9 @@ pub type Vars = BTreeMap<String, Value>;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`${{{reference}}}`: {reason}")]
 pub struct Unresolved {
+    /// The reference as written, without `${` and `}`.
     pub reference: String,
+    /// Why it does not resolve.
     pub reason: String,
 }
 
@@ -50,7 +52,7 @@ fn render_value(v: &Value, vars: &Vars) -> Result<Value, Unresolved> {
 }
 
 /// Renders a string: a lone reference keeps its type; otherwise references become text.
-pub fn render_string(s: &str, vars: &Vars) -> Result<Value, Unresolved> {
+fn render_string(s: &str, vars: &Vars) -> Result<Value, Unresolved> {
     if let Some(inner) = s.strip_prefix("${").and_then(|r| r.strip_suffix('}'))
         && !inner.contains("${")
         && !inner.contains('}')

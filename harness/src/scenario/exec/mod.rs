@@ -112,7 +112,9 @@ pub struct ScenarioOutcome {
 pub struct ExecConfig {
     /// The server: spawned afresh, or a fresh HTTP session, per scenario.
     pub target: Target,
+    /// How each scenario's session speaks and checks (revision, timeouts).
     pub session: SessionConfig,
+    /// Which tools scenarios may call (`--call-tools`).
     pub tools: ToolPolicy,
     /// User-given arguments per tool name (`--tool-args`): those tools may be called
     /// under `readonly` too, with these arguments.

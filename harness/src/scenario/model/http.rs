@@ -14,7 +14,9 @@ pub struct HttpStep {
     pub method: String,
     /// A JSON body (a string is sent as is, for malformed bodies).
     pub body: Option<Template>,
+    /// The `Mcp-Session-Id` header to send.
     pub session: HeaderChoice,
+    /// The `MCP-Protocol-Version` header to send.
     pub protocol_version: HeaderChoice,
     /// Headers added or replaced (`Origin`, `Host`, `Accept`, ...).
     pub headers: Vec<(String, String)>,
@@ -23,6 +25,7 @@ pub struct HttpStep {
     /// Drop the connection after the first SSE event with an id (before the response) and
     /// resume with GET and `Last-Event-ID`.
     pub resume: bool,
+    /// What the answer must look like.
     pub expect: HttpExpect,
 }
 
@@ -40,7 +43,9 @@ pub enum HeaderChoice {
 /// Expected HTTP status: exact, or a class (`4xx`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// This status.
     Exact(u16),
+    /// Any status of this hundred (`4` for `4xx`).
     Class(u16),
 }
 
