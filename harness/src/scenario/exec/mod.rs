@@ -419,7 +419,8 @@ impl<'a> Executor<'a> {
             .map_err(|e| Stop::Error(format!("{}:{line}: {e}", self.scenario.source)))
     }
 
-    pub(super) fn render_method(&self, t: &Template, line: usize) -> Result<String, Stop> {
+    /// A template rendered as text: a string as is, any other value as JSON.
+    pub(super) fn render_text(&self, t: &Template, line: usize) -> Result<String, Stop> {
         Ok(match self.render(t, line)? {
             Value::String(s) => s,
             other => other.to_string(),

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{Executor, Stop};
 use crate::check::Finding;
-use crate::protocol::{Outcome, RequestId};
+use crate::protocol::{ErrorObject, Outcome, RequestId};
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::{Check, RequestStep, ResponseExpectation};
 use crate::session::Reply;
@@ -16,7 +16,7 @@ impl Executor<'_> {
         &mut self,
         r: &RequestStep,
     ) -> Result<Option<(RequestId, String)>, Stop> {
-        let method = self.render_method(&r.method, r.line)?;
+        let method = self.render_text(&r.method, r.line)?;
         let mut params = r
             .params
             .as_ref()
@@ -148,11 +148,7 @@ impl Executor<'_> {
             }
             (ResponseExpectation::Error { codes, checks }, Outcome::Error(e)) => {
                 if !codes.is_empty() && !codes.contains(&e.code) {
-                    let want = codes
-                        .iter()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" or ");
+                    let want = or_list(codes);
                     let f = self
                         .fail(
                             line,
@@ -166,21 +162,13 @@ impl Executor<'_> {
                         .expected(want);
                     self.findings.push(f);
                 }
-                let value = json!({"code": e.code, "message": e.message, "data": e.data});
-                (checks, value, "/error")
+                (checks, error_value(e), "/error")
             }
             (ResponseExpectation::Error { codes, .. }, Outcome::Result(_)) => {
                 let want = if codes.is_empty() {
                     "an error".to_owned()
                 } else {
-                    format!(
-                        "error {}",
-                        codes
-                            .iter()
-                            .map(|c| c.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    )
+                    format!("error {}", or_list(codes))
                 };
                 let f = self
                     .fail(
@@ -196,11 +184,9 @@ impl Executor<'_> {
             (ResponseExpectation::Any(checks), Outcome::Result(r)) => {
                 (checks, r.clone(), "/result")
             }
-            (ResponseExpectation::Any(checks), Outcome::Error(e)) => (
-                checks,
-                json!({"code": e.code, "message": e.message, "data": e.data}),
-                "/error",
-            ),
+            (ResponseExpectation::Any(checks), Outcome::Error(e)) => {
+                (checks, error_value(e), "/error")
+            }
             (ResponseExpectation::OneOf(alternatives), _) => {
                 // Each alternative is tried on its own; the response passes if one holds.
                 let before = self.findings.len();
@@ -342,7 +328,21 @@ fn response_value(id: &RequestId, reply: &Reply) -> Value {
     match &reply.outcome {
         Outcome::Result(r) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": r}),
         Outcome::Error(e) => {
-            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": e.code, "message": e.message, "data": e.data}})
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": error_value(e)})
         }
     }
+}
+
+/// An error object as the JSON value checks look at.
+fn error_value(e: &ErrorObject) -> Value {
+    json!({"code": e.code, "message": e.message, "data": e.data})
+}
+
+/// Error codes as words: `-32602 or -32601`.
+fn or_list(codes: &[i64]) -> String {
+    codes
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" or ")
 }

@@ -87,10 +87,7 @@ impl Executor<'_> {
             StepKind::Initialize(Initialize::Handshake(o)) => {
                 let handshake = Handshake {
                     protocol_version: match &o.protocol_version {
-                        Some(t) => Some(match self.render(t, line)? {
-                            Value::String(s) => s,
-                            other => other.to_string(),
-                        }),
+                        Some(t) => Some(self.render_text(t, line)?),
                         None => None,
                     },
                     capabilities: o.capabilities.clone(),
@@ -147,7 +144,7 @@ impl Executor<'_> {
             }
             StepKind::Request(r) => self.request(r).await,
             StepKind::Notify { method, params } => {
-                let method = self.render_method(method, line)?;
+                let method = self.render_text(method, line)?;
                 let params = params.as_ref().map(|p| self.render(p, line)).transpose()?;
                 self.session
                     .notify(&method, params)
@@ -155,10 +152,7 @@ impl Executor<'_> {
                     .map_err(|e| self.session_failure(&e))
             }
             StepKind::SendRaw(t) => {
-                let bytes = match self.render(t, line)? {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                };
+                let bytes = self.render_text(t, line)?;
                 self.register_raw_requests(&bytes);
                 self.collect();
                 self.mark = self.inbox.len();

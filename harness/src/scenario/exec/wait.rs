@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::request::id_of;
 use super::{Executor, Stop};
+use crate::protocol::text::quote;
 use crate::protocol::{Message, Outcome, RequestId};
 use crate::scenario::model::{Expectation, ResponseExpectation};
 use crate::session::{Reply, Unsolicited};
@@ -308,5 +309,5 @@ fn stderr_match(log: &StderrLog, re: &regex::Regex) -> Option<String> {
         .map(|l| l.text.as_str())
         .chain(tail.lines())
         .find(|l| re.is_match(l))
-        .map(|l| crate::session::quote(l, 200))
+        .map(|l| quote(l, 200))
 }
