@@ -21,7 +21,7 @@ use crate::protocol::Revision;
 use crate::scenario::exec::{ScenarioOutcome, Verdict};
 /// How a step ended (defined by the scenario layer, which reports it).
 pub use crate::scenario::observe::StepEnd;
-use crate::scenario::observe::{Counts, Observer, StepStart};
+use crate::scenario::observe::{Attribution, Observer, StepStart};
 use crate::session::{Direction, Entry};
 
 /// Something that happened in a run, as it happened.
@@ -259,12 +259,12 @@ impl Observer for Emitter {
         self.emit(Event::frame(scenario, index, entry));
     }
 
-    fn finding(&self, scenario: &str, counts: Counts, finding: &Finding) {
+    fn finding(&self, scenario: &str, owner: Attribution, finding: &Finding) {
         self.emit_with(|| Event::Finding {
             scenario: Some(scenario.to_owned()),
-            scope: match counts {
-                Counts::Scenario => FindingScope::Scenario,
-                Counts::Protocol => FindingScope::Protocol,
+            scope: match owner {
+                Attribution::Scenario => FindingScope::Scenario,
+                Attribution::Protocol => FindingScope::Protocol,
             },
             finding: finding.clone(),
         });

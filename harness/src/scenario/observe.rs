@@ -27,7 +27,7 @@ pub trait Observer: Send + Sync {
     fn frame(&self, scenario: &str, index: usize, entry: &Entry);
 
     /// A broken rule seen while `scenario` ran.
-    fn finding(&self, scenario: &str, counts: Counts, finding: &Finding);
+    fn finding(&self, scenario: &str, owner: Attribution, finding: &Finding);
 }
 
 /// Watches nothing: [`Observer::listening`] is false, so nothing is even prepared.
@@ -41,7 +41,7 @@ impl Observer for Unobserved {
     fn step_started(&self, _: &str, _: StepStart) {}
     fn step_finished(&self, _: &str, _: usize, _: usize, _: StepEnd) {}
     fn frame(&self, _: &str, _: usize, _: &Entry) {}
-    fn finding(&self, _: &str, _: Counts, _: &Finding) {}
+    fn finding(&self, _: &str, _: Attribution, _: &Finding) {}
 }
 
 /// A step about to run.
@@ -82,7 +82,7 @@ pub enum StepEnd {
 
 /// Whom a finding seen during a scenario counts against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Counts {
+pub enum Attribution {
     /// The scenario's own rule or expectation: it decides the scenario's verdict.
     Scenario,
     /// Another rule, seen on the way: it counts for the run, not for this scenario.

@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::model::{Scenario, Template, TransportKind};
-use super::observe::{Counts, Observer, Unobserved};
+use super::observe::{Attribution, Observer, Unobserved};
 use super::synth::TOOL_ARGS;
 use super::template::Vars;
 use crate::check::{Finding, Severity};
@@ -300,12 +300,12 @@ pub async fn run_observed(
 
 /// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
 fn report_finding(observer: &dyn Observer, scenario: &str, rule: &str, f: &Finding) {
-    let counts = if f.rule == rule {
-        Counts::Scenario
+    let owner = if f.rule == rule {
+        Attribution::Scenario
     } else {
-        Counts::Protocol
+        Attribution::Protocol
     };
-    observer.finding(scenario, counts, f);
+    observer.finding(scenario, owner, f);
 }
 
 /// Why the steps stopped early.
