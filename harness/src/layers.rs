@@ -10,8 +10,18 @@ use std::path::{Path, PathBuf};
 /// Lowest first. `outcome` sits above `transport` because a transcript entry holds the
 /// transport's record of an HTTP exchange; the transport itself needs no verdicts.
 const LAYERS: &[&str] = &[
-    "protocol", "transport", "outcome", "schema", "check", "session", "scenario", "snapshot",
-    "fuzz", "runner", "report", "cli",
+    "protocol",
+    "transport",
+    "outcome",
+    "schema",
+    "check",
+    "session",
+    "scenario",
+    "snapshot",
+    "fuzz",
+    "runner",
+    "report",
+    "cli",
 ];
 
 fn rank(module: &str) -> Option<usize> {
@@ -164,9 +174,9 @@ fn the_files_of_a_module_import_each_other_in_no_circle() {
                     .chars()
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                     .collect();
-                let sibling = sources.iter().any(|s| {
-                    s.module.len() >= 2 && &s.module[0] == top && s.module[1] == name
-                });
+                let sibling = sources
+                    .iter()
+                    .any(|s| s.module.len() >= 2 && &s.module[0] == top && s.module[1] == name);
                 if sibling && &name != own {
                     targets.insert(format!("{top}::{name}"));
                 }
@@ -180,7 +190,10 @@ fn the_files_of_a_module_import_each_other_in_no_circle() {
             let mut members = path.clone();
             members.sort();
             members.dedup();
-            if circles.iter().all(|(m, _): &(Vec<String>, String)| *m != members) {
+            if circles
+                .iter()
+                .all(|(m, _): &(Vec<String>, String)| *m != members)
+            {
                 circles.insert((members, path.join(" -> ")));
             }
         }
@@ -223,7 +236,9 @@ fn path_back(edges: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<
 
 #[test]
 fn the_reader_finds_grouped_and_plain_paths() {
-    let paths = crate_paths("use crate::{runner::events::Event, check};\nlet x = crate::report::human::render();");
+    let paths = crate_paths(
+        "use crate::{runner::events::Event, check};\nlet x = crate::report::human::render();",
+    );
     let heads: Vec<_> = paths.iter().map(|p| p[0].as_str()).collect();
     assert_eq!(heads, ["runner", "check", "report"]);
     assert_eq!(rank("cli"), Some(LAYERS.len() - 1));

@@ -7,6 +7,8 @@
 pub mod check;
 pub mod cli;
 pub mod fuzz;
+#[cfg(test)]
+mod layers;
 pub mod outcome;
 pub mod protocol;
 pub mod report;

@@ -193,7 +193,11 @@ pub async fn detect(target: Target, transport: HttpTransportArg, revision: Revis
         Target::Http(options)
             if transport == HttpTransportArg::Auto && revision.has_handshake() =>
         {
-            crate::transport::sse::detect(options).await
+            if crate::transport::sse::is_legacy(options).await {
+                Target::Sse(options.clone())
+            } else {
+                target
+            }
         }
         _ => target,
     }

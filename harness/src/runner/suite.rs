@@ -39,7 +39,8 @@ pub async fn run(
                 scenario: scenario.id.clone(),
                 title: scenario.title.clone(),
             });
-            let outcome = exec::run_observed(&scenario, &config, schemas, &events).await;
+            let outcome =
+                exec::run_observed(&scenario, &config, schemas, Arc::new(events.clone())).await;
             events::scenario_finished(&events, outcome);
         }));
     }

@@ -16,7 +16,7 @@ use futures_util::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::Value;
 
-use super::model::Template;
+use super::model::http::{HeaderChoice, HttpStep};
 use crate::session::Session;
 use crate::transport::http::{
     DEFAULT_RETRY, HttpHandle, HttpRecord, MAX_RESUMES, POST_ACCEPT, SESSION_HEADER,
@@ -24,96 +24,12 @@ use crate::transport::http::{
 };
 use crate::transport::sse_reader::SseReader;
 
-/// One raw exchange and what its response must look like.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HttpStep {
-    /// `GET`, `POST` or `DELETE`.
-    pub method: String,
-    /// A JSON body (a string is sent as is, for malformed bodies).
-    pub body: Option<Template>,
-    pub session: HeaderChoice,
-    pub protocol_version: HeaderChoice,
-    /// Headers added or replaced (`Origin`, `Host`, `Accept`, ...).
-    pub headers: Vec<(String, String)>,
-    /// How long the exchange may take; an SSE stream is read until then.
-    pub within: Duration,
-    /// Drop the connection after the first SSE event with an id (before the response) and
-    /// resume with GET and `Last-Event-ID`.
-    pub resume: bool,
-    pub expect: HttpExpect,
-}
-
-/// What to send in a header the transport normally manages.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeaderChoice {
-    /// What the transport would send now.
-    Current,
-    /// Leave the header out.
-    Omit,
-    /// This value.
-    Value(String),
-}
-
-/// Expected HTTP status: exact, or a class (`4xx`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Exact(u16),
-    Class(u16),
-}
-
-impl Status {
-    fn matches(self, code: u16) -> bool {
-        match self {
-            Status::Exact(c) => c == code,
-            Status::Class(c) => code / 100 == c,
-        }
-    }
-}
-
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Status::Exact(c) => write!(f, "{c}"),
-            Status::Class(c) => write!(f, "{c}xx"),
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct HttpExpect {
-    /// Acceptable statuses (empty: any).
-    pub status: Vec<Status>,
-    /// Statuses on which the rest of the scenario does not apply (a server that answers
-    /// DELETE with 405 does not end sessions), and the scenario is skipped.
-    pub skip_on_status: Vec<u16>,
-    /// The body must be empty.
-    pub empty_body: bool,
-    /// For a 2xx answer: the content type must start with one of these.
-    pub content_type: Vec<String>,
-    /// Headers that must be present, each matching a regex.
-    pub headers: Vec<(String, HeaderRegex)>,
-    /// A JSON-RPC response with this id must be in the body or the SSE stream;
-    /// `error: Some(true)` demands an error response.
-    pub response: Option<(Value, Option<bool>)>,
-    /// `event_ids: unique`: the answer must be an SSE stream with event ids (else the
-    /// scenario is skipped), each new in the session.
-    pub unique_event_ids: bool,
-}
-
-/// A regex, compared by its text (the model derives `PartialEq`).
-#[derive(Clone, Debug)]
-pub struct HeaderRegex(pub regex::Regex);
-
-impl PartialEq for HeaderRegex {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.as_str() == other.0.as_str()
-    }
-}
-
 /// Why an `http` step stopped the scenario.
 #[derive(Debug)]
 pub enum HttpStop {
+    /// The step does not apply to this server, and why.
     Skip(String),
+    /// A problem in the step or the harness.
     Error(String),
 }
 
@@ -765,6 +681,7 @@ fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::scenario::StepKind;
+    use crate::scenario::model::http::{HttpExpect, Status};
     use crate::scenario::parse::parse_scenario;
 
     fn scenario(step: &str) -> Result<HttpStep, String> {

@@ -12,7 +12,9 @@ use crate::schema::{SchemaSet, Target};
 pub struct Mismatch {
     /// JSON pointer of the check, relative to the value checked.
     pub pointer: String,
+    /// What the check wanted, in words.
     pub expected: String,
+    /// What was there, quoted.
     pub actual: String,
     /// Line of the check in its scenario file.
     pub line: usize,
@@ -21,13 +23,16 @@ pub struct Mismatch {
 /// What matchers may consult: variables (for templates) and the session's schema.
 #[derive(Clone, Copy, Debug)]
 pub struct MatchContext<'a> {
+    /// The variables `${...}` references in matchers resolve against.
     pub vars: &'a Vars,
+    /// The session revision's schema, if one is loaded (`schema` matchers need it).
     pub schema: Option<&'a SchemaSet>,
 }
 
 /// The outcome of a set of checks.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CheckReport {
+    /// Checks that did not hold.
     pub mismatches: Vec<Mismatch>,
     /// Checks that could not run (a `schema` matcher with no schema at hand), and why.
     /// They are reported as skipped, never as passed.

@@ -13,15 +13,15 @@ pub const FILTERS: &[&str] = &["sample_arguments", "required_arguments"];
 /// The built-in variable holding `--tool-args`: tool name -> arguments object.
 pub const TOOL_ARGS: &str = "tool_args";
 
-/// Applies a filter to a value; `Err` says why it cannot. `vars` supplies the user's
-/// `--tool-args`, which win over synthesized arguments.
-pub fn apply(filter: &str, value: &Value, vars: &super::template::Vars) -> Result<Value, String> {
+/// Applies a filter to a value; `Err` says why it cannot. `tool_args` is the user's
+/// `--tool-args` (the [`TOOL_ARGS`] variable), whose arguments win over synthesized ones.
+pub fn apply(filter: &str, value: &Value, tool_args: Option<&Value>) -> Result<Value, String> {
     match filter {
         "sample_arguments" => {
             let given = value
                 .get("name")
                 .and_then(Value::as_str)
-                .and_then(|name| vars.get(TOOL_ARGS)?.get(name));
+                .and_then(|name| tool_args?.get(name));
             Ok(given.cloned().unwrap_or_else(|| sample_arguments(value)))
         }
         "required_arguments" => Ok(required_arguments(value)),
@@ -251,9 +251,8 @@ mod tests {
 
     #[test]
     fn unknown_filters_are_named() {
-        let vars = Default::default();
         assert!(
-            apply("nope", &json!({}), &vars)
+            apply("nope", &json!({}), None)
                 .unwrap_err()
                 .contains("sample_arguments")
         );
@@ -261,18 +260,15 @@ mod tests {
 
     #[test]
     fn user_given_tool_arguments_win() {
-        let mut vars = super::super::template::Vars::new();
-        vars.insert(
-            TOOL_ARGS.into(),
-            json!({"echo": {"message": "from the user"}}),
-        );
+        let tool_args = json!({"echo": {"message": "from the user"}});
+        let given = Some(&tool_args);
         let tool =
             json!({"name": "echo", "inputSchema": {"type": "object", "required": ["message"]}});
         assert_eq!(
-            apply("sample_arguments", &tool, &vars).unwrap(),
+            apply("sample_arguments", &tool, given).unwrap(),
             json!({"message": "from the user"})
         );
         let other = json!({"name": "add", "inputSchema": {"type": "object"}});
-        assert_eq!(apply("sample_arguments", &other, &vars).unwrap(), json!({}));
+        assert_eq!(apply("sample_arguments", &other, given).unwrap(), json!({}));
     }
 }

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::model::Template;
+use super::synth;
 
 /// Variables in scope while a scenario runs.
 pub type Vars = BTreeMap<String, Value>;
@@ -19,7 +20,9 @@ pub type Vars = BTreeMap<String, Value>;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`${{{reference}}}`: {reason}")]
 pub struct Unresolved {
+    /// The reference as written, without `${` and `}`.
     pub reference: String,
+    /// Why it does not resolve.
     pub reason: String,
 }
 
@@ -49,7 +52,7 @@ fn render_value(v: &Value, vars: &Vars) -> Result<Value, Unresolved> {
 }
 
 /// Renders a string: a lone reference keeps its type; otherwise references become text.
-pub fn render_string(s: &str, vars: &Vars) -> Result<Value, Unresolved> {
+fn render_string(s: &str, vars: &Vars) -> Result<Value, Unresolved> {
     if let Some(inner) = s.strip_prefix("${").and_then(|r| r.strip_suffix('}'))
         && !inner.contains("${")
         && !inner.contains('}')
@@ -85,7 +88,8 @@ fn lookup(reference: &str, vars: &Vars) -> Result<Value, Unresolved> {
             e.reference = reference.to_owned();
             e
         })?;
-        return super::synth::apply(filter.trim(), &value, vars).map_err(|reason| Unresolved {
+        let tool_args = vars.get(synth::TOOL_ARGS);
+        return synth::apply(filter.trim(), &value, tool_args).map_err(|reason| Unresolved {
             reference: reference.to_owned(),
             reason,
         });

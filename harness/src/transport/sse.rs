@@ -302,11 +302,11 @@ impl Drop for SseTransport {
 /// `--transport auto`: the spec's backwards-compatibility procedure (2025-03-26 and later,
 /// `basic/transports#backwards-compatibility`). POST an `initialize`; a 400, 404 or 405
 /// answer means an old server, confirmed by a GET whose first event is `endpoint`. The probe
-/// session is ended (DELETE) when the server gave it an id.
-pub async fn detect(options: &HttpOptions) -> super::target::Target {
-    use super::target::Target;
+/// session is ended (DELETE) when the server gave it an id. True when the server speaks
+/// only the old HTTP+SSE transport.
+pub async fn is_legacy(options: &HttpOptions) -> bool {
     let Ok(client) = client(options) else {
-        return Target::Http(options.clone());
+        return false;
     };
     let init = serde_json::json!({
         "jsonrpc": "2.0", "id": "mcpcheck-detect", "method": "initialize",
@@ -330,15 +330,15 @@ pub async fn detect(options: &HttpOptions) -> super::target::Target {
                 let delete = with_headers(client.delete(options.url.clone()))
                     .header(super::http::SESSION_HEADER, id);
                 let _ = tokio::time::timeout(options.timeout, delete.send()).await;
-                return Target::Http(options.clone());
+                return false;
             }
             r.status().as_u16()
         }
         // Unreachable: the Streamable HTTP probe reports it clearly.
-        _ => return Target::Http(options.clone()),
+        _ => return false,
     };
     if !matches!(status, 400 | 404 | 405) {
-        return Target::Http(options.clone());
+        return false;
     }
     let get = with_headers(client.get(options.url.clone()))
         .header(reqwest::header::ACCEPT, "text/event-stream");
@@ -350,7 +350,7 @@ pub async fn detect(options: &HttpOptions) -> super::target::Target {
             .ok()
     };
     match tokio::time::timeout(options.timeout, first).await {
-        Ok(Some(ev)) if ev.event == "endpoint" => Target::Sse(options.clone()),
-        _ => Target::Http(options.clone()),
+        Ok(Some(ev)) => ev.event == "endpoint",
+        _ => false,
     }
 }

@@ -8,6 +8,7 @@ use super::yaml::{
 use crate::scenario::model::{Check, JsonType, Matcher, ResponseExpectation};
 use saphyr::{ScalarOwned, YamlDataOwned};
 
+/// The matcher names a `match:` entry may use.
 pub const MATCHERS: &[&str] = &[
     "equals",
     "subset",

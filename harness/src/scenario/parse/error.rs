@@ -23,7 +23,9 @@ pub struct ScenarioError {
     pub line: usize,
     /// 1-based column, in characters.
     pub column: usize,
+    /// What is wrong.
     pub message: String,
+    /// How to fix it, when there is a likely fix (a near-miss key, say).
     pub hint: Option<String>,
     /// The text of line `line`, shown under the location.
     pub source_line: String,

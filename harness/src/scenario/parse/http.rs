@@ -2,7 +2,7 @@
 
 use super::vars::{Scope, template};
 use super::yaml::{Ctx, Map, Node, R, as_str, duration, integer, string, to_json};
-use crate::scenario::http_step::{HeaderChoice, HeaderRegex, HttpExpect, HttpStep, Status};
+use crate::scenario::model::http::{HeaderChoice, HeaderRegex, HttpExpect, HttpStep, Status};
 
 const KEYS: &[&str] = &[
     "method",

@@ -8,6 +8,7 @@
 
 mod checks;
 mod error;
+mod expect;
 mod http;
 mod steps;
 mod vars;

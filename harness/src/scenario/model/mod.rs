@@ -3,8 +3,10 @@
 //! One file is one scenario. The format is documented with examples in
 //! `scenarios/README.md` and published as a JSON Schema (`scenarios/scenario.schema.json`)
 //! for editors. This module is the contract between the parser (`scenario::parse`) and the
-//! executor (`scenario::run`): types here make wrong scenarios unrepresentable, so the
+//! executor (`scenario::exec`): types here make wrong scenarios unrepresentable, so the
 //! executor never re-validates.
+
+pub mod http;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -20,6 +22,7 @@ pub use crate::transport::target::TransportKind;
 pub struct Scenario {
     /// Stable id, `area/name` (lower-case, digits, `-`), e.g. `lifecycle/initialize-result`.
     pub id: String,
+    /// One line saying what it checks.
     pub title: String,
     /// Spec section behind the scenario, e.g. `basic/lifecycle#version-negotiation`;
     /// linked under the session's revision. A full `https://` URL is kept as is.
@@ -38,6 +41,7 @@ pub struct Scenario {
     pub official: Vec<String>,
     /// The rule id reported when an expectation fails (defaults to the scenario id).
     pub rule: Option<String>,
+    /// What it does, in order.
     pub steps: Vec<Step>,
     /// Where the scenario came from, for messages (`scenarios/lifecycle/x.yaml`, or
     /// `builtin:lifecycle/x.yaml`).
@@ -66,10 +70,13 @@ impl std::fmt::Display for Requirement {
 /// One step. Every step carries the line it starts on, for messages.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// The line of the step's first key in its file.
     pub line: usize,
+    /// What the step does.
     pub kind: StepKind,
 }
 
+/// What a step does: one per step key of the scenario format.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepKind {
     /// The handshake (`initialize` -> result -> `notifications/initialized`), with optional
@@ -79,7 +86,9 @@ pub enum StepKind {
     Request(RequestStep),
     /// Sends a notification.
     Notify {
+        /// The notification's method.
         method: Template,
+        /// Its params, if any.
         params: Option<Template>,
     },
     /// Sends bytes exactly as given (after `${var}` interpolation), without framing.
@@ -93,37 +102,51 @@ pub enum StepKind {
     /// it to `as`. With no element to run on, the scenario has nothing to check: it is
     /// skipped (unless something already failed).
     ForEach {
+        /// The variable holding the list.
         list: String,
+        /// The variable each element is bound to (`as:`).
         bind: String,
+        /// Checks an element must pass to be run on (`where:`; empty: every element).
         filter: Vec<Check>,
+        /// The body.
         steps: Vec<Step>,
     },
     /// Applies checks to a value built from variables (`${tool}`): per-item rules that no
     /// single response carries, such as a tool's name format or a content's encoding.
     Check {
+        /// The value checked, built from variables.
         value: Template,
+        /// What must hold of it.
         checks: Vec<Check>,
     },
     /// Follows `nextCursor` through a list method, collecting the items under `key`
     /// into the variable `into`; detects cursor loops.
     Paginate {
+        /// The list method (`tools/list`).
         method: String,
+        /// The result member holding each page's items (`tools`).
         key: String,
+        /// The variable the whole list is stored in.
         into: String,
+        /// Params sent with every page (besides `cursor`).
         params: Option<Template>,
     },
+    /// Waits this long, still reading (and checking) what the server sends.
     Sleep(Duration),
     /// One raw HTTP exchange with the server's endpoint (`scenario::http_step`).
-    Http(Box<super::http_step::HttpStep>),
+    Http(Box<http::HttpStep>),
 }
 
+/// The `initialize` step: the handshake, or a deliberate lack of one.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initialize {
     /// Skip the handshake entirely.
     None,
+    /// The handshake, with these departures from the usual one.
     Handshake(InitializeOverrides),
 }
 
+/// How a scenario's handshake departs from the usual one, and what its result must show.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InitializeOverrides {
     /// Requested protocol version, if not the run's revision (may be a revision that does
@@ -137,16 +160,21 @@ pub struct InitializeOverrides {
     pub expect: Option<ResponseExpectation>,
 }
 
+/// A request to send (a `request` step, or one of `concurrent`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestStep {
+    /// The method (a template: `${...}` may build it).
     pub method: Template,
+    /// Its params, if any.
     pub params: Option<Template>,
     /// An explicit id (to test id echo); otherwise mcpcheck allocates one.
     pub id: Option<Value>,
+    /// What the response must look like (none: any response will do).
     pub expect: Option<ResponseExpectation>,
     /// Variables set from the response: name -> JSON pointer into the response message
     /// (`/result/tools`).
     pub capture: BTreeMap<String, String>,
+    /// The line it is written on.
     pub line: usize,
 }
 
@@ -156,7 +184,12 @@ pub enum ResponseExpectation {
     /// A result, with matchers on JSON pointers into it.
     Result(Vec<Check>),
     /// An error; `codes` lists the acceptable codes (empty: any code).
-    Error { codes: Vec<i64>, checks: Vec<Check> },
+    Error {
+        /// The acceptable codes (empty: any code).
+        codes: Vec<i64>,
+        /// Checks on the error object (`code`, `message`, `data`).
+        checks: Vec<Check>,
+    },
     /// Either a result or an error (only the checks apply).
     Any(Vec<Check>),
     /// At least one of these alternatives holds (a spec that allows either an error or an
@@ -171,8 +204,11 @@ pub enum ResponseExpectation {
 pub enum Expectation {
     /// A notification with this method within the window, matching the checks.
     Notification {
+        /// The notification's method.
         method: String,
+        /// How long to wait for it.
         within: Duration,
+        /// What must hold of the whole notification message.
         checks: Vec<Check>,
         /// No such notification means the server does not exercise the rule (no tool
         /// reports progress, say): the scenario is skipped rather than failed.
@@ -180,24 +216,36 @@ pub enum Expectation {
     },
     /// No message at all (of the listed methods, or of any kind when empty) within the window.
     Nothing {
+        /// How long to watch.
         within: Duration,
+        /// The methods that must not arrive (empty: no message of any kind).
         methods: Vec<String>,
     },
     /// The server process exits within the window (optionally with a code).
-    Exit { within: Duration, code: Option<i32> },
+    Exit {
+        /// How long after its input closes.
+        within: Duration,
+        /// The exit code it must end with, if one is required.
+        code: Option<i32>,
+    },
     /// The server's stderr (stdio only; over HTTP there is none to read, and the scenario
     /// is skipped): some line matches `pattern` within the window (`present`), or after
     /// the window nothing written since the start does (`!present`: no panic report, say).
     Stderr {
+        /// How long to watch.
         within: Duration,
         /// A regular expression (Rust `regex` syntax), checked when parsed.
         pattern: String,
+        /// Whether a matching line must appear (or must not).
         present: bool,
     },
     /// A response to a request sent with `send_raw`, identified by its id (`null` allowed).
     Response {
+        /// The id of the raw request (a string, number or `null`).
         id: Value,
+        /// How long to wait for it.
         within: Duration,
+        /// What it must look like.
         expect: ResponseExpectation,
     },
 }
@@ -207,10 +255,13 @@ pub enum Expectation {
 pub struct Check {
     /// JSON pointer into the value under test (`""` = the whole value).
     pub pointer: String,
+    /// What must hold there.
     pub matcher: Matcher,
+    /// The line it is written on.
     pub line: usize,
 }
 
+/// What a value must be (`match:` entries; see `parse::MATCHERS` for their names).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Matcher {
     /// Equal to this value (after `${var}` interpolation).
@@ -223,13 +274,20 @@ pub enum Matcher {
     Type(JsonType),
     /// An array, string or object whose length is within the bounds.
     Length {
+        /// The least length allowed.
         min: Option<usize>,
+        /// The greatest length allowed.
         max: Option<usize>,
     },
     /// Equal to one of these values.
     OneOf(Vec<Template>),
     /// A number within the bounds (inclusive).
-    Range { min: Option<f64>, max: Option<f64> },
+    Range {
+        /// The least value allowed.
+        min: Option<f64>,
+        /// The greatest value allowed.
+        max: Option<f64>,
+    },
     /// Valid against a definition of the session revision's schema.
     Schema(String),
     /// The pointer resolves (true) or does not (false).
@@ -247,14 +305,22 @@ pub enum Matcher {
     All(Vec<Matcher>),
 }
 
+/// A JSON type, as JSON Schema names them (`integer`: a number without a fraction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonType {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Boolean,
+    /// Any number.
     Number,
+    /// A number without a fractional part.
     Integer,
+    /// A string.
     String,
+    /// An array.
     Array,
+    /// An object.
     Object,
 }
 

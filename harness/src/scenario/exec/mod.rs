@@ -1,0 +1,357 @@
+//! Running one scenario against a fresh server: [`run`] opens the server, steps through the
+//! scenario with an [`Executor`], and turns what it saw into a [`ScenarioOutcome`].
+//!
+//! The session checks every frame as always; the scenario adds its own expectations.
+//! A session finding belongs to the scenario only when its rule is the scenario's rule;
+//! the rest are protocol findings of the run, so one defect fails the scenario written
+//! for it and not every scenario that happens to see it.
+//!
+//! The executor's parts, each an `impl Executor` block: [`step`] dispatches steps and
+//! reports them, [`request`] sends requests and checks their replies, [`wait`] awaits what
+//! the server sends on its own (notifications, silence, exit, stderr), [`paginate`]
+//! follows cursors, [`tools`] applies the tool-call policy.
+
+mod paginate;
+mod request;
+mod step;
+mod tools;
+mod wait;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::model::{Scenario, Template, TransportKind};
+use super::observe::{Attribution, Observer, Unobserved};
+use super::synth::TOOL_ARGS;
+use super::template::Vars;
+use crate::check::{Finding, Severity};
+use crate::schema::SchemaStore;
+use crate::session::{Session, SessionConfig, SessionError, Unsolicited};
+use crate::transport::StderrExcerpt;
+use crate::transport::target::Target;
+
+pub use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
+
+/// What a scenario run needs.
+#[derive(Clone, Debug)]
+pub struct ExecConfig {
+    /// The server: spawned afresh, or a fresh HTTP session, per scenario.
+    pub target: Target,
+    /// How each scenario's session speaks and checks (revision, timeouts).
+    pub session: SessionConfig,
+    /// Which tools scenarios may call (`--call-tools`).
+    pub tools: ToolPolicy,
+    /// User-given arguments per tool name (`--tool-args`): those tools may be called
+    /// under `readonly` too, with these arguments.
+    pub tool_args: Arc<BTreeMap<String, Value>>,
+}
+
+/// Runs one scenario on a fresh server process.
+pub async fn run(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+) -> ScenarioOutcome {
+    run_observed(scenario, config, schemas, Arc::new(Unobserved)).await
+}
+
+/// [`run`], telling `observer` of its steps, frames and findings as they happen.
+pub async fn run_observed(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    observer: Arc<dyn Observer>,
+) -> ScenarioOutcome {
+    let started = Instant::now();
+    let revision = config.session.revision;
+    let spec = if scenario.spec.starts_with("https://") {
+        scenario.spec.clone()
+    } else {
+        revision.spec_url(&scenario.spec)
+    };
+    let not_started = || StderrExcerpt::NotCaptured {
+        reason: "no server was started for this scenario".into(),
+    };
+    let outcome = |verdict, findings, protocol, transcript, unchecked, skipped_steps, stderr| {
+        ScenarioOutcome {
+            id: scenario.id.clone(),
+            title: scenario.title.clone(),
+            spec: spec.clone(),
+            verdict,
+            findings,
+            protocol,
+            unchecked,
+            skipped_steps,
+            duration_ms: started.elapsed().as_millis() as u64,
+            transcript,
+            stderr,
+        }
+    };
+    if !scenario.revisions.contains(&revision) {
+        let list = scenario
+            .revisions
+            .iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let reason = format!("applies to {list}; this run speaks {revision}");
+        return outcome(
+            Verdict::Skip { reason },
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            not_started(),
+        );
+    }
+    let kind = config.target.kind();
+    if !scenario.transports.contains(&kind) {
+        let name = match kind {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "Streamable HTTP",
+        };
+        return outcome(
+            Verdict::Skip {
+                reason: format!("not for the {name} transport"),
+            },
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            not_started(),
+        );
+    }
+    let transport = match config.target.open(started) {
+        Ok(t) => t,
+        Err(e) => {
+            return outcome(
+                Verdict::Error {
+                    reason: e.to_string(),
+                },
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                not_started(),
+            );
+        }
+    };
+    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    if observer.listening() {
+        let (observer, id) = (observer.clone(), scenario.id.clone());
+        session.observe_transcript(crate::session::transcript::Observer(Arc::new(
+            move |index, entry| observer.frame(&id, index, entry),
+        )));
+    }
+    let stderr_log = session.stderr_log();
+    let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    exec.observer = observer.clone();
+    // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
+    exec.vars.insert(
+        TOOL_ARGS.into(),
+        Value::Object(config.tool_args.as_ref().clone().into_iter().collect()),
+    );
+    let skip = exec.run_steps(&scenario.steps).await.err();
+    let Executor {
+        session,
+        mut findings,
+        unchecked,
+        skipped_steps,
+        tool_calls_sent,
+        loop_runs,
+        not_exercised,
+        session_findings_reported,
+        ..
+    } = exec;
+    let record = session.finish().await;
+    let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    // Findings of the shutdown and of what arrived on the way out.
+    for f in record.findings.iter().skip(session_findings_reported) {
+        report_finding(observer.as_ref(), &scenario.id, &rule, f);
+    }
+    let stderr = match stderr_log {
+        Some(log) => log.excerpt(
+            crate::transport::stderr::EXCERPT_HEAD,
+            crate::transport::stderr::EXCERPT_TAIL,
+        ),
+        None => StderrExcerpt::NotCaptured {
+            reason: "not captured: the server is not a process mcpcheck started".into(),
+        },
+    };
+    let (mine, protocol): (Vec<_>, Vec<_>) =
+        record.findings.into_iter().partition(|f| f.rule == rule);
+    findings.extend(mine);
+    let transcript = record.transcript.entries().to_vec();
+    // Nothing of what the scenario checks exists on this server (a deciding loop never
+    // ran, or an awaited notification never came): not a pass.
+    let unexercised = not_exercised.or_else(|| {
+        loop_runs
+            .values()
+            .find(|(n, counted, _)| *counted && *n == 0)
+            .map(|(_, _, list)| format!("nothing to check: no element of `{list}` to run on"))
+    });
+    let verdict = match skip {
+        Some(Stop::Skip(reason)) => Verdict::Skip { reason },
+        Some(Stop::Error(reason)) => Verdict::Error { reason },
+        _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
+        _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
+
+        // Every tool call the scenario meant to make was forbidden by the policy: nothing
+        // was checked, so it is a skip, not a pass.
+        _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
+            reason: format!(
+                "every tools/call was skipped by --call-tools ({} calls)",
+                skipped_steps.len()
+            ),
+        },
+        _ if unexercised.is_some() => Verdict::Skip {
+            reason: unexercised.unwrap_or_default(),
+        },
+        _ => Verdict::Pass,
+    };
+    outcome(
+        verdict,
+        findings,
+        protocol,
+        transcript,
+        unchecked,
+        skipped_steps,
+        stderr,
+    )
+}
+
+/// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
+fn report_finding(observer: &dyn Observer, scenario: &str, rule: &str, f: &Finding) {
+    let owner = if f.rule == rule {
+        Attribution::Scenario
+    } else {
+        Attribution::Protocol
+    };
+    observer.finding(scenario, owner, f);
+}
+
+/// Why the steps stopped early.
+enum Stop {
+    /// The scenario does not apply (an unmet `requires`).
+    Skip(String),
+    /// The scenario cannot go on: its server is gone or a step failed in a way that makes
+    /// the rest meaningless (already recorded as a finding).
+    Failed,
+    /// A problem in the scenario or harness.
+    Error(String),
+}
+
+struct Executor<'a> {
+    scenario: &'a Scenario,
+    session: Session,
+    vars: Vars,
+    findings: Vec<Finding>,
+    unchecked: Vec<String>,
+    skipped_steps: Vec<String>,
+    /// `tools/call` requests actually sent (the policy may skip others).
+    tool_calls_sent: usize,
+    /// Per `for_each` step (by line): iterations run, whether it decides the verdict when
+    /// it never runs, and the list's name.
+    loop_runs: BTreeMap<usize, (usize, bool, String)>,
+    /// How many `for_each` bodies the current step is inside.
+    depth: usize,
+    /// Set by an `expect: notification` with `otherwise: skip` that saw nothing.
+    not_exercised: Option<String>,
+    policy: ToolPolicy,
+    /// Tools seen in any `tools/list` result, by name, for the call policy.
+    tools: BTreeMap<String, Value>,
+    /// Whether a `tools/list` result has been seen (so `tools` is the server's list).
+    tools_listed: bool,
+    /// Messages the server sent on its own, not yet matched by an expectation.
+    inbox: VecDeque<Unsolicited>,
+    /// Inbox length when the last raw bytes were sent: a null-id response older than
+    /// that cannot answer them.
+    mark: usize,
+    spec: String,
+    severity: Severity,
+    rule: String,
+    /// Where steps and findings are reported as they happen (nowhere by default).
+    observer: Arc<dyn Observer>,
+    /// Steps started so far (the `step` number reported to the observer).
+    steps_started: usize,
+    /// Findings already reported: the executor's, and the session's.
+    findings_reported: usize,
+    session_findings_reported: usize,
+}
+
+impl<'a> Executor<'a> {
+    fn new(scenario: &'a Scenario, session: Session, policy: ToolPolicy, spec: String) -> Self {
+        let mut vars = Vars::new();
+        vars.insert("revision".into(), json!(session.revision().as_str()));
+        Executor {
+            scenario,
+            vars,
+            findings: Vec::new(),
+            unchecked: Vec::new(),
+            skipped_steps: Vec::new(),
+            tool_calls_sent: 0,
+            loop_runs: BTreeMap::new(),
+            depth: 0,
+            not_exercised: None,
+            policy,
+            tools: BTreeMap::new(),
+            tools_listed: false,
+            inbox: VecDeque::new(),
+            mark: 0,
+            spec,
+            severity: scenario.severity,
+            rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
+            session,
+            observer: Arc::new(Unobserved),
+            steps_started: 0,
+            findings_reported: 0,
+            session_findings_reported: 0,
+        }
+    }
+
+    fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {
+        let mut f = Finding::custom(
+            self.rule.clone(),
+            self.severity,
+            self.spec.clone(),
+            format!("{message} ({}:{line})", self.scenario.source),
+        );
+        if let Some(i) = frame {
+            f = f.at_frame(i);
+        }
+        f
+    }
+
+    fn session_failure(&mut self, e: &SessionError) -> Stop {
+        // The server failed this scenario's own request: that is this scenario's failure.
+        let mut f = self.session.finding_for(e);
+        f.rule = self.rule.clone();
+        // A server that is gone fails whatever the scenario; silence in a SHOULD-level
+        // scenario (say, no answer to malformed input) is only as bad as that scenario.
+        f.severity = match e {
+            SessionError::Timeout { .. } => self.severity,
+            _ => Severity::Failure,
+        };
+        self.findings.push(f);
+        Stop::Failed
+    }
+
+    fn render(&self, t: &Template, line: usize) -> Result<Value, Stop> {
+        t.render(&self.vars)
+            .map_err(|e| Stop::Error(format!("{}:{line}: {e}", self.scenario.source)))
+    }
+
+    /// A template rendered as text: a string as is, any other value as JSON.
+    pub(super) fn render_text(&self, t: &Template, line: usize) -> Result<String, Stop> {
+        Ok(match self.render(t, line)? {
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+    }
+}

@@ -1,0 +1,73 @@
+//! `paginate` steps: a list method followed cursor by cursor into one list, watching for
+//! cursors that loop.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::{Executor, Stop};
+
+impl Executor<'_> {
+    pub(super) async fn paginate(
+        &mut self,
+        method: &str,
+        key: &str,
+        base: Option<Value>,
+        line: usize,
+    ) -> Result<Vec<Value>, Stop> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..1000 {
+            let mut params = base.clone().unwrap_or_else(|| json!({}));
+            if let (Some(c), Value::Object(map)) = (&cursor, &mut params) {
+                map.insert("cursor".into(), json!(c));
+            }
+            let params = if params.as_object().is_some_and(|m| m.is_empty()) {
+                None
+            } else {
+                Some(params)
+            };
+            let reply = match self.session.request(method, params).await {
+                Ok(r) => r,
+                Err(e) => return Err(self.session_failure(&e)),
+            };
+            let Some(result) = reply.result() else {
+                let f = self.fail(
+                    line,
+                    format!("`{method}` answered with an error while paginating"),
+                    reply.frame,
+                );
+                self.findings.push(f);
+                return Err(Stop::Failed);
+            };
+            if let Some(page) = result.get(key).and_then(Value::as_array) {
+                items.extend(page.iter().cloned());
+            }
+            match result.get("nextCursor").and_then(Value::as_str) {
+                None => return Ok(items),
+                Some(next) if !seen.insert(next.to_owned()) => {
+                    let f = self
+                        .fail(
+                            line,
+                            format!(
+                                "`{method}` returned cursor {next:?} twice: the pagination loops"
+                            ),
+                            reply.frame,
+                        )
+                        .pointer("/result/nextCursor");
+                    self.findings.push(f);
+                    return Ok(items);
+                }
+                Some(next) => cursor = Some(next.to_owned()),
+            }
+        }
+        let f = self.fail(
+            line,
+            format!("`{method}` was still paginating after 1000 pages"),
+            None,
+        );
+        self.findings.push(f);
+        Ok(items)
+    }
+}

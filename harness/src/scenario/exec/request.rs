@@ -1,0 +1,348 @@
+//! Requests and their replies: sending (under the tool-call policy), correlating raw
+//! requests, captures, and the checks a step's `expect` puts on the response.
+
+use serde_json::{Value, json};
+
+use super::{Executor, Stop};
+use crate::check::Finding;
+use crate::protocol::{ErrorObject, Outcome, RequestId};
+use crate::scenario::matcher::{MatchContext, check_all};
+use crate::scenario::model::{Check, RequestStep, ResponseExpectation};
+use crate::session::Reply;
+
+impl Executor<'_> {
+    /// Sends one request; `None` when the tool-call policy skips it.
+    pub(super) async fn send(
+        &mut self,
+        r: &RequestStep,
+    ) -> Result<Option<(RequestId, String)>, Stop> {
+        let method = self.render_text(&r.method, r.line)?;
+        let mut params = r
+            .params
+            .as_ref()
+            .map(|p| self.render(p, r.line))
+            .transpose()?;
+        if method == "tools/call" {
+            // Ask for progress, so a long-running tool that reports it is not taken for a hang.
+            if let Some(Value::Object(p)) = &mut params
+                && let Value::Object(meta) = p.entry("_meta").or_insert_with(|| json!({}))
+            {
+                meta.entry("progressToken")
+                    .or_insert_with(|| json!(format!("mcpcheck-{}", r.line)));
+            }
+            let name = params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            if let Some(why) = self.forbidden(&name) {
+                self.skipped_steps.push(format!(
+                    "{}:{}: tools/call `{name}` skipped: {why}",
+                    self.scenario.source, r.line
+                ));
+                return Ok(None);
+            }
+            self.tool_calls_sent += 1;
+        }
+        let id = match &r.id {
+            Some(Value::String(s)) => RequestId::String(s.clone()),
+            Some(Value::Number(n)) => RequestId::Number(n.to_string()),
+            Some(other) => {
+                return Err(Stop::Error(format!(
+                    "{}:{}: id {other} is not a string or number",
+                    self.scenario.source, r.line
+                )));
+            }
+            None => self.session.allocate_id(),
+        };
+        self.session
+            .send_request(id.clone(), &method, params)
+            .await
+            .map_err(|e| self.session_failure(&e))?;
+        Ok(Some((id, method)))
+    }
+
+    pub(super) async fn request(&mut self, r: &RequestStep) -> Result<(), Stop> {
+        let Some((id, method)) = self.send(r).await? else {
+            return Ok(());
+        };
+        if let Some(ResponseExpectation::Nothing(window)) = &r.expect {
+            if let Some(reply) = self.session.poll_reply(&id, *window).await {
+                let f = self.fail(
+                    r.line,
+                    format!("`{method}` was answered, but no response was expected"),
+                    reply.frame,
+                );
+                self.findings.push(f);
+            }
+            return Ok(());
+        }
+        match self.session.wait_reply(&id).await {
+            Ok(reply) => {
+                self.after_reply(r, &reply, &method, &id);
+                Ok(())
+            }
+            Err(e) => Err(self.session_failure(&e)),
+        }
+    }
+
+    pub(super) fn after_reply(
+        &mut self,
+        r: &RequestStep,
+        reply: &Reply,
+        method: &str,
+        id: &RequestId,
+    ) {
+        if method == "tools/list"
+            && let Some(result) = reply.result()
+            && let Some(tools) = result.get("tools").and_then(Value::as_array)
+        {
+            let tools = tools.clone();
+            let complete = result.get("nextCursor").is_none() && r.params.is_none();
+            self.remember_tools(&tools, complete);
+        }
+        let message = response_value(id, reply);
+        for (name, pointer) in &r.capture {
+            match message.pointer(pointer) {
+                Some(v) => {
+                    self.vars.insert(name.clone(), v.clone());
+                }
+                None => {
+                    let f = self.fail(r.line, format!("capture `{name}`: the response to `{method}` has nothing at `{pointer}`"), reply.frame)
+                        .pointer(pointer.clone());
+                    self.findings.push(f);
+                }
+            }
+        }
+        if let Some(expect) = &r.expect {
+            self.check_reply(expect, reply, r.line, method);
+        }
+    }
+
+    pub(super) fn check_reply(
+        &mut self,
+        expect: &ResponseExpectation,
+        reply: &Reply,
+        line: usize,
+        method: &str,
+    ) {
+        let (checks, target, base) = match (expect, &reply.outcome) {
+            (ResponseExpectation::Result(checks), Outcome::Result(r)) => {
+                (checks, r.clone(), "/result")
+            }
+            (ResponseExpectation::Result(_), Outcome::Error(e)) => {
+                let f = self
+                    .fail(
+                        line,
+                        format!(
+                            "`{method}` answered with error {} \"{}\"; a result was expected",
+                            e.code, e.message
+                        ),
+                        reply.frame,
+                    )
+                    .pointer("/error")
+                    .expected("a result");
+                self.findings.push(f);
+                return;
+            }
+            (ResponseExpectation::Error { codes, checks }, Outcome::Error(e)) => {
+                if !codes.is_empty() && !codes.contains(&e.code) {
+                    let want = or_list(codes);
+                    let f = self
+                        .fail(
+                            line,
+                            format!(
+                                "`{method}` answered with error code {}; expected {want}",
+                                e.code
+                            ),
+                            reply.frame,
+                        )
+                        .pointer("/error/code")
+                        .expected(want);
+                    self.findings.push(f);
+                }
+                (checks, error_value(e), "/error")
+            }
+            (ResponseExpectation::Error { codes, .. }, Outcome::Result(_)) => {
+                let want = if codes.is_empty() {
+                    "an error".to_owned()
+                } else {
+                    format!("error {}", or_list(codes))
+                };
+                let f = self
+                    .fail(
+                        line,
+                        format!("`{method}` answered with a result; {want} was expected"),
+                        reply.frame,
+                    )
+                    .pointer("/result")
+                    .expected(want);
+                self.findings.push(f);
+                return;
+            }
+            (ResponseExpectation::Any(checks), Outcome::Result(r)) => {
+                (checks, r.clone(), "/result")
+            }
+            (ResponseExpectation::Any(checks), Outcome::Error(e)) => {
+                (checks, error_value(e), "/error")
+            }
+            (ResponseExpectation::OneOf(alternatives), _) => {
+                // Each alternative is tried on its own; the response passes if one holds.
+                let before = self.findings.len();
+                let mut failures = Vec::new();
+                for alt in alternatives {
+                    self.check_reply(alt, reply, line, method);
+                    let new: Vec<Finding> = self.findings.drain(before..).collect();
+                    if new.is_empty() {
+                        return;
+                    }
+                    failures.push(
+                        new.iter()
+                            .map(|f| f.message.clone())
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    );
+                }
+                let pointer = match reply.outcome {
+                    Outcome::Result(_) => "/result",
+                    Outcome::Error(_) => "/error",
+                };
+                let detail = failures
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!("({}) {m}", i + 1))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let f = self
+                    .fail(
+                        line,
+                        format!(
+                            "`{method}`: the response matches none of the alternatives: {detail}"
+                        ),
+                        reply.frame,
+                    )
+                    .pointer(pointer);
+                self.findings.push(f);
+                return;
+            }
+            (ResponseExpectation::Nothing(_), _) => {
+                let f = self.fail(
+                    line,
+                    format!("`{method}` was answered, but no response was expected"),
+                    reply.frame,
+                );
+                self.findings.push(f);
+                return;
+            }
+        };
+        self.apply_checks(
+            checks,
+            &target,
+            base,
+            reply.frame,
+            &format!("the response to `{method}`"),
+        );
+    }
+
+    pub(super) fn apply_checks(
+        &mut self,
+        checks: &[Check],
+        target: &Value,
+        base: &str,
+        frame: Option<usize>,
+        what: &str,
+    ) {
+        let schema = self.session.schema();
+        let cx = MatchContext {
+            vars: &self.vars,
+            schema: schema.as_ref().as_ref().ok(),
+        };
+        let report = check_all(checks, target, cx);
+        self.unchecked.extend(
+            report
+                .skipped
+                .into_iter()
+                .map(|s| format!("{}: {s}", self.scenario.source)),
+        );
+        for m in report.mismatches {
+            let at = if m.pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                m.pointer.clone()
+            };
+            let f = self
+                .fail(
+                    m.line,
+                    format!(
+                        "{what}: at `{at}` expected {}, got {}",
+                        m.expected, m.actual
+                    ),
+                    frame,
+                )
+                .pointer(format!("{base}{}", m.pointer))
+                .expected(m.expected);
+            self.findings.push(f);
+        }
+    }
+
+    /// Requests inside raw bytes are registered so their responses are correlated.
+    pub(super) fn register_raw_requests(&mut self, text: &str) {
+        for line in text.lines() {
+            let Ok(value) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let items = match &value {
+                Value::Array(a) => a.clone(),
+                v => vec![v.clone()],
+            };
+            for item in items {
+                // Anything with an id that is not itself a response expects an answer,
+                // including deliberately invalid requests (a method that is not a string).
+                let is_response = item.get("result").is_some() || item.get("error").is_some();
+                if let Some(id) = item.get("id").and_then(id_of)
+                    && !is_response
+                {
+                    let method = item
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(invalid request)");
+                    self.session.expect_reply(id, method);
+                }
+            }
+        }
+    }
+}
+
+/// A request id written in a scenario or raw bytes (a string or a number).
+pub(super) fn id_of(v: &Value) -> Option<RequestId> {
+    match v {
+        Value::String(s) => Some(RequestId::String(s.clone())),
+        Value::Number(n) => Some(RequestId::Number(n.to_string())),
+        _ => None,
+    }
+}
+
+/// The response as a JSON-RPC message value, for `capture` pointers.
+fn response_value(id: &RequestId, reply: &Reply) -> Value {
+    match &reply.outcome {
+        Outcome::Result(r) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": r}),
+        Outcome::Error(e) => {
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": error_value(e)})
+        }
+    }
+}
+
+/// An error object as the JSON value checks look at.
+fn error_value(e: &ErrorObject) -> Value {
+    json!({"code": e.code, "message": e.message, "data": e.data})
+}
+
+/// Error codes as words: `-32602 or -32601`.
+fn or_list(codes: &[i64]) -> String {
+    codes
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" or ")
+}

@@ -1,0 +1,304 @@
+//! Steps in order: each step dispatched to what runs it, and reported (started, its
+//! findings, how it ended) to whoever observes the run.
+
+use serde_json::{Value, json};
+
+use super::report_finding;
+use super::{Executor, Stop};
+use crate::check::Severity;
+use crate::scenario::matcher::{MatchContext, check_all};
+use crate::scenario::model::{Expectation, Initialize, Step, StepKind, Template};
+use crate::scenario::observe::{StepEnd, StepStart};
+use crate::session::Handshake;
+
+impl Executor<'_> {
+    pub(super) async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
+        for step in steps {
+            if !self.observer.listening() {
+                Box::pin(self.run_step(step)).await?;
+                continue;
+            }
+            let n = self.steps_started;
+            self.steps_started += 1;
+            let before = (self.findings.len(), self.skipped_steps.len());
+            let start = StepStart {
+                step: n,
+                line: step.line,
+                depth: self.depth,
+                action: action(&step.kind),
+            };
+            self.observer.step_started(&self.scenario.id, start);
+            let done = Box::pin(self.run_step(step)).await;
+            self.step_finished(n, step.line, before, &done);
+            done?;
+        }
+        Ok(())
+    }
+
+    /// Emits the findings a step raised, then how it ended.
+    pub(super) fn step_finished(
+        &mut self,
+        n: usize,
+        line: usize,
+        (findings, skipped): (usize, usize),
+        done: &Result<(), Stop>,
+    ) {
+        let id = &self.scenario.id;
+        for f in &self.findings[self.findings_reported.min(self.findings.len())..] {
+            report_finding(self.observer.as_ref(), id, &self.rule, f);
+        }
+        self.findings_reported = self.findings.len();
+        for f in self
+            .session
+            .findings()
+            .iter()
+            .skip(self.session_findings_reported)
+        {
+            report_finding(self.observer.as_ref(), id, &self.rule, f);
+        }
+        self.session_findings_reported = self.session.findings().len();
+        let raised = |s: Severity| {
+            self.findings
+                .get(findings..)
+                .is_some_and(|new| new.iter().any(|f| f.severity == s))
+        };
+        let status = match done {
+            Err(Stop::Skip(reason)) => StepEnd::Skipped {
+                reason: reason.clone(),
+            },
+            Err(Stop::Error(reason)) => StepEnd::Error {
+                reason: reason.clone(),
+            },
+            Err(Stop::Failed) => StepEnd::Failed,
+            Ok(()) if raised(Severity::Failure) => StepEnd::Failed,
+            Ok(()) if raised(Severity::Warning) => StepEnd::Warned,
+            Ok(()) if self.skipped_steps.len() > skipped => StepEnd::Skipped {
+                reason: self.skipped_steps[skipped..].join("; "),
+            },
+            Ok(()) => StepEnd::Passed,
+        };
+        self.observer.step_finished(id, n, line, status);
+    }
+
+    pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
+        let line = step.line;
+        match &step.kind {
+            StepKind::Initialize(Initialize::None) => Ok(()),
+            StepKind::Initialize(Initialize::Handshake(o)) => {
+                let handshake = Handshake {
+                    protocol_version: match &o.protocol_version {
+                        Some(t) => Some(self.render_text(t, line)?),
+                        None => None,
+                    },
+                    capabilities: o.capabilities.clone(),
+                    skip_initialized: o.skip_initialized,
+                };
+                let (profile, reply) = match self.session.initialize_with(&handshake).await {
+                    Ok(r) => r,
+                    Err(e) => return Err(self.session_failure(&e)),
+                };
+                if let Some(expect) = &o.expect {
+                    self.check_reply(expect, &reply, line, "initialize");
+                }
+                self.vars
+                    .insert("revision".into(), json!(self.session.revision().as_str()));
+                // The scenario applies to the revision actually negotiated, not just the one asked for.
+                let spoken = self.session.revision();
+                if !self.scenario.revisions.contains(&spoken) {
+                    if !self.findings.is_empty() {
+                        // The handshake's own checks failed (a version not echoed, say):
+                        // that verdict stands; the rest of the scenario cannot run.
+                        return Err(Stop::Failed);
+                    }
+                    return Err(Stop::Skip(format!(
+                        "the server negotiated {spoken}, which this scenario does not cover"
+                    )));
+                }
+                for need in &self.scenario.requires {
+                    let mut path = need.capability.split('.');
+                    let top = path.next().unwrap_or_default();
+                    let mut cap = profile.capabilities.get(top);
+                    for sub in path {
+                        cap = cap
+                            .and_then(|c| c.get(sub))
+                            .filter(|v| !matches!(v, Value::Bool(false)));
+                    }
+                    let declared = !cap.is_none_or(Value::is_null);
+                    match (need.declared, declared) {
+                        (true, false) => {
+                            return Err(Stop::Skip(format!(
+                                "the server does not declare `{}`",
+                                need.capability
+                            )));
+                        }
+                        (false, true) => {
+                            return Err(Stop::Skip(format!(
+                                "the server declares `{}` (this checks servers without it)",
+                                need.capability
+                            )));
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
+            StepKind::Request(r) => self.request(r).await,
+            StepKind::Notify { method, params } => {
+                let method = self.render_text(method, line)?;
+                let params = params.as_ref().map(|p| self.render(p, line)).transpose()?;
+                self.session
+                    .notify(&method, params)
+                    .await
+                    .map_err(|e| self.session_failure(&e))
+            }
+            StepKind::SendRaw(t) => {
+                let bytes = self.render_text(t, line)?;
+                self.register_raw_requests(&bytes);
+                self.collect();
+                self.mark = self.inbox.len();
+                self.session
+                    .send_raw(bytes.into_bytes())
+                    .await
+                    .map_err(|e| self.session_failure(&e))
+            }
+            StepKind::Expect(e) => self.expect(e, line).await,
+            StepKind::Concurrent(requests) => {
+                let mut sent = Vec::new();
+                for r in requests {
+                    if let Some((id, method)) = self.send(r).await? {
+                        sent.push((id, method, r));
+                    }
+                }
+                for (id, method, r) in sent {
+                    match self.session.wait_reply(&id).await {
+                        Ok(reply) => self.after_reply(r, &reply, &method, &id),
+                        Err(e) => return Err(self.session_failure(&e)),
+                    }
+                }
+                Ok(())
+            }
+            StepKind::Check { value, checks } => {
+                let v = self.render(value, line)?;
+                self.apply_checks(checks, &v, "", None, "the checked value");
+                Ok(())
+            }
+            StepKind::ForEach {
+                list,
+                bind,
+                filter,
+                steps,
+            } => {
+                let items = match self.vars.get(list) {
+                    Some(Value::Array(items)) => items.clone(),
+                    Some(other) => {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "`for_each` over `{list}`, which is {}, not a list",
+                                crate::protocol::jsonrpc::type_name(other)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                        return Err(Stop::Failed);
+                    }
+                    None => {
+                        return Err(Stop::Error(format!(
+                            "{}:{line}: no variable `{list}`",
+                            self.scenario.source
+                        )));
+                    }
+                };
+                // A loop that selects (`where`), or one at the top of the scenario, is
+                // what the scenario checks: if it never has anything to run on, nothing
+                // was checked (see `run`).
+                let counted = !filter.is_empty() || self.depth == 0;
+                self.loop_runs
+                    .entry(line)
+                    .or_insert((0, counted, list.clone()));
+                for item in items {
+                    if !filter.is_empty() {
+                        let schema = self.session.schema();
+                        let cx = MatchContext {
+                            vars: &self.vars,
+                            schema: schema.as_ref().as_ref().ok(),
+                        };
+                        if !check_all(filter, &item, cx).mismatches.is_empty() {
+                            continue;
+                        }
+                    }
+                    if let Some(r) = self.loop_runs.get_mut(&line) {
+                        r.0 += 1;
+                    }
+                    self.vars.insert(bind.clone(), item);
+                    self.depth += 1;
+                    let done = self.run_steps(steps).await;
+                    self.depth -= 1;
+                    done?;
+                }
+                self.vars.remove(bind);
+                Ok(())
+            }
+            StepKind::Paginate {
+                method,
+                key,
+                into,
+                params,
+            } => {
+                let base = params.as_ref().map(|p| self.render(p, line)).transpose()?;
+                let items = self.paginate(method, key, base, line).await?;
+                if method == "tools/list" {
+                    self.remember_tools(&items, true);
+                }
+                self.vars.insert(into.clone(), Value::Array(items));
+                Ok(())
+            }
+            StepKind::Sleep(d) => {
+                self.session.pump(*d).await;
+                Ok(())
+            }
+            StepKind::Http(h) => {
+                let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
+                match crate::scenario::http_step::run(h, body, &mut self.session).await {
+                    Ok(problems) => {
+                        for p in problems {
+                            let f = self.fail(line, p, None);
+                            self.findings.push(f);
+                        }
+                        Ok(())
+                    }
+                    Err(crate::scenario::http_step::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+                    Err(crate::scenario::http_step::HttpStop::Error(r)) => Err(Stop::Error(r)),
+                }
+            }
+        }
+    }
+}
+
+/// What a step does, in a few words, for the observer.
+fn action(kind: &StepKind) -> String {
+    let text = |t: &Template| match &t.0 {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match kind {
+        StepKind::Initialize(Initialize::None) => "no initialize".into(),
+        StepKind::Initialize(Initialize::Handshake(_)) => "initialize".into(),
+        StepKind::Request(r) => format!("request {}", text(&r.method)),
+        StepKind::Notify { method, .. } => format!("notify {}", text(method)),
+        StepKind::SendRaw(_) => "send raw bytes".into(),
+        StepKind::Expect(Expectation::Notification { method, .. }) => {
+            format!("expect notification {method}")
+        }
+        StepKind::Expect(Expectation::Nothing { .. }) => "expect nothing".into(),
+        StepKind::Expect(Expectation::Exit { .. }) => "expect exit".into(),
+        StepKind::Expect(Expectation::Stderr { .. }) => "expect stderr".into(),
+        StepKind::Expect(Expectation::Response { id, .. }) => format!("expect response {id}"),
+        StepKind::Concurrent(rs) => format!("{} concurrent requests", rs.len()),
+        StepKind::Check { .. } => "check".into(),
+        StepKind::ForEach { list, .. } => format!("for each in {list}"),
+        StepKind::Paginate { method, .. } => format!("paginate {method}"),
+        StepKind::Sleep(d) => format!("sleep {}", humantime::format_duration(*d)),
+        StepKind::Http(_) => "HTTP exchange".into(),
+    }
+}

@@ -1,0 +1,313 @@
+//! `expect:` steps: waiting, up to a deadline, for what the server does on its own
+//! (notifications, silence, exiting, stderr lines, responses to raw requests).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::request::id_of;
+use super::{Executor, Stop};
+use crate::protocol::text::quote;
+use crate::protocol::{Message, Outcome, RequestId};
+use crate::scenario::model::{Expectation, ResponseExpectation};
+use crate::session::{Reply, Unsolicited};
+use crate::transport::StderrLog;
+
+impl Executor<'_> {
+    pub(super) async fn expect(&mut self, e: &Expectation, line: usize) -> Result<(), Stop> {
+        match e {
+            Expectation::Notification {
+                method,
+                within,
+                checks,
+                skip_if_absent,
+            } => {
+                let deadline = tokio::time::Instant::now() + *within;
+                loop {
+                    self.collect();
+                    if let Some(pos) = self.inbox.iter().position(
+                        |u| matches!(&u.message, Message::Notification(n) if &n.method == method),
+                    ) {
+                        let u = self.inbox.remove(pos).expect("found above");
+                        let value = message_value(&u.message);
+                        self.apply_checks(
+                            checks,
+                            &value,
+                            "",
+                            u.frame,
+                            &format!("the `{method}` notification"),
+                        );
+                        return Ok(());
+                    }
+                    let now = tokio::time::Instant::now();
+                    if now >= deadline || self.session.is_closed() {
+                        if *skip_if_absent && !self.session.is_closed() {
+                            self.not_exercised =
+                                Some(format!("the server sent no `{method}` (nothing to check)"));
+                            return Ok(());
+                        }
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "no `{method}` notification arrived within {}",
+                                humantime::format_duration(*within)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                        return Ok(());
+                    }
+                    self.session
+                        .pump((deadline - now).min(Duration::from_millis(50)))
+                        .await;
+                }
+            }
+            Expectation::Nothing { within, methods } => {
+                // Only what arrives during the window counts, not what came before it.
+                self.collect();
+                let before = self.inbox.len();
+                self.session.pump(*within).await;
+                self.collect();
+                let unwanted: Vec<Unsolicited> = self
+                    .inbox
+                    .iter()
+                    .skip(before)
+                    .filter(|u| match &u.message {
+                        // Servers may notify at any time: only named notifications count.
+                        Message::Notification(n) => methods.contains(&n.method),
+                        other => {
+                            methods.is_empty()
+                                || other
+                                    .method()
+                                    .is_some_and(|m| methods.iter().any(|x| x == m))
+                        }
+                    })
+                    .cloned()
+                    .collect();
+                for u in unwanted {
+                    let what = match &u.message {
+                        Message::Response(_) => "a response".to_owned(),
+                        m => format!("a `{}` {}", m.method().unwrap_or_default(), m.kind()),
+                    };
+                    let f = self.fail(
+                        line,
+                        format!(
+                            "the server sent {what}; nothing was expected within {}",
+                            humantime::format_duration(*within)
+                        ),
+                        u.frame,
+                    );
+                    self.findings.push(f);
+                }
+                Ok(())
+            }
+            Expectation::Exit { within, code } => {
+                self.session.close_input().await;
+                match self.session.wait_exit(*within).await {
+                    None => {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "the server did not exit within {} of its input closing",
+                                humantime::format_duration(*within)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                    }
+                    Some(exit) => {
+                        if let Some(want) = code
+                            && exit != crate::transport::ExitInfo::Code(*want)
+                        {
+                            let f = self.fail(
+                                line,
+                                format!("the server ended with {exit}; expected exit code {want}"),
+                                None,
+                            );
+                            self.findings.push(f);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Expectation::Stderr {
+                within,
+                pattern,
+                present,
+            } => self.expect_stderr(pattern, *present, *within, line).await,
+            Expectation::Response { id, within, expect } => {
+                let reply = match id {
+                    Value::Null => self.null_id_response(*within).await,
+                    other => match id_of(other) {
+                        Some(rid) => self.session.poll_reply(&rid, *within).await,
+                        None => {
+                            return Err(Stop::Error(format!(
+                                "{}:{line}: id {other} is not a string, number or null",
+                                self.scenario.source
+                            )));
+                        }
+                    },
+                };
+                match (reply, expect) {
+                    (None, ResponseExpectation::Nothing(_)) => {}
+                    (None, _) => {
+                        let f = self.fail(
+                            line,
+                            format!(
+                                "no response with id {id} arrived within {}",
+                                humantime::format_duration(*within)
+                            ),
+                            None,
+                        );
+                        self.findings.push(f);
+                    }
+                    (Some(reply), expect) => {
+                        self.check_reply(expect, &reply, line, &format!("request {id}"))
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `expect: stderr`. Over HTTP there is no stderr to read: the check cannot run, so
+    /// the scenario is skipped (or keeps the failure it already has), never passed.
+    pub(super) async fn expect_stderr(
+        &mut self,
+        pattern: &str,
+        present: bool,
+        within: Duration,
+        line: usize,
+    ) -> Result<(), Stop> {
+        if self.session.stderr().is_none() {
+            if !self.findings.is_empty() {
+                return Err(Stop::Failed);
+            }
+            return Err(Stop::Skip(format!(
+                "{}:{line}: `expect: stderr` needs the server's stderr, which is not available over HTTP (no process of mcpcheck's to read it from)",
+                self.scenario.source,
+            )));
+        }
+        let re = regex::Regex::new(pattern).map_err(|e| {
+            Stop::Error(format!(
+                "{}:{line}: invalid regex /{pattern}/: {e}",
+                self.scenario.source
+            ))
+        })?;
+        let deadline = tokio::time::Instant::now() + within;
+        let within_text = humantime::format_duration(within);
+        loop {
+            let hit = self.session.stderr().and_then(|log| stderr_match(log, &re));
+            let now = tokio::time::Instant::now();
+            match (present, hit) {
+                (true, Some(_)) => return Ok(()),
+                (false, Some(hit)) => {
+                    let excerpt = self
+                        .session
+                        .stderr()
+                        .map(|l| l.crash_excerpt(10).join("\n"))
+                        .unwrap_or_default();
+                    let f = self
+                        .fail(
+                            line,
+                            format!("the server's stderr matches /{pattern}/: {hit}"),
+                            None,
+                        )
+                        .evidence(format!("stderr:\n{excerpt}"))
+                        .expected(format!("no stderr line matching /{pattern}/"));
+                    self.findings.push(f);
+                    return Ok(());
+                }
+                (true, None) if now >= deadline || self.session.is_closed() => {
+                    let f = self.fail(
+                        line,
+                        format!("no line of the server's stderr matched /{pattern}/ within {within_text}"),
+                        None,
+                    );
+                    self.findings.push(f);
+                    return Ok(());
+                }
+                (false, None) if now >= deadline => return Ok(()),
+                _ => {
+                    // Messages keep being processed while stderr is watched.
+                    self.session
+                        .pump((deadline - now).min(Duration::from_millis(50)))
+                        .await;
+                    if self.session.is_closed() {
+                        tokio::time::sleep(
+                            (deadline - tokio::time::Instant::now()).min(Duration::from_millis(50)),
+                        )
+                        .await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A response with a null id (to a request whose id could not be read).
+    pub(super) async fn null_id_response(&mut self, within: Duration) -> Option<Reply> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            self.collect();
+            let mark = self.mark.min(self.inbox.len());
+            if let Some(pos) = self
+                .inbox
+                .iter()
+                .skip(mark)
+                .position(|u| matches!(&u.message, Message::Response(r) if r.id.is_none()))
+                .map(|p| p + mark)
+            {
+                let u = self.inbox.remove(pos)?;
+                if let Message::Response(r) = u.message {
+                    return Some(Reply {
+                        frame: u.frame,
+                        outcome: r.outcome,
+                        salvaged: false,
+                    });
+                }
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline || self.session.is_closed() {
+                return None;
+            }
+            self.session
+                .pump((deadline - now).min(Duration::from_millis(50)))
+                .await;
+        }
+    }
+
+    pub(super) fn collect(&mut self) {
+        self.inbox.extend(self.session.take_unsolicited());
+    }
+}
+
+fn message_value(m: &Message) -> Value {
+    match m {
+        Message::Notification(n) => {
+            json!({"jsonrpc": "2.0", "method": n.method, "params": n.params})
+        }
+        Message::Request(r) => {
+            json!({"jsonrpc": "2.0", "id": r.id.to_value(), "method": r.method, "params": r.params})
+        }
+        Message::Response(r) => match &r.outcome {
+            Outcome::Result(v) => {
+                json!({"jsonrpc": "2.0", "id": r.id.as_ref().map(RequestId::to_value), "result": v})
+            }
+            Outcome::Error(e) => {
+                json!({"jsonrpc": "2.0", "id": r.id.as_ref().map(RequestId::to_value), "error": {"code": e.code, "message": e.message}})
+            }
+        },
+    }
+}
+
+/// The first line of a server's stderr record (its first lines, then the tail ring) that
+/// matches, quoted for a message.
+fn stderr_match(log: &StderrLog, re: &regex::Regex) -> Option<String> {
+    let head = log.head();
+    let tail = log.tail_text();
+    head.iter()
+        .map(|l| l.text.as_str())
+        .chain(tail.lines())
+        .find(|l| re.is_match(l))
+        .map(|l| quote(l, 200))
+}
