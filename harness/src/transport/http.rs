@@ -527,6 +527,7 @@ impl HttpTransport {
         let head = tokio::time::timeout(HEAD_WAIT, head_rx).await;
         match head {
             Ok(Ok(Head::Failed(error))) => Err(super::TransportError::Http(error)),
+            Ok(Ok(Head::NoHeaders(after))) => Err(super::TransportError::NoResponseHeaders(after)),
             // A request whose complete answer held no message will never be answered:
             // say so now rather than let the session wait out its timeout.
             Ok(Ok(Head::Body {
@@ -651,7 +652,7 @@ async fn exchange(
                 }))
                 .await;
             if let Some(h) = head {
-                let _ = h.send(Head::Failed(error));
+                let _ = h.send(Head::NoHeaders(options.timeout));
             }
             return;
         }
@@ -773,6 +774,8 @@ async fn exchange(
 enum Head {
     /// No HTTP response at all.
     Failed(String),
+    /// No response headers within the timeout (the server may be wedged, not gone).
+    NoHeaders(Duration),
     /// An SSE stream started; messages follow.
     Streaming,
     /// A complete non-stream response carrying `messages` JSON-RPC messages.

@@ -106,6 +106,17 @@ pub enum TransportError {
     /// response: the spec's answer to input it cannot accept (basic/transports).
     #[error("the POST was answered with HTTP {status} and no JSON-RPC response")]
     Rejected { status: u16 },
+    /// An HTTP exchange got no response headers in time: the server is wedged or slow,
+    /// not gone (the connection is still open).
+    #[error("HTTP: no response headers within {0:?}")]
+    NoResponseHeaders(Duration),
+}
+
+impl TransportError {
+    /// Whether the server kept the connection but sent no response headers in time.
+    pub fn is_header_timeout(&self) -> bool {
+        matches!(self, TransportError::NoResponseHeaders(_))
+    }
 }
 
 /// A connection to one server.
