@@ -170,7 +170,7 @@ impl<'t> Scanner<'t> {
     fn value(&mut self) -> Option<&'t [u8]> {
         let start = self.at;
         match self.peek()? {
-            b'"' => return self.string(),
+            b'"' => self.string(),
             b'{' | b'[' => {
                 let mut depth = 0usize;
                 loop {
