@@ -100,6 +100,9 @@ pub struct Generator<'a> {
     unserved: Vec<String>,
     notifications: Vec<String>,
     next_id: u64,
+    /// Progress tokens handed out: every request that carries one gets a fresh one (a
+    /// token reused across requests makes a correct server's progress look wrong).
+    next_token: u64,
     used: HashSet<RequestId>,
     /// Ids of requests sent in this process, for cancellations.
     recent: Vec<Value>,
@@ -132,6 +135,7 @@ impl<'a> Generator<'a> {
                 .cloned()
                 .collect(),
             next_id: 1000,
+            next_token: 0,
             used: HashSet::new(),
             recent: Vec::new(),
             corpus: Vec::new(),
@@ -238,6 +242,9 @@ impl<'a> Generator<'a> {
                     let base = match self.corpus.choose(rng).cloned() {
                         Some(mut m) if rng.random_bool(0.5) => {
                             m["id"] = self.id(rng);
+                            if let Some(token) = m.pointer_mut("/params/_meta/progressToken") {
+                                *token = json!(self.progress_token());
+                            }
                             m
                         }
                         _ => self.request(Shape::Valid, rng),
@@ -309,8 +316,15 @@ impl<'a> Generator<'a> {
         Some(v)
     }
 
+    /// A progress token no request of this run has carried. The width is fixed, so a
+    /// syntax mutation that deletes a digit cannot turn one token into another.
+    fn progress_token(&mut self) -> String {
+        self.next_token += 1;
+        format!("fz-progress-{:010}", self.next_token)
+    }
+
     fn tool_call(&mut self, shape: Shape, rng: &mut Rng) -> Value {
-        let token = format!("fz-progress-{}", self.next_id);
+        let token = self.progress_token();
         let Some((name, schema)) = self.surface.tools.choose(rng).cloned() else {
             // No tool may be called: an unknown name still exercises the error path.
             return json!({"name": "mcpcheck-no-such-tool", "arguments": {}});
@@ -379,5 +393,67 @@ fn id_of(v: &Value) -> RequestId {
         Value::String(s) => RequestId::String(s.clone()),
         Value::Number(n) => RequestId::Number(n.to_string()),
         other => RequestId::String(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Revision;
+    use crate::schema::{SchemaStore, SearchPath};
+    use rand::SeedableRng;
+
+    /// Progress tokens MUST be unique across active requests (basic/utilities/progress);
+    /// a fuzzer that reuses one makes a correct server's progress look like a defect.
+    #[test]
+    fn every_request_carries_a_fresh_progress_token() {
+        // Deeply nested notification params need more than a test thread's stack.
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(fresh_tokens)
+            .expect("thread")
+            .join()
+            .expect("no token reused");
+    }
+
+    fn fresh_tokens() {
+        let store = SchemaStore::new(SearchPath::standard(None));
+        let set = store.get(Revision::V2025_11_25);
+        let set = set
+            .as_ref()
+            .as_ref()
+            .expect("the 2025-11-25 schema (set MCPCHECK_SCHEMA_DIR)");
+        let mut surface = Surface {
+            capabilities: json!({"tools": {}}),
+            ..Surface::default()
+        };
+        let echo = json!({"name": "echo", "inputSchema": {"type": "object",
+            "properties": {"message": {"type": "string"}}}});
+        surface.add_tools(&[echo], ToolPolicy::All, true);
+        let mut generator = Generator::new(set, &surface);
+        let mut rng = Rng::seed_from_u64(7);
+        let mut seen = HashSet::new();
+        for _ in 0..800 {
+            let case = generator.case(&mut rng);
+            let stream: Vec<u8> = case.iter().flat_map(|w| w.bytes.clone()).collect();
+            for line in stream.split(|&b| b == b'\n') {
+                let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                    continue;
+                };
+                if v.get("id").is_none() {
+                    continue;
+                }
+                if let Some(t) = v.pointer("/params/_meta/progressToken")
+                    && (t.is_string() || t.is_number())
+                {
+                    assert!(seen.insert(t.to_string()), "progress token {t} reused");
+                }
+                // As if answered with a result: the corpus replays it with mutations.
+                if v.get("method").and_then(Value::as_str) == Some("tools/call") {
+                    generator.remember(v);
+                }
+            }
+        }
+        assert!(seen.len() > 100, "only {} tokens carried", seen.len());
     }
 }

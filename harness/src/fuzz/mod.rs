@@ -1,16 +1,21 @@
 //! `mcpcheck fuzz`: structure-aware protocol fuzzing of a live server.
 //!
 //! Cases are generated from the negotiated revision's schema and what the server declares
-//! ([`generate`], [`values`]), damaged by [`mutate`], and sent over a [`crate::session::Session`]
-//! so every answer gets the same checks as in a conformance run. [`oracle`]s turn what
-//! happens into findings; each new one is minimized ([`minimize`]) and written as a
-//! scenario file that `mcpcheck run` replays ([`repro`]). The loop is in [`driver`].
+//! ([`generate`], [`values`]), damaged by [`mutate`], cut into requests as the server will
+//! cut them ([`wire`]), and sent over a [`crate::session::Session`] so every answer gets
+//! the same checks as in a conformance run. The loop is in [`driver`]; `process` holds
+//! the server under fuzz, `case` runs one case, [`oracle`] judges what happened, and
+//! `record` counts findings by signature, minimizes each new one ([`minimize`]) and
+//! writes it as a scenario file that `mcpcheck run` replays ([`repro`]).
 
+mod case;
 pub mod driver;
 pub mod generate;
 pub mod minimize;
 pub mod mutate;
 pub mod oracle;
+mod process;
+mod record;
 pub mod repro;
 pub mod values;
 pub mod wire;

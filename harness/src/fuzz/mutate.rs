@@ -72,8 +72,10 @@ pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
         "type-swap" => {
             // The id keeps its type: a changed id could collide with one already used.
             let id = v.get("id").cloned();
+            let token = progress_token(&v);
             replace_random(&mut v, rng, &mut |old, rng| other_type(old, rng));
             restore_id(&mut v, id);
+            restore_token(&mut v, token);
             vec![Wire::line(&v, origin)]
         }
         "numeric-boundary" => {
@@ -94,8 +96,10 @@ pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
             ];
             let marker = "__mcpcheck_number__";
             let id = v.get("id").cloned();
+            let token = progress_token(&v);
             replace_random(&mut v, rng, &mut |_, _| json!(marker));
             restore_id(&mut v, id);
+            restore_token(&mut v, token);
             let text = serde_json::to_string(&v).unwrap_or_default();
             let n = NUMBERS.choose(rng).copied().unwrap_or("0");
             vec![line(with_nl(
@@ -104,6 +108,7 @@ pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
         }
         "string-explosion" => {
             let id = v.get("id").cloned();
+            let token = progress_token(&v);
             let big = huge_value(rng);
             replace_random(&mut v, rng, &mut |old, _| {
                 if old.is_string() || old.is_null() {
@@ -113,13 +118,16 @@ pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
                 }
             });
             restore_id(&mut v, id);
+            restore_token(&mut v, token);
             vec![Wire::line(&v, origin)]
         }
         "unicode" => {
             let id = v.get("id").cloned();
+            let token = progress_token(&v);
             let s = UNICODE_EDGES.choose(rng).copied().unwrap_or("");
             replace_random(&mut v, rng, &mut |_, _| json!(s));
             restore_id(&mut v, id);
+            restore_token(&mut v, token);
             vec![Wire::line(&v, origin)]
         }
         "truncate" => {
@@ -171,6 +179,23 @@ pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
 fn restore_id(v: &mut Value, id: Option<Value>) {
     if let (Value::Object(map), Some(id)) = (v, id) {
         map.insert("id".into(), id);
+    }
+}
+
+/// The progress token a request carries.
+fn progress_token(v: &Value) -> Option<Value> {
+    v.pointer("/params/_meta/progressToken").cloned()
+}
+
+/// Puts back a progress token a mutation turned into another string or number: that one
+/// could repeat a token already sent, and tokens MUST be unique across active requests
+/// (basic/utilities/progress). A token of a type no token has stays, as the damage it is.
+fn restore_token(v: &mut Value, token: Option<Value>) {
+    if let (Some(old), Some(now)) = (token, v.pointer_mut("/params/_meta/progressToken"))
+        && (now.is_string() || now.is_number())
+        && *now != old
+    {
+        *now = old;
     }
 }
 

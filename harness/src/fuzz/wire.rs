@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::RequestId;
+use crate::protocol::{RequestId, raw_id};
 
 /// One write to the server: bytes exactly as sent, and where they came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -173,11 +173,37 @@ impl Lines {
 /// to be answered one by one: most revisions have no batches).
 pub fn requests_in(line: &[u8]) -> Vec<Expected> {
     let Ok(value) = serde_json::from_slice::<Value>(line) else {
-        return Vec::new();
+        return scanned(line);
     };
     match &value {
         Value::Array(items) => items.iter().filter_map(|i| expected(i, false)).collect(),
         v => expected(v, true).into_iter().collect(),
+    }
+}
+
+/// The requests of a line serde_json cannot read (a number beyond `f64`, say) that is
+/// still an object or batch: a server whose parser takes it answers, so the ids are
+/// scanned from the text and correlated. Never required to be answered: JSON parsers may
+/// refuse such numbers (RFC 8259 section 6), and then the answer is a parse error.
+fn scanned(line: &[u8]) -> Vec<Expected> {
+    let one = |item: &[u8]| {
+        let members = raw_id::members(item)?;
+        if members
+            .iter()
+            .any(|(k, _)| matches!(k.as_deref(), Some("result" | "error")))
+        {
+            return None;
+        }
+        Some(Expected {
+            id: raw_id::request_id(item)?,
+            method: raw_id::string_member(item, "method")
+                .unwrap_or_else(|| "(invalid request)".into()),
+            must_answer: false,
+        })
+    };
+    match raw_id::elements(line) {
+        Some(items) => items.into_iter().filter_map(one).collect(),
+        None => one(line).into_iter().collect(),
     }
 }
 
@@ -231,6 +257,24 @@ mod tests {
         assert!(!got[0].must_answer);
         assert!(requests_in(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).is_empty());
         assert!(requests_in(b"not json").is_empty());
+    }
+
+    #[test]
+    fn requests_beyond_serde_json_are_correlated_by_their_scanned_id() {
+        // Issue 12: a correct server answered these, and the answers matched nothing.
+        let line =
+            br#"{"jsonrpc":"2.0","id":"fz-12","method":"tools/call","params":{"name":1e309}}"#;
+        let got = requests_in(line);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].id, RequestId::String("fz-12".into()));
+        assert_eq!(got[0].method, "tools/call");
+        assert!(!got[0].must_answer, "a parser may refuse the number");
+        let batch = br#"[{"jsonrpc":"2.0","id":4,"method":"ping","params":{"n":-1e400}},{"id":5,"result":{}}]"#;
+        let got = requests_in(batch);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].id, RequestId::int(4));
+        assert!(requests_in(br#"{"jsonrpc":"2.0","id":4,"result":1e309}"#).is_empty());
+        assert!(requests_in(br#"{"jsonrpc":"2.0","id":4,"params":{"n":1e309}"#).is_empty());
     }
 
     #[test]

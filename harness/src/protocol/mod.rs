@@ -2,6 +2,7 @@
 
 pub mod id;
 pub mod jsonrpc;
+pub mod raw_id;
 pub mod revision;
 pub mod text;
 
