@@ -71,7 +71,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             Ok(ExitCode::SUCCESS)
         }
         Command::Fuzz(args) => fuzz(*args).await,
-        Command::List { scenarios } => list(&scenarios),
+        Command::List { scenarios, format } => list(&scenarios, format),
         Command::Schemas(cmd) => schemas(cmd).await,
         Command::Snapshot(args) => snapshot(*args).await,
         Command::Completions { shell } => {
@@ -360,8 +360,12 @@ async fn fuzz(args: cli::fuzz::FuzzArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
+fn list(paths: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
     let scenarios = cli::resolve::scenarios(paths, false, &[], &[])?;
+    if format == Format::Json {
+        println!("{:#}", cli::list::to_json(&scenarios));
+        return Ok(ExitCode::SUCCESS);
+    }
     for s in &scenarios {
         let revs = s
             .revisions

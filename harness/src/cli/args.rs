@@ -36,12 +36,16 @@ pub enum Command {
     /// List the scenarios: ids, titles, revisions and spec references.
     #[command(after_help = "Examples:\n  \
         mcpcheck list\n  \
+        mcpcheck list --format json\n  \
         mcpcheck list my-scenarios/\n  \
         mcpcheck list scenarios/tools/list-result.yaml")]
     List {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
         scenarios: Vec<PathBuf>,
+        /// human (a table) or json (an array, one object per scenario).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(

@@ -4,6 +4,7 @@ pub mod args;
 pub mod config;
 pub mod finish;
 pub mod fuzz;
+pub mod list;
 pub mod resolve;
 pub mod snapshot;
 
