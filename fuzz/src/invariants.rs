@@ -1,6 +1,6 @@
 //! The NDJSON framing invariants, checked by the libFuzzer target
 //! (`fuzz/fuzz_targets/jsonrpc_framing.rs`) and by its proptest twin on stable
-//! (`harness/tests/framing_props.rs`, which includes this file with `#[path]`).
+//! (`harness/tests/it/framing_props.rs`, which includes this file with `#[path]`).
 //!
 //! This file must only use `std`, `mcpcheck` and `serde_json`, so that it compiles in both
 //! crates. Every check panics with a message that names the broken invariant.

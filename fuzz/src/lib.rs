@@ -17,7 +17,7 @@ pub const MAX_FRAME_LIMIT: usize = 64 * 1024;
 /// decoder's line limit.
 ///
 /// `Debug` prints a Rust snippet, so a crash report can be pasted straight into a
-/// regression test in `harness/tests/framing_props.rs`.
+/// regression test in `harness/tests/it/framing_props.rs`.
 ///
 /// `Arbitrary` is written by hand so that a fuzz input is a 4-byte header followed by
 /// the stream itself, verbatim: seed files stay readable, and libFuzzer's mutations of
@@ -108,7 +108,7 @@ impl fmt::Debug for FramingInput {
         )?;
         writeln!(
             f,
-            "// reproducer, for harness/tests/framing_props.rs (mod regressions):"
+            "// reproducer, for harness/tests/it/framing_props.rs (mod regressions):"
         )?;
         writeln!(f, "let max_frame = {};", self.max_frame)?;
         writeln!(f, "let chunks: Vec<Vec<u8>> = vec![")?;
@@ -123,7 +123,7 @@ impl fmt::Debug for FramingInput {
 /// Input of `sse_events`: an SSE response body as the reads that delivered it, and the
 /// frame limit. The bytes are read exactly as [`FramingInput`]'s (the same 4-byte header),
 /// so seeds and dictionary tokens work the same way; `Debug` prints a reproducer for
-/// `harness/tests/sse_events_props.rs`.
+/// `harness/tests/it/sse_events_props.rs`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SseInput(pub FramingInput);
 
@@ -143,7 +143,7 @@ impl fmt::Debug for SseInput {
         writeln!(f, "SseInput {{ max_frame: {max_frame}, chunks: {} }}", chunks.len())?;
         writeln!(
             f,
-            "// reproducer, for harness/tests/sse_events_props.rs (mod regressions):"
+            "// reproducer, for harness/tests/it/sse_events_props.rs (mod regressions):"
         )?;
         writeln!(f, "let max_frame = {max_frame};")?;
         writeln!(f, "let chunks: Vec<Vec<u8>> = vec![")?;

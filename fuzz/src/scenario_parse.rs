@@ -1,6 +1,6 @@
 //! Invariants of the scenario-file parser, checked by the libFuzzer target
 //! (`fuzz/fuzz_targets/scenario_parse.rs`) and by its proptest twin on stable
-//! (`harness/tests/scenario_parse_props.rs`, which includes this file with `#[path]`).
+//! (`harness/tests/it/scenario_parse_props.rs`, which includes this file with `#[path]`).
 //!
 //! This file must only use `std` and `mcpcheck`, so that it compiles in both crates.
 

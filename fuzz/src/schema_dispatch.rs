@@ -2,7 +2,7 @@
 //! session path (decode, classify, correlate, pick the definition for the method, validate)
 //! with a transport that replays the frames. Checked by the libFuzzer target
 //! (`fuzz/fuzz_targets/schema_dispatch.rs`) and by its proptest twin on stable
-//! (`harness/tests/schema_dispatch_props.rs`, which includes this file with `#[path]`).
+//! (`harness/tests/it/schema_dispatch_props.rs`, which includes this file with `#[path]`).
 //!
 //! This file must only use `std`, `mcpcheck`, `serde_json` and `tokio`, so that it compiles
 //! in both crates.

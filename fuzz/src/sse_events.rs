@@ -1,6 +1,6 @@
 //! The SSE reading invariants, checked by the libFuzzer target
 //! (`fuzz/fuzz_targets/sse_events.rs`) and by its proptest twin on stable
-//! (`harness/tests/sse_events_props.rs`, which includes this file with `#[path]`).
+//! (`harness/tests/it/sse_events_props.rs`, which includes this file with `#[path]`).
 //!
 //! What is checked is mcpcheck's Streamable HTTP SSE reader
 //! (`mcpcheck::transport::http::read_sse_chunks`, the code every SSE response and the GET

@@ -1,14 +1,22 @@
-//! `mcpcheck list`: the scenarios a run would choose from, one line each.
+//! `mcpcheck list`: the scenarios a run would choose from, as a table for people or, with
+//! `--format json`, as data for tests and tools that must not scrape the table.
 
 use std::process::ExitCode;
 
+use serde_json::{Value, json};
+
+use super::flags::Format;
 use super::resolve;
 use crate::outcome::Severity;
+use crate::scenario::{Scenario, TransportKind};
 
-/// Prints every scenario of `paths` (or the built-in suite): id, severity, revisions,
-/// spec section and title.
-pub fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
+/// Prints every scenario of `paths` (or the built-in suite).
+pub fn list(paths: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
     let scenarios = resolve::scenarios(paths, false, &[], &[])?;
+    if format == Format::Json {
+        println!("{:#}", to_json(&scenarios));
+        return Ok(ExitCode::SUCCESS);
+    }
     for s in &scenarios {
         let revs = s
             .revisions
@@ -16,16 +24,46 @@ pub fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
             .map(|r| r.as_str())
             .collect::<Vec<_>>()
             .join(",");
-        let severity = if s.severity == Severity::Warning {
-            "should"
-        } else {
-            "must"
-        };
         println!(
             "{:<44} {:<6} {:<44} {}  {}",
-            s.id, severity, revs, s.spec, s.title
+            s.id,
+            severity(s),
+            revs,
+            s.spec,
+            s.title
         );
     }
     println!("{} scenarios", scenarios.len());
     Ok(ExitCode::SUCCESS)
+}
+
+fn severity(s: &Scenario) -> &'static str {
+    if s.severity == Severity::Warning {
+        "should"
+    } else {
+        "must"
+    }
+}
+
+/// The scenarios as a JSON array: id, title, severity (`must`/`should`), revisions,
+/// transports, spec section, area (the id's first segment) and required capabilities.
+pub fn to_json(scenarios: &[Scenario]) -> Value {
+    scenarios
+        .iter()
+        .map(|s| {
+            json!({
+                "id": s.id,
+                "title": s.title,
+                "severity": severity(s),
+                "revisions": s.revisions.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+                "transports": s.transports.iter().map(|t| match t {
+                    TransportKind::Stdio => "stdio",
+                    TransportKind::Http => "http",
+                }).collect::<Vec<_>>(),
+                "spec": s.spec,
+                "area": s.id.split_once('/').map_or(s.id.as_str(), |(area, _)| area),
+                "requires": s.requires.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
 }

@@ -67,12 +67,16 @@ pub enum Command {
     /// List the scenarios: ids, titles, revisions and spec references.
     #[command(after_help = "Examples:\n  \
         mcpcheck list\n  \
+        mcpcheck list --format json\n  \
         mcpcheck list my-scenarios/\n  \
         mcpcheck list scenarios/tools/list-result.yaml")]
     List {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
         scenarios: Vec<PathBuf>,
+        /// human (a table) or json (an array, one object per scenario).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(
@@ -164,7 +168,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
         }
         Command::Init { path, force } => init(&path, force),
         Command::Fuzz(args) => fuzz::execute(*args).await,
-        Command::List { scenarios } => list::list(&scenarios),
+        Command::List { scenarios, format } => list::list(&scenarios, format),
         Command::Schemas(cmd) => schemas::schemas(cmd).await,
         Command::Snapshot(args) => snapshot::execute(*args).await,
         Command::Completions { shell } => {

@@ -1,0 +1,189 @@
+//! `mcpcheck.toml` and `mcpcheck init`: the file fills what the command line leaves out,
+//! flags override it, and paths are relative to the file. Also `--quiet`.
+
+use std::path::Path;
+
+use crate::support::*;
+
+fn config(dir: &Path, extra: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("mcpcheck.toml");
+    let text = format!(
+        r#"[server]
+command = [{server:?}, "--defect", "garbage-stdout"]
+
+[run]
+include = ["stdio/stdout-only-messages"]
+timeout = "2s"
+shutdown-wait = "300ms"
+kill-wait = "300ms"
+
+[reports]
+json = "out/results.json"
+{extra}"#,
+        server = misbehaving()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_file_configures_the_run_and_its_reports() {
+    let dir = tempfile_path("config");
+    let path = config(&dir, "markdown = \"out/summary.md\"\n");
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/results.json")).unwrap())
+            .unwrap();
+    let ids: Vec<&str> = json["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["stdio/stdout-only-messages"]);
+    assert!(dir.join("out/summary.md").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn command_line_flags_override_the_file() {
+    let dir = tempfile_path("config-override");
+    let path = config(&dir, "");
+    let other = dir.join("elsewhere.json");
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .args(["--exclude", "*", "--include", "tools/*"])
+        .arg(format!("--report=json={}", other.display()))
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&other).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert!(json["scenarios"].as_array().unwrap().is_empty(), "{text}");
+    assert!(
+        !dir.join("out/results.json").exists(),
+        "--report json= replaces the file's json report"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_misspelt_key_is_a_usage_error() {
+    let dir = tempfile_path("config-typo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mcpcheck.toml");
+    std::fs::write(&path, "[run]\ntimout = \"1s\"\n").unwrap();
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("timout"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn init_writes_a_starter_and_does_not_overwrite() {
+    let dir = tempfile_path("init");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mcpcheck.toml");
+    let run = |force: bool| {
+        let mut cmd = mcpcheck();
+        cmd.arg("init").arg(&path);
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.output().unwrap()
+    };
+    assert!(run(false).status.success());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("[server]") && text.contains("# expected-failures"));
+    assert_eq!(run(false).status.code(), Some(2), "refuses to overwrite");
+    assert!(run(true).status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn quiet_prints_only_the_verdict() {
+    let out = mcpcheck()
+        .args(["run", "--quiet", "--exclude", "*", "--", &reference()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert!(lines[0].starts_with("PASS:"), "{stdout}");
+    assert!(
+        !stdout.contains('\x1b'),
+        "NO_COLOR and a pipe: no escape codes"
+    );
+}
+
+/// `[server] url` (with headers) and `[run] tool-args` reach the run: the HTTP endpoint is
+/// checked, and the listed non-read-only tool is called with the file's arguments.
+#[test]
+fn the_file_gives_a_url_and_tool_arguments() {
+    let server = reference_http();
+    let dir = tempfile_path("config-url");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mcpcheck.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"[server]
+url = "{url}"
+headers = ["X-Mcpcheck-Test: 1"]
+
+[run]
+include = ["notifications/progress-increasing"]
+tool-args = {{ write_note = {{ name = "from-config", text = "hi" }} }}
+
+[reports]
+json = "results.json"
+"#,
+            url = server.url
+        ),
+    )
+    .unwrap();
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert!(
+        json["server"].as_str().unwrap().contains(&server.url),
+        "{text}"
+    );
+    let sent: Vec<serde_json::Value> = json["scenarios"][0]["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["direction"] == "sent")
+        .filter_map(|e| serde_json::from_str(e["text"].as_str()?).ok())
+        .collect();
+    let call = sent
+        .iter()
+        .find(|m| m["method"] == "tools/call" && m["params"]["name"] == "write_note")
+        .unwrap_or_else(|| panic!("write_note was not called: {text}"));
+    assert_eq!(
+        call["params"]["arguments"],
+        serde_json::json!({"name": "from-config", "text": "hi"})
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

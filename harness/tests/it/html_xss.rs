@@ -1,0 +1,181 @@
+//! The HTML report escapes everything a server sends. The misbehaving fixture's
+//! `--hostile-text` puts `<script>`, `</textarea>`, attribute quotes, an `onerror` image and a
+//! `javascript:` link into serverInfo, instructions, tool descriptions, error messages, stderr
+//! and a stdout line (quoted as evidence); each payload, if it ran, would set `data-pwned` on
+//! the root element. The report is opened in headless Chromium: the report's own script must
+//! have run (so scripts were enabled), no payload may have run, no payload element may exist,
+//! and the payload must show as literal text.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+/// Runs headless Chromium with a fresh profile; kills it after 90 s.
+fn headless(browser: &Path, profile: &Path, args: &[&str]) -> (bool, String, String) {
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting chromium");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let ok = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.success();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (ok, out.join().unwrap(), err.join().unwrap())
+}
+
+/// How a DOM serializer writes text: `&`, `<`, `>` (and no-break space) as entities.
+fn as_serialized_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\u{a0}', "&nbsp;")
+}
+
+#[test]
+fn server_text_cannot_inject_into_the_html_report() {
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let dir = tempfile_path("xss");
+    std::fs::create_dir_all(&dir).unwrap();
+    let html_path = dir.join("report.html");
+    let json_path = dir.join("results.json");
+    let output = mcpcheck()
+        .args([
+            "run",
+            "--timeout",
+            "2s",
+            "--shutdown-wait",
+            "300ms",
+            "--kill-wait",
+            "300ms",
+        ])
+        .args([
+            "--include",
+            "stdio/*",
+            "--include",
+            "tools/*",
+            "--include",
+            "errors/*",
+        ])
+        .arg(format!("--report=html={}", html_path.display()))
+        .arg(format!("--report=json={}", json_path.display()))
+        .args([
+            "--",
+            &misbehaving(),
+            "--hostile-text",
+            "--defect",
+            "garbage-stdout",
+        ])
+        .output()
+        .unwrap();
+    let text = describe(&output);
+    let html = std::fs::read_to_string(&html_path).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let payload = json["profile"]["server_info"]["name"]
+        .as_str()
+        .expect("the hostile serverInfo name")
+        .to_owned();
+    assert!(
+        payload.contains("<script>") && payload.contains("javascript:"),
+        "{payload}"
+    );
+    // The payload reached the report in several places (serverInfo, tool descriptions,
+    // stderr, error messages, the garbage-stdout evidence).
+    let escaped_in_file = html
+        .matches("&lt;script&gt;document.documentElement")
+        .count();
+    assert!(
+        escaped_in_file >= 4,
+        "payload appears {escaped_in_file} times:\n{text}"
+    );
+    for raw in [
+        "<script>document",
+        "<img",
+        "</textarea>",
+        "<a href=\"javascript:",
+    ] {
+        assert!(!html.contains(raw), "raw {raw:?} in the HTML file");
+    }
+
+    let (ok, dom, err) = headless(
+        &browser,
+        &dir.join("profile-dom"),
+        &["--dump-dom", &format!("file://{}", html_path.display())],
+    );
+    assert!(
+        ok && dom.contains("</html>"),
+        "chromium --dump-dom failed: {err}"
+    );
+    assert!(
+        dom.contains("data-report-script=\"ran\""),
+        "the report's own script did not run, so this test proves nothing: {err}"
+    );
+    assert!(!dom.contains("data-pwned=\""), "a payload ran");
+    for element in ["<img", "<textarea", "<a href=\"javascript:"] {
+        assert!(
+            !dom.contains(element),
+            "the DOM has a payload element {element:?}"
+        );
+    }
+    // Shown literally: the DOM holds the payload as text (serialized with entities).
+    assert!(
+        dom.contains(&as_serialized_text(&payload)),
+        "the payload does not show literally"
+    );
+
+    // And it renders: a screenshot is written and is a real PNG.
+    let png = dir.join("report.png");
+    let (ok, _, err) = headless(
+        &browser,
+        &dir.join("profile-shot"),
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1280,1600",
+            &format!("file://{}", html_path.display()),
+        ],
+    );
+    let bytes = std::fs::read(&png).unwrap_or_default();
+    assert!(
+        ok && bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
+        "no screenshot ({} bytes): {err}",
+        bytes.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

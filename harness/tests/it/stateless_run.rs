@@ -1,0 +1,543 @@
+//! `mcpcheck run --protocol-version 2026-07-28`: the stateless revision over stdio, against
+//! the Python `mcp` 2.x SDK server (which answers `server/discover`) and against a server
+//! that only knows the handshake revisions.
+
+use crate::support::*;
+
+/// Keeps hangs short; scenarios carry their own windows.
+const FAST: [&str; 4] = ["--timeout", "5s", "--startup-timeout", "20s"];
+
+fn sent(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["direction"] == "sent")
+        .filter_map(|e| serde_json::from_str(e["text"].as_str()?).ok())
+        .collect()
+}
+
+#[test]
+fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
+    let Some(server) = python_sdk_stdio() else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28"];
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+
+    // The probe opens with server/discover, not initialize, and learns the server from it.
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+    assert_eq!(report["profile"]["protocol_version"], "2026-07-28");
+    assert_eq!(report["profile"]["server_info"]["name"], "mcp-sdk-lowlevel");
+    // The JSON report of a stateless run is described by reports/results.schema.json too.
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("reports/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "report schema errors: {errors:#?}");
+    let steps = report["steps"].as_array().unwrap();
+    let listed = |name: &str| {
+        steps
+            .iter()
+            .any(|s| s["name"] == name && s["status"] == "passed")
+    };
+    assert!(listed("tools/list") && listed("prompts/list"), "{text}");
+
+    // No false findings: no failure, no warning, and every stateless scenario passes.
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(findings_at(&report, "warning").is_empty(), "{text}");
+    assert!(scenarios_with(&report, "fail").is_empty(), "{text}");
+    assert!(scenarios_with(&report, "warn").is_empty(), "{text}");
+    assert!(scenarios_with(&report, "error").is_empty(), "{text}");
+    let passed = scenarios_with(&report, "pass");
+    for id in [
+        "stateless/discover-result",
+        "stateless/discover-server-info",
+        "stateless/unsupported-version-error",
+        "stateless/missing-meta-invalid-params",
+        "stateless/no-handshake-needed",
+    ] {
+        assert!(passed.iter().any(|p| p == id), "{id} did not pass: {text}");
+    }
+    // Handshake scenarios are skipped, not run against a stateless server.
+    assert!(
+        scenarios_with(&report, "skip")
+            .iter()
+            .any(|s| s == "lifecycle/initialize-result")
+    );
+
+    // The probe never sent initialize; every request carried the per-request _meta.
+    let sent = sent(&report);
+    assert!(!sent.is_empty());
+    for m in &sent {
+        assert_ne!(m["method"], "initialize", "{m}");
+        assert_ne!(m["method"], "notifications/initialized", "{m}");
+        if m.get("id").is_some() {
+            let meta = &m["params"]["_meta"];
+            assert_eq!(
+                meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+                "{m}"
+            );
+            assert!(
+                meta["io.modelcontextprotocol/clientCapabilities"].is_object(),
+                "{m}"
+            );
+            assert_eq!(
+                meta["io.modelcontextprotocol/clientInfo"]["name"],
+                "mcpcheck"
+            );
+        }
+    }
+    assert_eq!(sent[0]["method"], "server/discover");
+}
+
+/// The same server over Streamable HTTP (`--http PORT`, 127.0.0.1).
+/// `subscriptions/listen` over stdio: the SDK's own ListenHandler (`--listen`) acknowledges
+/// with the listen request's id, honours an empty filter, and the listen scenarios pass; the
+/// scenarios skip against the same server without it (it then declares no
+/// `resources.subscribe`).
+#[test]
+fn python_sdk_listen_handler_passes_the_listen_scenarios() {
+    let Some(mut server) = python_sdk_stdio() else {
+        return;
+    };
+    let args = [
+        &["--protocol-version", "2026-07-28", "--jobs", "1"][..],
+        &["--include", "stateless/listen-*"],
+        &FAST,
+    ]
+    .concat();
+    let plain: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &plain);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(scenarios_with(&report, "skip").len(), 2, "{text}");
+
+    server.push("--listen".into());
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    let mut passed = scenarios_with(&report, "pass");
+    passed.sort();
+    assert_eq!(
+        passed,
+        [
+            "stateless/listen-acknowledged",
+            "stateless/listen-only-requested"
+        ],
+        "{text}"
+    );
+    let acks: Vec<serde_json::Value> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["transcript"].as_array().unwrap().iter())
+        .filter(|e| e["direction"] == "received")
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(e["text"].as_str()?).ok())
+        .filter(|m| m["method"] == "notifications/subscriptions/acknowledged")
+        .collect();
+    assert_eq!(acks.len(), 2, "{text}");
+    assert!(
+        acks.iter()
+            .any(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"),
+        "{acks:?}"
+    );
+}
+
+#[test]
+fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
+    let Some(server) = python_sdk_http("--http", &[]) else {
+        return;
+    };
+    let args = [&["--protocol-version", "2026-07-28"][..], &FAST].concat();
+    let (code, report, text) = run_url_json(&server.url, &args);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+    assert!(failures(&report).is_empty(), "{:?}", failures(&report));
+    assert!(findings_at(&report, "warning").is_empty(), "{text}");
+    assert!(scenarios_with(&report, "fail").is_empty(), "{text}");
+    assert!(scenarios_with(&report, "warn").is_empty(), "{text}");
+    let passed = scenarios_with(&report, "pass");
+    for id in [
+        "stateless/discover-result",
+        "stateless/unsupported-version-error",
+        "stateless/missing-meta-invalid-params",
+        "stateless/http-header-mismatch-400",
+        "stateless/http-unsupported-version-400",
+        "stateless/http-unknown-method-404",
+    ] {
+        assert!(passed.iter().any(|p| p == id), "{id} did not pass: {text}");
+    }
+    // Every POST of the probe mirrors the body into the 2026-07-28 request headers, and
+    // no session is opened or ended (no initialize, no DELETE).
+    let exchanges = sweep_http(&report, "exchange");
+    assert!(!exchanges.is_empty());
+    for h in &exchanges {
+        assert_eq!(h["method"], "POST", "{h}");
+        let headers = h["request_headers"].as_array().unwrap();
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|kv| kv[0] == name)
+                .and_then(|kv| kv[1].as_str())
+                .map(str::to_owned)
+        };
+        assert_eq!(
+            header("mcp-protocol-version").as_deref(),
+            Some("2026-07-28")
+        );
+        assert!(header("mcp-method").is_some(), "{h}");
+        assert!(header("mcp-session-id").is_none(), "{h}");
+    }
+}
+
+/// `subscriptions/listen` over Streamable HTTP against the SDK's ListenHandler, which
+/// keeps the listen stream open (2026-07-28 basic/transports/streamable-http#receiving-messages:
+/// "The server's response is itself an SSE stream that stays open"): the acknowledgment is
+/// delivered from the open stream, both listen scenarios pass, and the scenarios' cancellation
+/// closes the stream instead of POSTing `notifications/cancelled`
+/// (basic/patterns/cancellation#transport-specific-cancellation), with no resumption.
+#[test]
+fn python_sdk_listen_handler_passes_the_listen_scenarios_over_streamable_http() {
+    let Some(server) = python_sdk_http("--http", &["--listen"]) else {
+        return;
+    };
+    let args = [
+        &["--protocol-version", "2026-07-28"][..],
+        &["--include", "stateless/listen-*"],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_url_json(&server.url, &args);
+    assert_eq!(code, 0, "{text}");
+    let mut passed = scenarios_with(&report, "pass");
+    passed.sort();
+    assert_eq!(
+        passed,
+        [
+            "stateless/listen-acknowledged",
+            "stateless/listen-only-requested"
+        ],
+        "{text}"
+    );
+    for scenario in report["scenarios"].as_array().unwrap() {
+        let http: Vec<&serde_json::Value> = scenario["transcript"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e.get("http"))
+            .collect();
+        // server/discover and the listen: the cancellation is no POST.
+        let posts = http.iter().filter(|h| h["kind"] == "exchange").count();
+        assert_eq!(posts, 2, "{} {http:?}", scenario["id"]);
+        assert!(!http.iter().any(|h| h["kind"] == "resume"), "{http:?}");
+        let ends: Vec<&str> = http
+            .iter()
+            .filter(|h| h["kind"] == "stream_end")
+            .filter_map(|h| h["reason"].as_str())
+            .collect();
+        assert_eq!(ends.len(), 1, "{} {http:?}", scenario["id"]);
+        assert!(
+            ends[0].starts_with("mcpcheck closed the stream to cancel the subscription"),
+            "{ends:?}"
+        );
+    }
+}
+
+#[test]
+fn a_handshake_only_server_fails_discover() {
+    // The rmcp reference fixture speaks the handshake revisions only: server/discover is
+    // refused before `initialize`, which 2026-07-28 makes a failure ("Servers MUST
+    // implement server/discover").
+    let fixture = reference();
+    let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &[&fixture]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        failures(&report).iter().any(|r| r == "stateless.discover"),
+        "{text}"
+    );
+    assert_eq!(report["steps"][0]["name"], "server/discover");
+    assert_eq!(report["steps"][0]["status"], "failed");
+    // The verdict says what it means and what to do.
+    assert!(
+        text.contains("a server that knows only the handshake revisions")
+            && text.contains("--protocol-version auto"),
+        "{text}"
+    );
+}
+
+/// The other way round: a stateless-only server checked at a handshake revision fails
+/// `initialize`, and the finding names the likely reason.
+#[test]
+fn a_stateless_only_server_fails_the_handshake_with_a_hint() {
+    let Some(server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [
+        &["--protocol-version", "2025-11-25", "--exclude", "*"][..],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(report["steps"][0]["status"], "failed", "{text}");
+    assert!(
+        text.contains("`initialize` failed with error -32601")
+            && text.contains("only the stateless revision (2026-07-28)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_legacy_sse_transport_is_refused_for_2026_07_28() {
+    // Resolved before any connection: nothing listens on this port.
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--protocol-version",
+            "2026-07-28",
+            "--transport",
+            "sse",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+        ])
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("HTTP+SSE"), "{text}");
+}
+
+/// A scripted stateless stdio server (system `python3`): a valid DiscoverResult listing
+/// `versions`, and `tools_list` (a Python literal) as the `tools/list` result.
+fn scripted_server(versions: &str, tools_list: &str) -> Option<Vec<String>> {
+    let python3 = python3()?;
+    let script = format!(
+        r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method = m.get("method")
+    if method == "server/discover":
+        r = {{"resultType": "complete", "supportedVersions": {versions}, "capabilities": {{"tools": {{}}}}, "ttlMs": 0, "cacheScope": "private"}}
+    elif method == "tools/list":
+        r = {tools_list}
+    else:
+        print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "error": {{"code": -32601, "message": "Method not found"}}}}), flush=True)
+        continue
+    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+"#
+    );
+    Some(vec![python3.into(), "-c".into(), script])
+}
+
+/// The first request of a stateless session, server/discover, includes the server's
+/// start-up, so it gets `--startup-timeout` like `initialize` does, not `--timeout`.
+#[test]
+fn a_slow_starting_stateless_server_gets_the_startup_allowance() {
+    let Some(mut server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let script = server.pop().unwrap();
+    server.push(format!("import time\ntime.sleep(2)\n{script}"));
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [
+        "--protocol-version",
+        "2026-07-28",
+        "--exclude",
+        "*",
+        "--timeout",
+        "1s",
+        "--startup-timeout",
+        "20s",
+    ];
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(report["steps"][0]["status"], "passed", "{text}");
+}
+
+fn tools_list(result_type: &str) -> String {
+    format!(
+        r#"{{"resultType": "{result_type}", "tools": [], "ttlMs": 0, "cacheScope": "private"}}"#
+    )
+}
+
+fn probe_only(server: &[String]) -> (i32, serde_json::Value, String) {
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
+    args.extend(FAST);
+    run_json(&args, &server)
+}
+
+#[test]
+fn result_types_are_checked() {
+    // The control: a conformant script passes, so the findings below come from the defect.
+    let Some(server) = scripted_server(r#"["2026-07-28"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 0, "{text}");
+    assert!(failures(&report).is_empty(), "{text}");
+
+    // An unknown resultType "MUST be considered invalid" (2026-07-28 basic#resulttype).
+    let server = scripted_server(r#"["2026-07-28"]"#, &tools_list("weird")).unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(failures(&report), vec!["stateless.result-type"], "{text}");
+
+    // A missing one is a schema violation (every 2026-07-28 result requires it).
+    let server = scripted_server(
+        r#"["2026-07-28"]"#,
+        r#"{"tools": [], "ttlMs": 0, "cacheScope": "private"}"#,
+    )
+    .unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert!(!failures(&report).is_empty(), "{text}");
+    assert!(text.contains("resultType"), "{text}");
+
+    // `input_required` is judged as an InputRequiredResult, not as a ListToolsResult
+    // (which would want `tools`).
+    let server =
+        scripted_server(r#"["2026-07-28"]"#, r#"{"resultType": "input_required"}"#).unwrap();
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 0, "{text}");
+    assert!(failures(&report).is_empty(), "{text}");
+}
+
+#[test]
+fn discover_must_list_the_version_it_serves() {
+    let Some(server) = scripted_server(r#"["2099-01-01"]"#, &tools_list("complete")) else {
+        return;
+    };
+    let (code, report, text) = probe_only(&server);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        failures(&report)
+            .iter()
+            .any(|r| r == "lifecycle.version-negotiation"),
+        "{text}"
+    );
+    assert_eq!(report["profile"]["supported_versions"][0], "2099-01-01");
+}
+
+/// The `--protocol-version auto` line mcpcheck prints on stderr.
+fn auto_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.starts_with("--protocol-version auto:"))
+        .unwrap_or("")
+}
+
+#[test]
+fn auto_runs_the_dual_era_fixture_at_the_stateless_revision() {
+    let args = [
+        &["--protocol-version", "auto", "--include", "stateless/*"][..],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_json(&args, &[&misbehaving()]);
+    assert_eq!(code, 0, "{text}");
+    let line = auto_line(&text);
+    assert!(
+        line.contains("server/discover: supports 2026-07-28"),
+        "{text}"
+    );
+    assert!(
+        line.contains("initialize offering 2025-11-25: negotiated 2025-11-25"),
+        "{text}"
+    );
+    assert!(line.ends_with("running at 2026-07-28"), "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert!(scenarios_with(&report, "pass").len() >= 7, "{text}");
+}
+
+#[test]
+fn auto_runs_a_handshake_only_server_at_its_negotiated_revision() {
+    let args = [
+        &["--protocol-version", "auto", "--include", "lifecycle/*"][..],
+        &FAST,
+    ]
+    .concat();
+    let (code, report, text) = run_json(&args, &[&reference()]);
+    assert_eq!(code, 0, "{text}");
+    let line = auto_line(&text);
+    assert!(line.contains("(a handshake-only server)"), "{text}");
+    assert!(line.ends_with("running at 2025-11-25"), "{text}");
+    assert_eq!(report["revision"], "2025-11-25", "{text}");
+    assert_eq!(report["steps"][0]["name"], "initialize", "{text}");
+}
+
+/// A legacy stdio server that never answers what it does not know (no error at all): the
+/// discover probe ends at its bounded wait (the start-up timeout, at most 15 s) and the run
+/// falls back to the handshake,
+/// where the server negotiates 2025-06-18.
+#[test]
+fn auto_treats_a_silent_discover_as_a_legacy_server() {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: no python3 on PATH");
+        return;
+    }
+    let script = r#"
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        r = {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "silent", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#;
+    let args = [
+        &["--protocol-version", "auto", "--exclude", "*"][..],
+        &["--timeout", "2s", "--startup-timeout", "3s"],
+    ]
+    .concat();
+    let started = std::time::Instant::now();
+    let (_, report, text) = run_json(&args, &["python3", "-c", script]);
+    let line = auto_line(&text);
+    assert!(
+        line.contains("server/discover: `server/discover` got no response within 3s"),
+        "{text}"
+    );
+    assert!(line.ends_with("running at 2025-06-18"), "{text}");
+    assert_eq!(report["revision"], "2025-06-18", "{text}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+/// The Python mcp 2.x server: discovery lists 2026-07-28, so the run speaks it.
+#[test]
+fn auto_finds_the_stateless_revision_of_the_python_sdk_server() {
+    let Some(server) = python_sdk_stdio() else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [&["--protocol-version", "auto", "--exclude", "*"][..], &FAST].concat();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 0, "{text}");
+    let line = auto_line(&text);
+    assert!(
+        line.contains("server/discover: supports 2026-07-28"),
+        "{text}"
+    );
+    assert!(line.ends_with("running at 2026-07-28"), "{text}");
+    assert_eq!(report["revision"], "2026-07-28", "{text}");
+    eprintln!("{line}");
+}

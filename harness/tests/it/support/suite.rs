@@ -1,0 +1,78 @@
+//! The built-in suite as data: the scenarios `mcpcheck list --format json` lists, and the
+//! defect map `fixtures/misbehaving/defects.toml` (which scenarios each defect of the
+//! misbehaving fixture must fail).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use super::{describe, mcpcheck, workspace};
+
+/// One scenario as `mcpcheck list --format json` gives it (the fields the tests use).
+#[derive(Debug, Deserialize)]
+pub struct Listed {
+    pub id: String,
+    pub revisions: Vec<String>,
+}
+
+/// The built-in suite, from `mcpcheck list --format json`.
+pub fn listed() -> Vec<Listed> {
+    let out = mcpcheck()
+        .args(["list", "--format", "json"])
+        .output()
+        .expect("running mcpcheck list");
+    assert!(out.status.success(), "{}", describe(&out));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("mcpcheck list --format json: {e}\n{}", describe(&out)))
+}
+
+/// Scenario id -> the revisions it applies to, in the suite's order.
+pub fn revisions() -> BTreeMap<String, Vec<String>> {
+    listed().into_iter().map(|s| (s.id, s.revisions)).collect()
+}
+
+/// One defect of the misbehaving fixture.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defect {
+    /// What the defect does, one line.
+    pub does: String,
+    /// The scenario ids it must fail.
+    pub fails: BTreeSet<String>,
+}
+
+/// Defect name -> what it must fail, from `fixtures/misbehaving/defects.toml`.
+pub fn defects() -> BTreeMap<String, Defect> {
+    let path = workspace().join("fixtures/misbehaving/defects.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Defect name -> the scenarios it must fail, for the defects `keep` selects.
+pub fn defect_table(keep: impl Fn(&str) -> bool) -> BTreeMap<String, BTreeSet<String>> {
+    defects()
+        .into_iter()
+        .filter(|(name, _)| keep(name))
+        .map(|(name, d)| (name, d.fails))
+        .collect()
+}
+
+/// The revisions to run a defect at so that each of its `expected` scenarios runs: the
+/// default revision, plus the first revision of each expected scenario that does not apply
+/// to the default one (`revisions` from [`revisions`]).
+pub fn revisions_to_run(
+    expected: &BTreeSet<String>,
+    revisions: &BTreeMap<String, Vec<String>>,
+) -> BTreeSet<String> {
+    let mut runs = BTreeSet::from(["2025-11-25".to_owned()]);
+    for id in expected {
+        if let Some(r) = revisions
+            .get(id)
+            .filter(|r| !r.iter().any(|x| x == "2025-11-25"))
+        {
+            runs.insert(r[0].clone());
+        }
+    }
+    runs
+}
