@@ -7,8 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::UsageError;
-use super::flags::{Format, HttpTransportArg};
-use super::resolve::{duration, revision};
+use super::flags::{Format, HttpFlags, ProtocolFlags, RevisionArg, StdioFlags, duration};
 use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
 use crate::outcome::ToolPolicy;
 use crate::schema::SearchPath;
@@ -16,33 +15,22 @@ use crate::session::SessionConfig;
 use crate::transport::stdio::{ShutdownWaits, StdioOptions};
 use crate::transport::target::Target;
 
+/// The arguments of `mcpcheck fuzz`.
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
-    /// Server command line, split like a shell would (quotes group words).
-    #[arg(long, value_name = "CMD", conflicts_with = "command")]
-    pub server: Option<String>,
+    #[command(flatten)]
+    pub stdio: StdioFlags,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
-    /// A Streamable HTTP (or HTTP+SSE) server's MCP endpoint (loopback only), instead of a
-    /// command, e.g. `http://127.0.0.1:8808/mcp`. Each server "process" is a new MCP session.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command"])]
-    pub url: Option<String>,
-    /// The HTTP transport of --url: auto, streamable-http or sse (as for `mcpcheck run`).
-    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "url")]
-    pub transport: HttpTransportArg,
-    /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
-    pub headers: Vec<String>,
-    /// Environment variable holding a bearer token for --url (redacted from all output).
-    #[arg(long, value_name = "VAR", requires = "url")]
-    pub bearer_env: Option<String>,
-    /// A PEM file of CA certificates to trust for an https:// --url.
-    #[arg(long, value_name = "FILE", requires = "url")]
-    pub cacert: Option<std::path::PathBuf>,
+    /// Over HTTP each server "process" is a new MCP session.
+    #[command(flatten)]
+    pub http: HttpFlags,
+    #[command(flatten)]
+    pub protocol: ProtocolFlags,
     /// Stop after this long (e.g. 60s, 5m). Default 60s unless --iterations is given.
-    #[arg(long, value_name = "DURATION")]
-    pub duration: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub duration: Option<Duration>,
     /// Stop after this many cases (sequences of 1 to 6 messages).
     #[arg(long, value_name = "N")]
     pub iterations: Option<u64>,
@@ -62,30 +50,15 @@ pub struct FuzzArgs {
     /// Also call tools annotated destructiveHint (with --call-tools all).
     #[arg(long)]
     pub allow_destructive: bool,
-    /// Protocol revision to request.
-    #[arg(long, value_name = "REVISION", default_value = "2025-11-25")]
-    pub protocol_version: String,
     /// How long to wait for each response before the liveness probe.
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
-    pub timeout: String,
-    /// How long to wait for the `initialize` response of each server process.
-    #[arg(long, value_name = "DURATION", default_value = "30s")]
-    pub startup_timeout: String,
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = duration)]
+    pub timeout: Duration,
     /// Wall time to spend minimizing each finding (0s: do not minimize).
-    #[arg(long, value_name = "DURATION", default_value = "30s")]
-    pub minimize_time: String,
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    pub minimize_time: Duration,
     /// Resident memory growth of the server that is a finding, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     pub memory_limit: u64,
-    /// Environment variable for the server (repeatable).
-    #[arg(long = "env", value_name = "KEY=VALUE")]
-    pub env: Vec<String>,
-    /// Working directory for the server.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
-    /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
-    #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
-    pub schema_dir: Option<PathBuf>,
     /// Output format on stdout (or in --output).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -96,30 +69,37 @@ pub struct FuzzArgs {
 
 /// Resolves `mcpcheck fuzz` arguments.
 pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> {
-    let timeout = duration("timeout", &args.timeout)?;
+    let timeout = args.timeout;
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
-    let revision = revision(&args.protocol_version)?;
-    let target = match &args.url {
+    let revision = match args.protocol.protocol_version {
+        RevisionArg::Exact(r) => r,
+        RevisionArg::Auto => {
+            return Err(UsageError(
+                "--protocol-version auto is for `mcpcheck run`; fuzz needs a revision".into(),
+            ));
+        }
+    };
+    let target = match &args.http.url {
         Some(url) => super::resolve::http_target(
             &super::resolve::HttpTarget {
                 url,
-                headers: &args.headers,
-                bearer_env: args.bearer_env.as_deref(),
-                transport: args.transport,
+                headers: &args.http.headers,
+                bearer_env: args.http.bearer_env.as_deref(),
+                transport: args.http.transport,
                 max_frame: crate::transport::framing::DEFAULT_MAX_FRAME,
-                cacert: args.cacert.as_deref(),
+                cacert: args.http.cacert.as_deref(),
             },
             revision,
             timeout,
         )?,
         None => Target::Stdio {
             server: super::resolve::server_command(
-                args.server.as_deref(),
+                args.stdio.server.as_deref(),
                 &args.command,
-                &args.env,
-                args.cwd.as_deref(),
+                &args.stdio.env,
+                args.stdio.cwd.as_deref(),
                 "no server to fuzz: give --server \"CMD ARGS\", --url URL, or put the command after --",
             )?,
             options: StdioOptions {
@@ -138,8 +118,8 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         ));
     }
     let limits = Limits {
-        duration: match (&args.duration, args.iterations) {
-            (Some(d), _) => Some(duration("duration", d)?),
+        duration: match (args.duration, args.iterations) {
+            (Some(d), _) => Some(d),
             (None, None) => Some(Duration::from_secs(60)),
             (None, Some(_)) => None,
         },
@@ -156,7 +136,7 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         session: SessionConfig {
             revision,
             timeout,
-            startup_timeout: duration("startup-timeout", &args.startup_timeout)?,
+            startup_timeout: args.protocol.startup_timeout,
             ..SessionConfig::default()
         },
         limits,
@@ -166,10 +146,13 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         tools: args.call_tools,
         allow_destructive: args.allow_destructive,
         memory_limit_mib: args.memory_limit,
-        minimize_time: duration("minimize-time", &args.minimize_time)?,
+        minimize_time: args.minimize_time,
         cases_per_process: 500,
     };
-    Ok((config, SearchPath::standard(args.schema_dir.as_deref())))
+    Ok((
+        config,
+        SearchPath::standard(args.protocol.schema_dir.as_deref()),
+    ))
 }
 
 /// The JSON report.
@@ -274,7 +257,7 @@ pub async fn execute(args: FuzzArgs) -> anyhow::Result<std::process::ExitCode> {
     use anyhow::Context;
     let (mut config, search) = resolve(&args)?;
     config.target =
-        super::resolve::detect(config.target, args.transport, config.session.revision).await;
+        super::resolve::detect(config.target, args.http.transport, config.session.revision).await;
     let store = std::sync::Arc::new(crate::schema::SchemaStore::new(search));
     let mut log = |line: &str| eprintln!("{line}");
     let report = crate::fuzz::run(&config, store, &mut log).await?;

@@ -12,20 +12,6 @@ use crate::transport::http::HttpOptions;
 use crate::transport::stdio::{ServerCommand, ShutdownWaits, StdioOptions};
 use crate::transport::target::Target;
 
-/// Parses a duration like `500ms`, `10s` or `1m` given as `--flag` (or its config key).
-pub fn duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
-    super::flags::duration(text).map_err(|e| UsageError(format!("--{flag} {text:?}: {e}")))
-}
-
-pub fn revision(text: &str) -> Result<Revision, UsageError> {
-    let r: Revision = text
-        .parse()
-        .map_err(|e: crate::protocol::UnknownRevision| {
-            UsageError(format!("--protocol-version: {e}"))
-        })?;
-    Ok(r)
-}
-
 /// Loads scenarios: the given files and directories, or the built-in suite; then filters
 /// them by id globs. Every file problem is reported, with its location.
 pub fn scenarios(
