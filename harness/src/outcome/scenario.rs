@@ -81,18 +81,25 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Counts `outcomes` by verdict.
     pub fn of(outcomes: &[ScenarioOutcome]) -> Self {
         let mut t = Tally::default();
         for o in outcomes {
-            match o.verdict {
-                Verdict::Pass => t.pass += 1,
-                Verdict::Fail => t.fail += 1,
-                Verdict::Warn => t.warn += 1,
-                Verdict::Skip { .. } => t.skip += 1,
-                Verdict::Error { .. } => t.error += 1,
-                Verdict::Blocked { .. } => t.blocked += 1,
-            }
+            t.add(&o.verdict);
         }
         t
+    }
+
+    /// Counts one more scenario that ended with `verdict`.
+    pub fn add(&mut self, verdict: &Verdict) {
+        let slot = match verdict {
+            Verdict::Pass => &mut self.pass,
+            Verdict::Fail => &mut self.fail,
+            Verdict::Warn => &mut self.warn,
+            Verdict::Skip { .. } => &mut self.skip,
+            Verdict::Error { .. } => &mut self.error,
+            Verdict::Blocked { .. } => &mut self.blocked,
+        };
+        *slot += 1;
     }
 }

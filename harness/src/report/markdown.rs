@@ -95,11 +95,11 @@ pub fn render(input: &Input<'_>) -> String {
                 w,
                 "| {} | {} | {} | {} | {} | {} |",
                 escape(&a.area),
-                a.pass,
-                a.fail,
-                a.warn,
-                a.skip,
-                a.error
+                a.tally.pass,
+                a.tally.fail + a.tally.blocked,
+                a.tally.warn,
+                a.tally.skip,
+                a.tally.error
             );
         }
         let _ = writeln!(w);

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::outcome::{Finding, RunReport, ScenarioOutcome, Severity, Verdict};
+use crate::outcome::{Finding, RunReport, ScenarioOutcome, Severity, Tally, Verdict};
 
 /// The area of a scenario: the first segment of its id (`tools/call-unknown` -> `tools`).
 pub fn area(id: &str) -> &str {
@@ -14,26 +14,11 @@ pub fn area(id: &str) -> &str {
 /// Scenario verdicts counted for one area.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct AreaTotals {
+    /// The area (the first segment of the scenario ids).
     pub area: String,
-    pub pass: usize,
-    pub fail: usize,
-    pub warn: usize,
-    pub skip: usize,
-    pub error: usize,
-    pub blocked: usize,
-}
-
-impl AreaTotals {
-    fn add(&mut self, v: &Verdict) {
-        match v {
-            Verdict::Pass => self.pass += 1,
-            Verdict::Fail => self.fail += 1,
-            Verdict::Warn => self.warn += 1,
-            Verdict::Skip { .. } => self.skip += 1,
-            Verdict::Error { .. } => self.error += 1,
-            Verdict::Blocked { .. } => self.blocked += 1,
-        }
-    }
+    /// Its scenarios by verdict.
+    #[serde(flatten)]
+    pub tally: Tally,
 }
 
 /// Totals per area, areas in name order.
@@ -46,6 +31,7 @@ pub fn by_area(outcomes: &[ScenarioOutcome]) -> Vec<AreaTotals> {
                 area: a.to_owned(),
                 ..AreaTotals::default()
             })
+            .tally
             .add(&o.verdict);
     }
     map.into_values().collect()
