@@ -177,6 +177,46 @@ impl Session {
         }
     }
 
+    /// Waits until the server has sent everything that what came before causes, at most
+    /// `window`: a `ping` barrier (a stdio server handles its input in order, so what it
+    /// sent before the pong is what the earlier messages caused), then `grace` for a server
+    /// that answers asynchronously. Where that cannot be relied on (HTTP, whose answers
+    /// travel on separate streams; 2026-07-28, which has no ping) or the server does not
+    /// answer the ping, the whole window is waited. Returns whether the barrier held.
+    pub async fn barrier(&mut self, window: Duration, grace: Duration) -> bool {
+        let started = tokio::time::Instant::now();
+        let deadline = started + window;
+        let stdio = self.transport.pid().is_some();
+        if !stdio || !self.config.revision.has_handshake() {
+            self.pump(window).await;
+            return false;
+        }
+        let id = self.allocate_id();
+        if self.send_request(id.clone(), "ping", None).await.is_err() {
+            self.pump(deadline.saturating_duration_since(tokio::time::Instant::now()))
+                .await;
+            return false;
+        }
+        while !self.stdout_closed {
+            if self.replies.remove(&id).is_some() {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                self.pump(grace.min(left)).await;
+                return true;
+            }
+            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Ok(Some(item)) => self.ingest(item).await,
+                Ok(None) => self.stdout_closed = true,
+                Err(_) => break,
+            }
+        }
+        // No pong within the window: the window itself was the wait. A late pong is a
+        // response to an expired request, not an unsolicited one.
+        if let Some(p) = self.pending.remove(&id) {
+            self.expired.insert(id, p);
+        }
+        false
+    }
+
     /// Processes whatever arrives for `window`: used to see that nothing (or something)
     /// comes, and to collect notifications.
     pub async fn pump(&mut self, window: Duration) {

@@ -13,6 +13,10 @@ use crate::scenario::model::{Expectation, ResponseExpectation};
 use crate::session::{Reply, Unsolicited};
 use crate::transport::StderrLog;
 
+/// After a ping barrier, how long a `nothing` expectation still listens: a server that
+/// handles messages concurrently may send what an earlier message caused just after the pong.
+const BARRIER_GRACE: Duration = Duration::from_millis(150);
+
 impl Executor<'_> {
     pub(super) async fn expect(&mut self, e: &Expectation, line: usize) -> Result<(), Stop> {
         match e {
@@ -66,7 +70,7 @@ impl Executor<'_> {
                 // Only what arrives during the window counts, not what came before it.
                 self.collect();
                 let before = self.inbox.len();
-                self.session.pump(*within).await;
+                self.session.barrier(*within, BARRIER_GRACE).await;
                 self.collect();
                 let unwanted: Vec<Unsolicited> = self
                     .inbox
