@@ -71,7 +71,10 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             Ok(ExitCode::SUCCESS)
         }
         Command::Fuzz(args) => fuzz(*args).await,
-        Command::List { scenarios } => list(&scenarios),
+        Command::List {
+            scenarios,
+            partition,
+        } => list(&scenarios, partition),
         Command::Schemas(cmd) => schemas(cmd).await,
         Command::Snapshot(args) => snapshot(*args).await,
         Command::Completions { shell } => {
@@ -136,7 +139,8 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
         cli::resolve::detect(config.target, args.transport, config.session.revision).await;
     let scenarios =
         cli::resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
-    let store = Arc::new(SchemaStore::new(search));
+    let scenarios = cli::ci::partition(&args.ci, scenarios);
+    let store = Arc::new(cli::ci::schema_store(&args.ci, search, config.session.revision).await?);
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -186,9 +190,14 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
             all
         }),
     });
-    let (outcomes, took_ms) =
-        mcpcheck::runner::suite::run_with_events(&scenarios, exec, store, jobs, events.clone())
-            .await;
+    let (outcomes, took_ms) = mcpcheck::runner::suite::run_with_events(
+        &scenarios,
+        exec,
+        store.clone(),
+        jobs,
+        events.clone(),
+    )
+    .await;
     report.add_scenarios(outcomes, took_ms);
     if let Some(dir) = &args.snapshot_dir {
         let stdio = match &config.target {
@@ -214,6 +223,7 @@ async fn run(mut args: cli::RunArgs, matches: &clap::ArgMatches) -> anyhow::Resu
             .context("taking the snapshot for --snapshot-dir")?;
         report.add_snapshot(mcpcheck::snapshot::compare(&snap, dir, false)?);
     }
+    cli::ci::settle_schema(&store)?;
     let done = cli::finish::finish(report, &args.reports, args.schema_dir.as_deref(), &redact)?;
     let report = &done.report;
     events.emit(Event::RunFinished {
@@ -360,8 +370,18 @@ async fn fuzz(args: cli::fuzz::FuzzArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn list(paths: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
+fn list(
+    paths: &[std::path::PathBuf],
+    partition: Option<mcpcheck::runner::partition::Partition>,
+) -> anyhow::Result<ExitCode> {
     let scenarios = cli::resolve::scenarios(paths, false, &[], &[])?;
+    let scenarios = cli::ci::partition(
+        &cli::args::CiArgs {
+            partition,
+            no_schema: false,
+        },
+        scenarios,
+    );
     for s in &scenarios {
         let revs = s
             .revisions
@@ -393,8 +413,8 @@ async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
             };
             let base = base_url
                 .as_deref()
-                .unwrap_or(schema::pins::DEFAULT_BASE_URL);
-            let results = schema::fetch::fetch(base, &dest, &Revision::ALL).await?;
+                .map_or_else(schema::ensure::base_url, str::to_owned);
+            let results = schema::fetch::fetch(&base, &dest, &Revision::ALL).await?;
             let mut failed = false;
             for r in results {
                 match r {

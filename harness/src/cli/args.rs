@@ -42,6 +42,9 @@ pub enum Command {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
         scenarios: Vec<PathBuf>,
+        /// List only the scenarios partition K of N runs (see `run --partition`).
+        #[arg(long, value_name = "K/N")]
+        partition: Option<crate::runner::partition::Partition>,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(
@@ -186,6 +189,8 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub reports: ReportArgs,
+    #[command(flatten)]
+    pub ci: CiArgs,
 }
 
 /// Report files, the baseline and reproducible output.
@@ -212,6 +217,20 @@ pub struct ReportArgs {
     /// Also print the wire transcript of every failing scenario.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// Settings for CI: splitting a suite across a matrix, and running without schemas.
+#[derive(Debug, Default, Args)]
+pub struct CiArgs {
+    /// Run only partition K of N of the scenarios (by a stable hash of each scenario id),
+    /// e.g. `--partition 2/3` on the second leg of a three-way CI matrix. The protocol
+    /// sweep runs in every partition.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<crate::runner::partition::Partition>,
+    /// Run without schema validation. Otherwise a missing schema is fetched (pinned,
+    /// checksum-verified), and a run that cannot get it stops with exit 2.
+    #[arg(long)]
+    pub no_schema: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

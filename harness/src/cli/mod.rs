@@ -1,6 +1,7 @@
 //! The command line: raw arguments ([`args`]) resolved into configurations ([`resolve`]).
 
 pub mod args;
+pub mod ci;
 pub mod config;
 pub mod finish;
 pub mod fuzz;

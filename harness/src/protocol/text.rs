@@ -10,7 +10,11 @@ pub fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         text.to_owned()
     } else {
-        format!("{}… ({} bytes)", &text[..text.floor_char_boundary(max)], text.len())
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(max)],
+            text.len()
+        )
     }
 }
 
@@ -20,7 +24,11 @@ pub fn clip_bytes(bytes: &[u8], max: usize) -> String {
     if text.len() <= max {
         text.into_owned()
     } else {
-        format!("{}… ({} bytes)", &text[..text.floor_char_boundary(max)], bytes.len())
+        format!(
+            "{}… ({} bytes)",
+            &text[..text.floor_char_boundary(max)],
+            bytes.len()
+        )
     }
 }
 
@@ -29,7 +37,11 @@ pub fn quote(text: &str, max: usize) -> String {
     if text.len() <= max {
         format!("{text:?}")
     } else {
-        format!("{:?}… ({} bytes)", &text[..text.floor_char_boundary(max)], text.len())
+        format!(
+            "{:?}… ({} bytes)",
+            &text[..text.floor_char_boundary(max)],
+            text.len()
+        )
     }
 }
 

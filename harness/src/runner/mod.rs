@@ -6,6 +6,7 @@
 
 pub mod auto;
 pub mod events;
+pub mod partition;
 pub mod probe;
 pub mod suite;
 

@@ -144,6 +144,8 @@ pub enum SchemaStatus {
     },
     /// No schema was at hand: schema checks were skipped, not passed.
     Skipped { reason: String },
+    /// The user turned schema checks off (`--no-schema`).
+    Disabled { reason: String },
 }
 
 #[derive(Debug)]
@@ -1427,6 +1429,9 @@ impl Session {
             _ => {}
         }
         let schema = match (&self.schema_skipped, &self.schema_source) {
+            _ if self.schemas.is_disabled() => SchemaStatus::Disabled {
+                reason: crate::schema::DISABLED.to_owned(),
+            },
             (Some(reason), _) if self.schema_checked == 0 => SchemaStatus::Skipped {
                 reason: reason.clone(),
             },
