@@ -196,7 +196,7 @@ pub struct RunArgs {
 /// Report files, the baseline and reproducible output.
 #[derive(Debug, Default, Args)]
 pub struct ReportArgs {
-    /// Also write a report: KIND=PATH with KIND html, junit, json or markdown (repeatable;
+    /// Also write a report: KIND=PATH with KIND html, junit, json, markdown or sarif (repeatable;
     /// parent directories are created).
     #[arg(long = "report", value_name = "KIND=PATH")]
     pub reports: Vec<crate::report::ReportSpec>,

@@ -95,6 +95,7 @@ pub struct ReportsSection {
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub markdown: Option<PathBuf>,
+    pub sarif: Option<PathBuf>,
     pub deterministic: Option<bool>,
 }
 
@@ -270,6 +271,7 @@ pub fn apply(
         (ReportKind::Junit, &rep.junit),
         (ReportKind::Json, &rep.json),
         (ReportKind::Markdown, &rep.markdown),
+        (ReportKind::Sarif, &rep.sarif),
     ] {
         if let Some(f) = file
             && !args.reports.reports.iter().any(|s| s.kind == kind)
@@ -345,6 +347,8 @@ command = ["python3", "server.py"]
 # junit = "mcpcheck-report/junit.xml"
 # json = "mcpcheck-report/results.json"
 # markdown = "mcpcheck-report/summary.md"
+# SARIF 2.1.0 for GitHub code scanning (github/codeql-action/upload-sarif).
+# sarif = "mcpcheck-report/results.sarif"
 # Placeholders for times, durations, session ids and machine paths.
 # deterministic = false
 "#;
