@@ -373,7 +373,7 @@ impl ServerArtifact {
             .unwrap_or(first);
         let base = script.rsplit(['/', '\\']).next().unwrap_or(script);
         ServerArtifact {
-            uri: path_uri(script),
+            uri: source_uri(script),
             slug: slug(base),
         }
     }
@@ -511,6 +511,8 @@ mod tests {
             (s.uri.as_str(), s.slug.as_str()),
             ("file:///opt/bin/my-server", "my-server")
         );
+        let s = ServerArtifact::of("<cwd>/target/debug/my-server");
+        assert_eq!((s.uri.as_str(), s.slug.as_str()), ("target/debug/my-server", "my-server"));
         let s = ServerArtifact::of("npx -y some-pkg");
         assert_eq!((s.uri.as_str(), s.slug.as_str()), ("npx", "npx"));
     }
