@@ -512,7 +512,10 @@ mod tests {
             ("file:///opt/bin/my-server", "my-server")
         );
         let s = ServerArtifact::of("<cwd>/target/debug/my-server");
-        assert_eq!((s.uri.as_str(), s.slug.as_str()), ("target/debug/my-server", "my-server"));
+        assert_eq!(
+            (s.uri.as_str(), s.slug.as_str()),
+            ("target/debug/my-server", "my-server")
+        );
         let s = ServerArtifact::of("npx -y some-pkg");
         assert_eq!((s.uri.as_str(), s.slug.as_str()), ("npx", "npx"));
     }
