@@ -113,9 +113,12 @@ fn no_schema_runs_and_every_report_says_schema_checks_were_disabled() {
     assert!(errors.is_empty(), "{errors:#?}");
 }
 
-/// Serves `.../schema/<rev>/schema.json` from the test schemas until `requests` were
-/// answered or 30 s passed; returns the base URL.
-fn serve_schemas(requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
+/// Serves `.../schema/<rev>/schema.json` from the test schemas (only `only`'s when given;
+/// 404 for the others) until `requests` were answered or 30 s passed; returns the base URL.
+fn serve_schemas(
+    requests: usize,
+    only: Option<&'static str>,
+) -> (String, std::thread::JoinHandle<Vec<String>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let dir: PathBuf = schema_dir();
@@ -140,9 +143,19 @@ fn serve_schemas(requests: usize) -> (String, std::thread::JoinHandle<Vec<String
             }
             let path = request_line.split_whitespace().nth(1).unwrap_or("/");
             let rev = path.split('/').rev().nth(1).unwrap_or("").to_owned();
-            let body = std::fs::read(dir.join(&rev).join("schema.json")).unwrap_or_default();
+            let served_here = only.is_none_or(|o| o == rev);
+            let body = if served_here {
+                std::fs::read(dir.join(&rev).join("schema.json")).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let status = if served_here {
+                "200 OK"
+            } else {
+                "404 Not Found"
+            };
             let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 body.len()
             );
             let _ = stream.write_all(head.as_bytes());
@@ -157,7 +170,7 @@ fn serve_schemas(requests: usize) -> (String, std::thread::JoinHandle<Vec<String
 #[test]
 fn a_missing_schema_is_fetched_verified_and_used() {
     let home = tempfile_path("cold-home-fetch");
-    let (base, server) = serve_schemas(5);
+    let (base, server) = serve_schemas(5, None);
     let out = cold(&home, &base)
         .args(["run", "--include", "lifecycle/*", "--"])
         .arg(reference())
@@ -195,4 +208,23 @@ fn a_missing_schema_is_fetched_verified_and_used() {
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(!text.contains("fetched"), "{text}");
+}
+
+/// The requested revision's schema was fetched, but the server negotiated another whose
+/// schema could not be had: the run stops with exit 2 instead of passing unchecked.
+#[test]
+fn a_negotiated_revision_without_a_schema_is_an_error() {
+    let home = tempfile_path("cold-home-negotiated");
+    let (base, server) = serve_schemas(5, Some("2025-11-25"));
+    let out = cold(&home, &base)
+        .args(["run", "--include", "lifecycle/*", "--"])
+        .arg(misbehaving())
+        .args(["--defect", "version-downgrade"])
+        .output()
+        .unwrap();
+    server.join().unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("the server negotiated it"), "{text}");
+    assert!(text.contains("mcpcheck schemas fetch"), "{text}");
 }
