@@ -12,7 +12,7 @@ export MCPCHECK_SCHEMA_DIR="${MCPCHECK_SCHEMA_DIR:-$(cd ../shared/mcp-schema && 
 export NO_COLOR=1
 
 # example NAME EXPECTED_EXIT SERVER...: runs the whole suite against SERVER and writes all
-# four reports to reports/NAME/.
+# five reports to reports/NAME/.
 example() {
     local name="$1" expected="$2"
     shift 2
@@ -29,6 +29,7 @@ example() {
         --report "junit=$dir/junit.xml" \
         --report "json=$dir/results.json" \
         --report "markdown=$dir/summary.md" \
+        --report "sarif=$dir/results.sarif" \
         -- "$@" >/dev/null || code=$?
     if [ "$code" != "$expected" ]; then
         echo "reports/regenerate.sh: $name: mcpcheck exited $code, expected $expected" >&2

@@ -73,14 +73,20 @@ impl Transport for Replay {
     }
 }
 
-/// The official schemas: `$MCPCHECK_SCHEMA_DIR`, else `../shared/mcp-schema` beside the
+/// The official schemas: `$MCPCHECK_SCHEMA_DIR`, else `mcp-schema` beside the executable
+/// (where ClusterFuzzLite's build.sh puts them), else `../shared/mcp-schema` beside the
 /// repository. Loaded once; compiled validators are cached across inputs.
 pub fn store() -> Arc<SchemaStore> {
     static STORE: OnceLock<Arc<SchemaStore>> = OnceLock::new();
     STORE
         .get_or_init(|| {
+            let beside_exe = || {
+                let dir = std::env::current_exe().ok()?.parent()?.join("mcp-schema");
+                dir.is_dir().then_some(dir)
+            };
             let dir = std::env::var_os("MCPCHECK_SCHEMA_DIR")
                 .map(PathBuf::from)
+                .or_else(beside_exe)
                 .unwrap_or_else(|| {
                     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/mcp-schema")
                 });

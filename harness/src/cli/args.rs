@@ -75,13 +75,15 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub reports: ReportArgs,
+    #[command(flatten)]
+    pub ci: CiArgs,
 }
 
 /// Report files, the baseline and reproducible output.
 #[derive(Debug, Default, Args)]
 pub struct ReportArgs {
-    /// Also write a report: KIND=PATH with KIND html, junit, json or markdown (repeatable;
-    /// parent directories are created).
+    /// Also write a report: KIND=PATH with KIND html, junit, json, markdown, sarif or events
+    /// (repeatable; parent directories are created).
     #[arg(long = "report", value_name = "KIND=PATH")]
     pub reports: Vec<crate::report::ReportSpec>,
     /// Replace times, durations, session ids and machine paths with placeholders, so the
@@ -105,6 +107,20 @@ pub struct ReportArgs {
     /// Also print the wire transcript of every failing scenario.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// Settings for CI: splitting a suite across a matrix, and running without schemas.
+#[derive(Debug, Default, Args)]
+pub struct CiArgs {
+    /// Run only partition K of N of the scenarios (by a stable hash of each scenario id),
+    /// e.g. `--partition 2/3` on the second leg of a three-way CI matrix. The protocol
+    /// sweep runs in every partition.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<crate::runner::partition::Partition>,
+    /// Run without schema validation. Otherwise a missing schema is fetched (pinned,
+    /// checksum-verified), and a run that cannot get it stops with exit 2.
+    #[arg(long)]
+    pub no_schema: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -73,6 +73,10 @@ pub struct RunSection {
     pub scenarios: Vec<PathBuf>,
     pub builtin: Option<bool>,
     pub schema_dir: Option<PathBuf>,
+    /// `--no-schema`: run without schema validation.
+    pub no_schema: Option<bool>,
+    /// `--partition K/N`.
+    pub partition: Option<String>,
     pub max_frame_size: Option<usize>,
     /// Arguments per tool name, as `--tool-args` gives them (a file there wins per tool).
     #[serde(default)]
@@ -92,6 +96,7 @@ pub struct ReportsSection {
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub markdown: Option<PathBuf>,
+    pub sarif: Option<PathBuf>,
     pub deterministic: Option<bool>,
 }
 
@@ -255,6 +260,17 @@ pub fn apply(
     {
         args.protocol.schema_dir = Some(path(d));
     }
+    if !from_cli("no_schema") {
+        args.ci.no_schema |= r.no_schema.unwrap_or(false);
+    }
+    if !from_cli("partition")
+        && let Some(p) = &r.partition
+    {
+        args.ci.partition = Some(
+            p.parse()
+                .map_err(|e| UsageError(format!("[run] partition: {e}")))?,
+        );
+    }
     if !from_cli("max_frame_size")
         && let Some(n) = r.max_frame_size
     {
@@ -275,6 +291,7 @@ pub fn apply(
         (ReportKind::Junit, &rep.junit),
         (ReportKind::Json, &rep.json),
         (ReportKind::Markdown, &rep.markdown),
+        (ReportKind::Sarif, &rep.sarif),
     ] {
         if let Some(f) = file
             && !args.reports.reports.iter().any(|s| s.kind == kind)
@@ -340,6 +357,11 @@ command = ["python3", "server.py"]
 # Directory with <revision>/schema.json (default: $MCPCHECK_SCHEMA_DIR, then the cache
 # that `mcpcheck schemas fetch` fills).
 # schema-dir = "mcp-schema"
+# A missing schema is fetched (pinned, checksum-verified); offline the run stops (exit 2).
+# Opt out of schema validation altogether (every report then says so):
+# no-schema = false
+# Run only partition K of N of the scenarios (a CI matrix leg; stable by scenario id).
+# partition = "1/1"
 
 [baseline]
 # Accepted failures (scenario or rule ids, each with a reason); see `--expected-failures`.
@@ -351,6 +373,8 @@ command = ["python3", "server.py"]
 # junit = "mcpcheck-report/junit.xml"
 # json = "mcpcheck-report/results.json"
 # markdown = "mcpcheck-report/summary.md"
+# SARIF 2.1.0 for GitHub code scanning (github/codeql-action/upload-sarif).
+# sarif = "mcpcheck-report/results.sarif"
 # Placeholders for times, durations, session ids and machine paths.
 # deterministic = false
 "#;

@@ -8,11 +8,20 @@ use serde_json::{Value, json};
 use super::flags::Format;
 use super::resolve;
 use crate::outcome::Severity;
+use crate::runner::partition::Partition;
 use crate::scenario::{Scenario, TransportKind};
 
-/// Prints every scenario of `paths` (or the built-in suite).
-pub fn list(paths: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+/// Prints every scenario of `paths` (or the built-in suite), or of one `--partition`.
+pub fn list(
+    paths: &[std::path::PathBuf],
+    format: Format,
+    partition: Option<Partition>,
+) -> anyhow::Result<ExitCode> {
     let scenarios = resolve::scenarios(paths, false, &[], &[])?;
+    let scenarios = match partition {
+        Some(p) => p.select(scenarios, |s| &s.id),
+        None => scenarios,
+    };
     if format == Format::Json {
         println!("{:#}", to_json(&scenarios));
         return Ok(ExitCode::SUCCESS);

@@ -6,6 +6,7 @@
 //! applies the baseline and writes the report files.
 
 pub mod args;
+pub mod ci;
 pub mod config;
 pub mod finish;
 pub mod flags;
@@ -77,6 +78,9 @@ pub enum Command {
         /// human (a table) or json (an array, one object per scenario).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// List only the scenarios partition K of N runs (see `run --partition`).
+        #[arg(long, value_name = "K/N")]
+        partition: Option<crate::runner::partition::Partition>,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(
@@ -168,7 +172,11 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
         }
         Command::Init { path, force } => init(&path, force),
         Command::Fuzz(args) => fuzz::execute(*args).await,
-        Command::List { scenarios, format } => list::list(&scenarios, format),
+        Command::List {
+            scenarios,
+            format,
+            partition,
+        } => list::list(&scenarios, format, partition),
         Command::Schemas(cmd) => schemas::schemas(cmd).await,
         Command::Snapshot(args) => snapshot::execute(*args).await,
         Command::Completions { shell } => {

@@ -39,7 +39,8 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
     probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
     let scenarios =
         resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
-    let store = Arc::new(SchemaStore::new(search));
+    let scenarios = super::ci::partition(&args.ci, scenarios);
+    let store = Arc::new(super::ci::schema_store(&args.ci, search, probe.session.revision).await?);
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -69,7 +70,7 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
         scenarios,
         jobs,
     };
-    if let Err(e) = crate::runner::run::run(&plan, store, &sinks.events).await {
+    if let Err(e) = crate::runner::run::run(&plan, store.clone(), &sinks.events).await {
         sinks.events.emit(Event::HarnessError {
             scenario: None,
             reason: redact(&e.to_string()),
@@ -82,6 +83,7 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
     if let Some(dir) = &args.snapshot_dir {
         report.add_snapshot(snapshot(&args, &plan.probe, dir).await?);
     }
+    super::ci::settle_schema(&store)?;
     let done = finish::finish(
         report,
         &args.reports,

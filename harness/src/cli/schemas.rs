@@ -19,8 +19,8 @@ pub async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
             };
             let base = base_url
                 .as_deref()
-                .unwrap_or(schema::pins::DEFAULT_BASE_URL);
-            let results = schema::fetch::fetch(base, &dest, &Revision::ALL).await?;
+                .map_or_else(schema::ensure::base_url, str::to_owned);
+            let results = schema::fetch::fetch(&base, &dest, &Revision::ALL).await?;
             let mut failed = false;
             for r in results {
                 match r {

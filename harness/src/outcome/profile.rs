@@ -49,4 +49,9 @@ pub enum SchemaStatus {
         /// Why no schema was at hand.
         reason: String,
     },
+    /// The user turned schema checks off (`--no-schema`): reports show it prominently.
+    Disabled {
+        /// What the reports say about it.
+        reason: String,
+    },
 }

@@ -433,6 +433,9 @@ fn page(input: &Input<'_>) -> Page {
                 }
             ),
             SchemaStatus::Skipped { reason } => format!("SKIPPED: {reason}"),
+            SchemaStatus::Disabled { reason } => {
+                format!("DISABLED: {reason}; no message was schema-checked")
+            }
         },
         duration: ms(r.duration_ms, det),
         version: r.mcpcheck_version,

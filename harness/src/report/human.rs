@@ -125,6 +125,12 @@ pub fn header(report: &RunReport) -> String {
         SchemaStatus::Skipped { reason } => {
             let _ = writeln!(w, "schema   SKIPPED: {reason}");
         }
+        SchemaStatus::Disabled { reason } => {
+            let _ = writeln!(
+                w,
+                "schema   DISABLED: {reason}; no message was schema-checked"
+            );
+        }
     }
     let _ = writeln!(w);
     for step in &report.steps {

@@ -68,6 +68,15 @@ pub fn render(input: &Input<'_>) -> String {
         format!("{} (requested {})", r.revision, r.requested_revision)
     };
     let _ = writeln!(w, "| revision | {rev} |");
+    match &r.schema {
+        crate::session::SchemaStatus::Disabled { reason } => {
+            let _ = writeln!(w, "| schema | **⚠️ DISABLED**: {} |", escape(reason));
+        }
+        crate::session::SchemaStatus::Skipped { reason } => {
+            let _ = writeln!(w, "| schema | **SKIPPED**: {} |", escape(reason));
+        }
+        crate::session::SchemaStatus::Checked { .. } => {}
+    }
     let duration = if input.deterministic {
         "&lt;time&gt;".to_owned()
     } else {

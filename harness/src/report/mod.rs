@@ -14,6 +14,7 @@ pub mod json;
 pub mod jsonl;
 pub mod junit;
 pub mod markdown;
+pub mod sarif;
 pub mod summary;
 pub mod terminal;
 
@@ -57,6 +58,8 @@ pub enum ReportKind {
     Junit,
     Json,
     Markdown,
+    /// SARIF 2.1.0 for code scanning ([`sarif`]).
+    Sarif,
     /// One JSON event per line, written while the run goes (see [`jsonl`]), not rendered
     /// from the final report.
     Events,
@@ -64,7 +67,13 @@ pub enum ReportKind {
 
 impl ReportKind {
     /// The kinds rendered from the final report.
-    pub const ALL: [ReportKind; 4] = [Self::Html, Self::Junit, Self::Json, Self::Markdown];
+    pub const ALL: [ReportKind; 5] = [
+        Self::Html,
+        Self::Junit,
+        Self::Json,
+        Self::Markdown,
+        Self::Sarif,
+    ];
 
     /// Whether the report is written while the run goes, from events.
     pub fn is_streamed(self) -> bool {
@@ -77,6 +86,7 @@ impl ReportKind {
             Self::Junit => "junit",
             Self::Json => "json",
             Self::Markdown => "markdown",
+            Self::Sarif => "sarif",
             Self::Events => "events",
         }
     }
@@ -112,6 +122,7 @@ impl FromStr for ReportSpec {
             "junit" | "xml" => ReportKind::Junit,
             "json" => ReportKind::Json,
             "markdown" | "md" => ReportKind::Markdown,
+            "sarif" => ReportKind::Sarif,
             "events" | "jsonl" => ReportKind::Events,
             other => {
                 return Err(format!(
@@ -154,6 +165,7 @@ pub fn render(kind: ReportKind, input: &Input<'_>) -> Result<String, ReportError
         ReportKind::Junit => junit::render(input).map_err(|e| err(e.to_string())),
         ReportKind::Json => json::render(input).map_err(|e| err(e.to_string())),
         ReportKind::Markdown => Ok(markdown::render(input)),
+        ReportKind::Sarif => sarif::render(input).map_err(|e| err(e.to_string())),
         ReportKind::Events => Err(err(
             "the events report is written while the run goes, not rendered after it".into(),
         )),

@@ -7,6 +7,7 @@
 
 pub mod auto;
 pub mod events;
+pub mod partition;
 pub mod probe;
 pub mod run;
 pub mod suite;

@@ -1,6 +1,7 @@
 //! The official MCP JSON Schemas: located at run time, compiled once per definition,
 //! and used to validate every inbound message against the definition that fits it.
 
+pub mod ensure;
 pub mod fetch;
 pub mod pins;
 pub mod resolve;
@@ -257,10 +258,15 @@ fn method_table(defs: &Value) -> MethodTable {
     table
 }
 
+/// Why schema checks did not run under `--no-schema`.
+pub const DISABLED: &str = "schema checks disabled by --no-schema";
+
 /// The schema sets of a run, one per revision, loaded on first use.
 #[derive(Debug, Default)]
 pub struct SchemaStore {
     search: SearchPath,
+    /// `--no-schema`: every lookup answers that schema checks are off.
+    disabled: bool,
     sets: Mutex<HashMap<Revision, Arc<Result<SchemaSet, String>>>>,
 }
 
@@ -268,8 +274,35 @@ impl SchemaStore {
     pub fn new(search: SearchPath) -> Self {
         SchemaStore {
             search,
+            disabled: false,
             sets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A store for `--no-schema`: no schema is looked up, and every check says why.
+    pub fn disabled() -> Self {
+        SchemaStore {
+            disabled: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether schema checks are off (`--no-schema`).
+    pub fn is_disabled(&self) -> bool {
+        self.disabled
+    }
+
+    /// The revisions asked for whose schema could not be had, with why (empty when the
+    /// store is disabled: that was the user's choice).
+    pub fn unavailable(&self) -> Vec<(Revision, String)> {
+        let sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<_> = sets
+            .iter()
+            .filter(|_| !self.disabled)
+            .filter_map(|(rev, set)| set.as_ref().as_ref().err().map(|e| (*rev, e.clone())))
+            .collect();
+        out.sort();
+        out
     }
 
     /// The schema for `revision`, or why there is none (a one-line hint for the report).
@@ -277,6 +310,9 @@ impl SchemaStore {
         let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
         sets.entry(revision)
             .or_insert_with(|| {
+                if self.disabled {
+                    return Arc::new(Err(DISABLED.to_owned()));
+                }
                 Arc::new(
                     self.search
                         .locate(revision)

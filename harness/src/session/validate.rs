@@ -105,6 +105,9 @@ impl Session {
     /// Whether schema checks ran in this session, and on how many messages.
     pub(super) fn schema_status(&self) -> SchemaStatus {
         match (&self.schema_skipped, &self.schema_source) {
+            _ if self.schemas.is_disabled() => SchemaStatus::Disabled {
+                reason: crate::schema::DISABLED.to_owned(),
+            },
             (Some(reason), _) if self.schema_checked == 0 => SchemaStatus::Skipped {
                 reason: reason.clone(),
             },

@@ -54,30 +54,6 @@ fn a_command_that_cannot_start_is_a_harness_error() {
     );
 }
 
-#[test]
-fn without_a_schema_checks_are_skipped_not_passed() {
-    let home = tempfile_path("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
-        .args(["run", "--"])
-        .arg(reference())
-        .env_remove("MCPCHECK_SCHEMA_DIR")
-        .env("HOME", &home)
-        .env_remove("XDG_CACHE_HOME")
-        .output()
-        .unwrap();
-    let text = describe(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("schema   SKIPPED: no schema for 2025-11-25"),
-        "{text}"
-    );
-    assert!(
-        text.contains("mcpcheck schemas fetch"),
-        "the hint names the fix: {text}"
-    );
-}
-
 /// Serves `schema/<rev>/schema.json` from the shared schemas, tampering with one revision.
 fn serve_schemas(tamper: Option<&'static str>) -> (String, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -8,6 +8,9 @@
 mod support;
 
 mod baseline;
+mod ci_partition;
+mod ci_sarif;
+mod ci_schemas;
 mod cli;
 mod completions;
 mod config_file;

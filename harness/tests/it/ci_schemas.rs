@@ -1,0 +1,229 @@
+//! Schemas never silently missing: with an empty cache and no schema directory, `run`
+//! fetches the pinned schemas, or (offline) stops with exit 2 and the fix; `--no-schema`
+//! runs and every report says schema checks were disabled.
+
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::*;
+
+/// `mcpcheck` with an empty home and cache, no schema directory, and downloads going to
+/// `base` (never to the network).
+fn cold(home: &Path, base: &str) -> Command {
+    std::fs::create_dir_all(home).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
+    cmd.env_remove("MCPCHECK_SCHEMA_DIR")
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("MCPCHECK_SCHEMA_BASE_URL", base)
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// A loopback port with nothing listening: a download there fails at once, as it does
+/// offline (no DNS wait).
+fn closed_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    base
+}
+
+#[test]
+fn offline_with_an_empty_cache_exits_2_with_the_fix() {
+    let home = tempfile_path("cold-home");
+    let started = std::time::Instant::now();
+    let out = cold(&home, &closed_port())
+        .args(["run", "--"])
+        .arg(reference())
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "never PASS without schemas: {text}"
+    );
+    for needle in [
+        "no schema for 2025-11-25",
+        "fetching it failed",
+        "mcpcheck schemas fetch",
+        "--schema-dir",
+        "--no-schema",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in {text}");
+    }
+    assert!(!text.contains("PASS"), "{text}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the offline case must not wait on the network: {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn no_schema_runs_and_every_report_says_schema_checks_were_disabled() {
+    let home = tempfile_path("cold-home-noschema");
+    let dir = tempfile_path("noschema-reports");
+    let (json, md, html) = (dir.join("r.json"), dir.join("r.md"), dir.join("r.html"));
+    let out = cold(&home, &closed_port())
+        .args(["run", "--no-schema", "--include", "lifecycle/*"])
+        .arg(format!("--report=json={}", json.display()))
+        .arg(format!("--report=markdown={}", md.display()))
+        .arg(format!("--report=html={}", html.display()))
+        .arg("--")
+        .arg(reference())
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("schema checks are DISABLED"), "{text}");
+    assert!(
+        text.contains("schema   DISABLED:"),
+        "terminal header: {text}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        report["schema"]["status"], "disabled",
+        "{:#}",
+        report["schema"]
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("| schema | **⚠️ DISABLED**"), "{md}");
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        html.contains("<span class=\"badge warn\">disabled</span> DISABLED:"),
+        "html header"
+    );
+    // The JSON report still follows its published schema.
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("reports/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+/// Serves `.../schema/<rev>/schema.json` from the test schemas (only `only`'s when given;
+/// 404 for the others) until `requests` were answered or 30 s passed; returns the base URL.
+fn serve_schemas(
+    requests: usize,
+    only: Option<&'static str>,
+) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let dir: PathBuf = schema_dir();
+    listener.set_nonblocking(true).unwrap();
+    let handle = std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut served = Vec::new();
+        while served.len() < requests && std::time::Instant::now() < deadline {
+            let Ok((mut stream, _)) = listener.accept() else {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                continue;
+            };
+            stream.set_nonblocking(false).unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap() == 0 || h == "\r\n" {
+                    break;
+                }
+            }
+            let path = request_line.split_whitespace().nth(1).unwrap_or("/");
+            let rev = path.split('/').rev().nth(1).unwrap_or("").to_owned();
+            let served_here = only.is_none_or(|o| o == rev);
+            let body = if served_here {
+                std::fs::read(dir.join(&rev).join("schema.json")).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let status = if served_here {
+                "200 OK"
+            } else {
+                "404 Not Found"
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+            served.push(rev);
+        }
+        served
+    });
+    (base, handle)
+}
+
+#[test]
+fn a_missing_schema_is_fetched_verified_and_used() {
+    let home = tempfile_path("cold-home-fetch");
+    let (base, server) = serve_schemas(5, None);
+    let out = cold(&home, &base)
+        .args(["run", "--include", "lifecycle/*", "--"])
+        .arg(reference())
+        .output()
+        .unwrap();
+    let served = server.join().unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let notes: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("not found locally: fetched"))
+        .collect();
+    assert_eq!(notes.len(), 1, "one line says so: {text}");
+    assert!(notes[0].contains("sha256 verified"), "{}", notes[0]);
+    assert!(served.contains(&"2025-11-25".to_owned()), "{served:?}");
+    assert!(
+        text.contains("messages validated against 2025-11-25"),
+        "the fetched schema is used: {text}"
+    );
+    let cached = std::fs::read_dir(home.join("cache/mcpcheck/schemas"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("2025-11-25/schema.json");
+    assert!(cached.is_file(), "{}", cached.display());
+
+    // The next run finds it in the cache and fetches nothing (the port is closed now).
+    let out = cold(&home, &closed_port())
+        .args(["run", "--include", "lifecycle/*", "--"])
+        .arg(reference())
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("fetched"), "{text}");
+}
+
+/// The requested revision's schema was fetched, but the server negotiated another whose
+/// schema could not be had: the run stops with exit 2 instead of passing unchecked.
+#[test]
+fn a_negotiated_revision_without_a_schema_is_an_error() {
+    let home = tempfile_path("cold-home-negotiated");
+    let (base, server) = serve_schemas(5, Some("2025-11-25"));
+    let out = cold(&home, &base)
+        .args(["run", "--include", "lifecycle/*", "--"])
+        .arg(misbehaving())
+        .args(["--defect", "version-downgrade"])
+        .output()
+        .unwrap();
+    server.join().unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("the server negotiated it"), "{text}");
+    assert!(text.contains("mcpcheck schemas fetch"), "{text}");
+}
