@@ -9,8 +9,9 @@
 //! The executor's parts, each an `impl Executor` block: [`step`] dispatches steps and
 //! reports them, [`request`] sends requests and checks their replies, [`wait`] awaits what
 //! the server sends on its own (notifications, silence, exit, stderr), [`paginate`]
-//! follows cursors, [`tools`] applies the tool-call policy.
+//! follows cursors, [`tools`] applies the tool-call policy, [`http`] runs the raw `http` step.
 
+mod http;
 mod paginate;
 mod request;
 mod step;
