@@ -4,6 +4,8 @@
 //! ([`protocol`]), validates them ([`schema`]) and records [`check::Finding`]s; the
 //! [`runner`] drives sessions; [`report`] renders the outcome.
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod cli;
 pub mod fuzz;
