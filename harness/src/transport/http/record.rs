@@ -143,8 +143,11 @@ pub enum StreamAnomaly {
     /// or one mcpcheck closed, is never reported). `negotiated`: the session's revision, if
     /// known.
     ClosedBeforeResponse {
+        /// The stream's name in the transcript.
         stream: String,
+        /// The id of the request left unanswered.
         request_id: Value,
+        /// The session's revision, if known.
         #[serde(skip_serializing_if = "Option::is_none")]
         negotiated: Option<Revision>,
     },
