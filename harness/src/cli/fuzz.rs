@@ -16,6 +16,7 @@ use crate::session::SessionConfig;
 use crate::transport::stdio::{ShutdownWaits, StdioOptions};
 use crate::transport::target::Target;
 
+/// The flags of `mcpcheck fuzz`.
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
     /// Server command line, split like a shell would (quotes group words).

@@ -17,6 +17,7 @@ pub fn duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
     super::flags::duration(text).map_err(|e| UsageError(format!("--{flag} {text:?}: {e}")))
 }
 
+/// Parses `--protocol-version`; an unknown revision is a usage error.
 pub fn revision(text: &str) -> Result<Revision, UsageError> {
     let r: Revision = text
         .parse()
@@ -150,10 +151,15 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 /// The HTTP flags `run` and `fuzz` share.
 #[derive(Debug)]
 pub struct HttpTarget<'a> {
+    /// `--url`.
     pub url: &'a str,
+    /// `--header` values, as `"Name: value"`.
     pub headers: &'a [String],
+    /// `--bearer-env`: the variable holding the bearer token.
     pub bearer_env: Option<&'a str>,
+    /// Which HTTP transport to speak (detected by default).
     pub transport: HttpTransportArg,
+    /// `--max-frame-size`, in bytes.
     pub max_frame: usize,
     /// `--cacert FILE`: a PEM CA bundle to trust for https:// URLs.
     pub cacert: Option<&'a std::path::Path>,

@@ -14,12 +14,19 @@ pub fn area(id: &str) -> &str {
 /// Scenario verdicts counted for one area.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct AreaTotals {
+    /// The area: the scenario id's first segment, e.g. `tools`.
     pub area: String,
+    /// Scenarios that passed.
     pub pass: usize,
+    /// Scenarios that failed.
     pub fail: usize,
+    /// Scenarios with only warnings.
     pub warn: usize,
+    /// Scenarios skipped.
     pub skip: usize,
+    /// Scenarios ended by a harness or setup error.
     pub error: usize,
+    /// Scenarios blocked by an earlier failure or the deadline.
     pub blocked: usize,
 }
 

@@ -24,7 +24,10 @@ pub enum BodyError<E> {
     /// Reading the body failed.
     Read(E),
     /// One event grew past the limit without the blank line that ends it.
-    EventTooLarge { limit: usize },
+    EventTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for BodyError<E> {
