@@ -1,4 +1,7 @@
-//! The MCP wire protocol: revisions, JSON-RPC ids and message classification.
+//! The MCP wire protocol: revisions ([`revision`]), JSON-RPC ids ([`id`], and [`raw_id`]
+//! for ids read straight from text), message classification ([`jsonrpc`]), and the one
+//! helper that cuts server text down for reports ([`text`]). The bottom layer: it imports
+//! nothing else of the crate.
 
 pub mod id;
 pub mod jsonrpc;

@@ -2,8 +2,9 @@
 //!
 //! The runner emits [`Event`]s while it runs, and so does the scenario executor through
 //! [`Observer`], which [`Emitter`] implements; reporters are [`EventSink`]s and never
-//! reach back into the runner. With `--jobs N` events of different scenarios interleave, so every scenario event names its scenario; the events of one
-//! scenario always come in order: `scenario_started`, then its steps (each `step_started`
+//! reach back into the runner. With `--jobs N` events of different scenarios interleave,
+//! so every scenario event names its scenario; the events of one scenario always come in
+//! order: `scenario_started`, then its steps (each `step_started`
 //! before the frames and findings it causes and its `step_finished`), then the frames and
 //! findings of the server's shutdown, then `scenario_skipped` or `harness_error` if it
 //! ended that way, then `scenario_finished`. Frames come from the session's transcript as

@@ -4,12 +4,12 @@
 //! A capture runs the handshake, lists tools, resources, templates and prompts (following
 //! pagination), makes the calls the tool policy allows (`tools/call` with synthesized
 //! arguments, `resources/read` of each listed resource, `prompts/get` with the required
-//! arguments), reduces each result to its [shape](shape), and redacts volatile values
-//! ([canon]). The document has four areas, `server`, `tools`, `resources` and `prompts`,
-//! each written to its own snapshot file in insta's format ([file]) and compared as text
-//! ([compare]).
+//! arguments), reduces each result to its shape (`shape`), and redacts volatile values
+//! (`canon`). The document has four areas, `server`, `tools`, `resources` and `prompts`,
+//! each written to its own snapshot file in insta's format (`file`) and compared as text
+//! (`compare`).
 //!
-//! For a Rust server's own tests (see `harness/tests/snapshot_reference.rs`):
+//! For a Rust server's own tests (see `harness/tests/it/snapshot_reference.rs`):
 //!
 //! ```no_run
 //! use mcpcheck::snapshot::Capture;

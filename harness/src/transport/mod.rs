@@ -3,6 +3,12 @@
 //! Every transport turns what the server does into the same stream of [`Inbound`] items,
 //! so the session above never needs to know whether it talks to a child process or an
 //! HTTP endpoint.
+//!
+//! [`stdio`] spawns the server ([`framing`] cuts its stdout into frames, [`stderr`] keeps
+//! its stderr, [`reaper`] makes sure it dies with mcpcheck); [`http`] is Streamable HTTP and
+//! [`sse`] the HTTP+SSE transport of 2024-11-05, both reading SSE through [`sse_reader`]
+//! (guarded by [`sse_body`]); [`target`] says which one to open. Transports judge nothing:
+//! what may break a rule is reported as data for the session.
 
 pub mod framing;
 pub mod http;
