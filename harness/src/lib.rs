@@ -1,8 +1,19 @@
 //! mcpcheck: a conformance test harness and fuzzer for MCP (Model Context Protocol) servers.
 //!
-//! Data flows one way: a [`transport`] yields raw frames; the [`session`] classifies them
-//! ([`protocol`]), validates them ([`schema`]) and records [`check::Finding`]s; the
-//! [`runner`] drives sessions; [`report`] renders the outcome.
+//! Data flows one way, and the folders are named for it: a [`transport`] (stdio, Streamable
+//! HTTP, HTTP+SSE) yields raw frames; the [`session`] classifies them ([`protocol`]),
+//! validates them ([`schema`]) and applies the rule checks of [`check`], which produce
+//! findings ([`outcome`]); the [`runner`] drives sessions through the protocol sweep and the
+//! [`scenario`] suite and emits [`runner::events`]; the [`report`]ers are sinks of those
+//! events. [`snapshot`] and [`fuzz`] are two more ways to drive a session; [`cli`] is the
+//! command line.
+//!
+//! Layers, lowest first; a module imports only from its own layer and those below, which
+//! the test in `layers.rs` enforces by reading every `crate::` path of the source:
+//! protocol < transport < outcome < schema < check < session < scenario < snapshot < fuzz <
+//! runner < report < cli.
+
+#![warn(missing_docs)]
 
 pub mod check;
 pub mod cli;

@@ -1,5 +1,7 @@
-//! Findings (what a server did wrong, the rule it broke, where the spec says so) and the
-//! rule checks: pure functions from a frame or an exchange to findings, with no I/O.
+//! The rule checks: pure functions from a frame or an exchange to findings, with no I/O.
+//! [`rules`] is the catalogue (each rule's id, severity and spec section); the other files
+//! hold the checks by area. The findings themselves are data in [`crate::outcome`],
+//! re-exported here; the session calls the checks on every frame it takes in.
 
 pub mod capabilities;
 pub mod jsonrpc;

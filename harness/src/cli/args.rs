@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
 use crate::outcome::{FailOn, ToolPolicy};
 
+/// The flags of `mcpcheck run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Settings file (default: ./mcpcheck.toml when present); flags override its settings.
@@ -18,13 +19,16 @@ pub struct RunArgs {
     /// Scenario files or directories to run instead of the built-in suite.
     #[arg(value_name = "SCENARIOS")]
     pub scenarios: Vec<PathBuf>,
+    /// How to start a stdio server.
     #[command(flatten)]
     pub stdio: StdioFlags,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// Which HTTP endpoint to check, and how to reach it.
     #[command(flatten)]
     pub http: HttpFlags,
+    /// The protocol revision and timeouts.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
     /// Also run the built-in suite when scenario files are given.
@@ -73,8 +77,10 @@ pub struct RunArgs {
     /// Write the report to this file instead of stdout (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Report files to write (`--report KIND=PATH`).
     #[command(flatten)]
     pub reports: ReportArgs,
+    /// Splitting the suite across a CI matrix, and opting out of schema checks.
     #[command(flatten)]
     pub ci: CiArgs,
 }
@@ -123,6 +129,7 @@ pub struct CiArgs {
     pub no_schema: bool,
 }
 
+/// The subcommands of `mcpcheck schemas`.
 #[derive(Debug, Subcommand)]
 pub enum SchemasCommand {
     /// Download the pinned official schemas into the user cache, verifying checksums.
@@ -142,6 +149,7 @@ pub enum SchemasCommand {
         mcpcheck schemas list\n  \
         MCPCHECK_SCHEMA_DIR=./mcp-schema mcpcheck schemas list")]
     List {
+        /// Directory to look in first (`--schema-dir` or `$MCPCHECK_SCHEMA_DIR`).
         #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
         schema_dir: Option<PathBuf>,
     },

@@ -14,26 +14,34 @@ use crate::report::{ReportKind, ReportSpec};
 /// The file looked for in the working directory when `--config` is not given.
 pub const DEFAULT_FILE: &str = "mcpcheck.toml";
 
+/// The whole file: one section per table, each optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// `[server]`: what to check.
     #[serde(default)]
     pub server: ServerSection,
+    /// `[run]`: how to run it.
     #[serde(default)]
     pub run: RunSection,
+    /// `[baseline]`: failures expected and not counted.
     #[serde(default)]
     pub baseline: BaselineSection,
+    /// `[reports]`: report files to write.
     #[serde(default)]
     pub reports: ReportsSection,
 }
 
+/// `[server]`: the server command or URL and its environment.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerSection {
     /// The command: a list of words (no splitting) or one string split like a shell would.
     pub command: Option<Command>,
+    /// Environment variables for the server (`--env`).
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
+    /// Working directory for the server (`--cwd`).
     pub cwd: Option<PathBuf>,
     /// A Streamable HTTP (or HTTP+SSE) endpoint instead of a command.
     pub url: Option<String>,
@@ -47,64 +55,93 @@ pub struct ServerSection {
     pub cacert: Option<PathBuf>,
 }
 
+/// The server command, as TOML lets one write it.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum Command {
+    /// One string, split like a shell would (`--server`).
     Line(String),
+    /// The words of the command, taken as they are.
     Words(Vec<String>),
 }
 
+/// `[run]`: the settings of `mcpcheck run`, each named like its flag.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RunSection {
+    /// `--protocol-version`.
     pub protocol_version: Option<String>,
+    /// `--timeout`, e.g. `10s`.
     pub timeout: Option<String>,
+    /// `--startup-timeout`.
     pub startup_timeout: Option<String>,
+    /// `--shutdown-wait`.
     pub shutdown_wait: Option<String>,
+    /// `--kill-wait`.
     pub kill_wait: Option<String>,
+    /// `--jobs`.
     pub jobs: Option<usize>,
+    /// `--call-tools`.
     pub call_tools: Option<String>,
+    /// `--fail-on`.
     pub fail_on: Option<String>,
+    /// `--include` patterns.
     #[serde(default)]
     pub include: Vec<String>,
+    /// `--exclude` patterns.
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// `--scenarios` files or directories (relative to this file).
     #[serde(default)]
     pub scenarios: Vec<PathBuf>,
+    /// `--builtin`: also run the built-in suite beside `scenarios`.
     pub builtin: Option<bool>,
+    /// `--schema-dir` (relative to this file).
     pub schema_dir: Option<PathBuf>,
     /// `--no-schema`: run without schema validation.
     pub no_schema: Option<bool>,
     /// `--partition K/N`.
     pub partition: Option<String>,
+    /// `--max-frame-size`, in bytes.
     pub max_frame_size: Option<usize>,
     /// Arguments per tool name, as `--tool-args` gives them (a file there wins per tool).
     #[serde(default)]
     pub tool_args: std::collections::BTreeMap<String, toml::Value>,
 }
 
+/// `[baseline]`: the expected-failures file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct BaselineSection {
+    /// `--expected-failures` (relative to this file).
     pub expected_failures: Option<PathBuf>,
 }
 
+/// `[reports]`: a path per report kind, like `--report KIND=PATH`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportsSection {
+    /// HTML report path.
     pub html: Option<PathBuf>,
+    /// JUnit XML report path.
     pub junit: Option<PathBuf>,
+    /// JSON report path.
     pub json: Option<PathBuf>,
+    /// Markdown report path.
     pub markdown: Option<PathBuf>,
+    /// `--report sarif=PATH`.
     pub sarif: Option<PathBuf>,
+    /// `--deterministic`: reports without times or other run-to-run noise.
     pub deterministic: Option<bool>,
 }
 
 impl Config {
+    /// Parses the file's text; errors name `origin` (the file) and the TOML problem.
     pub fn parse(text: &str, origin: &str) -> Result<Self, UsageError> {
         toml::from_str(text).map_err(|e| UsageError(format!("{origin}: {e}")))
     }
 
+    /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Self, UsageError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| UsageError(format!("reading {}: {e}", path.display())))?;

@@ -7,10 +7,13 @@ use crate::report::baseline::{Baseline, BaselineError, Comparison};
 use crate::report::deterministic::{self, Scrubber};
 use crate::report::{self, Input, ReportError};
 
+/// Why finishing a run (baseline, reports) failed: exit 2.
 #[derive(Debug, thiserror::Error)]
 pub enum FinishError {
+    /// Reading or writing the expected-failures file failed.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// Writing a report failed.
     #[error(transparent)]
     Report(#[from] ReportError),
 }
@@ -18,14 +21,18 @@ pub enum FinishError {
 /// The run after the baseline, ready to print.
 #[derive(Debug)]
 pub struct Finished {
+    /// The run's report.
     pub report: RunReport,
+    /// The comparison with `--expected-failures`, when given.
     pub baseline: Option<Comparison>,
+    /// Whether `--deterministic` was given (no times or run-to-run noise).
     pub deterministic: bool,
     /// A line per baseline fact worth printing (`--update-baseline` wrote N entries, stale ids).
     pub notes: Vec<String>,
 }
 
 impl Finished {
+    /// What the reporters render from.
     pub fn input(&self) -> Input<'_> {
         Input {
             run: &self.report,

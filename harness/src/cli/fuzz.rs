@@ -18,6 +18,7 @@ use crate::transport::target::Target;
 /// The arguments of `mcpcheck fuzz`.
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
+    /// How to start a stdio server.
     #[command(flatten)]
     pub stdio: StdioFlags,
     /// Server command after `--`, passed without any splitting.
@@ -26,6 +27,7 @@ pub struct FuzzArgs {
     /// Over HTTP each server "process" is a new MCP session.
     #[command(flatten)]
     pub http: HttpFlags,
+    /// The revision, the start-up allowance and the schemas.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
     /// Stop after this long (e.g. 60s, 5m). Default 60s unless --iterations is given.

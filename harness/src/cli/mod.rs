@@ -41,10 +41,12 @@ pub const EXIT_ERROR: u8 = 2;
 #[derive(Debug, Parser)]
 #[command(name = "mcpcheck", version, about, propagate_version = true)]
 pub struct Cli {
+    /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The subcommands of `mcpcheck`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the conformance checks against a server.

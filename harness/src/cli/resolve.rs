@@ -136,10 +136,15 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 /// The HTTP flags `run` and `fuzz` share.
 #[derive(Debug)]
 pub struct HttpTarget<'a> {
+    /// `--url`.
     pub url: &'a str,
+    /// `--header` values, as `"Name: value"`.
     pub headers: &'a [String],
+    /// `--bearer-env`: the variable holding the bearer token.
     pub bearer_env: Option<&'a str>,
+    /// Which HTTP transport to speak (detected by default).
     pub transport: HttpTransportArg,
+    /// `--max-frame-size`, in bytes.
     pub max_frame: usize,
     /// `--cacert FILE`: a PEM CA bundle to trust for https:// URLs.
     pub cacert: Option<&'a std::path::Path>,

@@ -14,15 +14,19 @@ use crate::session::SessionConfig;
 use crate::snapshot::{Capture, PointerPattern, SnapshotOptions};
 use crate::transport::stdio::{ServerCommand, StdioOptions};
 
+/// The flags of `mcpcheck snapshot`.
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
+    /// How to start a stdio server.
     #[command(flatten)]
     pub stdio: StdioFlags,
     /// Server command after `--`, passed without any splitting.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// Which HTTP endpoint to snapshot, and how to reach it.
     #[command(flatten)]
     pub http: HttpFlags,
+    /// The protocol revision and timeouts.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
     /// Directory of the snapshot files (one per area: server, tools, resources, prompts).
@@ -60,7 +64,9 @@ pub struct SnapshotArgs {
 /// What to snapshot: a command to start, or an HTTP endpoint.
 #[derive(Debug)]
 pub enum Source {
+    /// A server command started over stdio.
     Command(ServerCommand),
+    /// A Streamable HTTP endpoint.
     Http(crate::transport::http::HttpOptions),
 }
 

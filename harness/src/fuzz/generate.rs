@@ -19,12 +19,15 @@ use crate::schema::SchemaSet;
 /// What the server declared, learnt once after the first handshake.
 #[derive(Clone, Debug, Default)]
 pub struct Surface {
+    /// The `capabilities` of the `InitializeResult`.
     pub capabilities: Value,
     /// Tools the `--call-tools` policy allows, with their `inputSchema`.
     pub tools: Vec<(String, Value)>,
     /// Tools the policy forbids: never named in a `tools/call`.
     pub forbidden_tools: BTreeSet<String>,
+    /// Names of the prompts the server lists.
     pub prompts: Vec<String>,
+    /// URIs of the resources the server lists.
     pub resources: Vec<String>,
 }
 
@@ -114,6 +117,7 @@ pub struct Generator<'a> {
 }
 
 impl<'a> Generator<'a> {
+    /// A generator of cases for `schema`'s methods, aimed at what `surface` declares.
     pub fn new(schema: &'a SchemaSet, surface: &'a Surface) -> Self {
         let methods = schema.methods();
         let (served, unserved): (Vec<String>, Vec<String>) = methods
@@ -165,6 +169,7 @@ impl<'a> Generator<'a> {
         self.used.insert(id);
     }
 
+    /// Whether a request of this run already used `id`.
     pub fn is_used(&self, id: &RequestId) -> bool {
         self.used.contains(id)
     }

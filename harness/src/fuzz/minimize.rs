@@ -8,7 +8,9 @@ use serde_json::Value;
 /// How many replays minimization may spend, and until when.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
+    /// Most replays to spend.
     pub max_tests: usize,
+    /// Stop minimizing at this instant, whatever is left.
     pub deadline: Instant,
 }
 

@@ -29,6 +29,7 @@ pub enum Oracle {
 }
 
 impl Oracle {
+    /// The oracle's name in reports and reproducers.
     pub fn name(&self) -> &'static str {
         match self {
             Oracle::Crash => "crash",
@@ -51,8 +52,11 @@ impl Oracle {
 /// stderr fingerprint), with numbers and addresses taken out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Signature {
+    /// Which oracle saw it.
     pub oracle: Oracle,
+    /// The method of the case that caused it.
     pub method: String,
+    /// What it is about, with numbers and addresses taken out.
     pub detail: String,
 }
 

@@ -20,6 +20,7 @@ use crate::schema::SchemaStore;
 pub struct Repro {
     /// The writes after the handshake, in order.
     pub writes: Vec<Vec<u8>>,
+    /// The oracle whose failure it reproduces.
     pub oracle: Oracle,
     /// The rule of the expected failure (the scenario's `rule:`).
     pub rule: String,
@@ -27,6 +28,7 @@ pub struct Repro {
     pub await_ids: Vec<Value>,
     /// How long each wait lasts.
     pub within: Duration,
+    /// The revision negotiated when it was found.
     pub revision: Revision,
     /// The transport the writes went over: stdio joins them into lines; over HTTP each is
     /// one POST body, so one `send_raw` step.

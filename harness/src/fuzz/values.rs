@@ -33,6 +33,7 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// Every shape; the generator picks among them.
     pub const ALL: [Shape; 8] = [
         Shape::Valid,
         Shape::Boundary,
@@ -44,6 +45,7 @@ impl Shape {
         Shape::Unicode,
     ];
 
+    /// The shape's name in case descriptions.
     pub fn name(self) -> &'static str {
         match self {
             Shape::Valid => "valid",
@@ -105,6 +107,7 @@ pub struct ValueGen<'a> {
 const MAX_NODES: usize = 200;
 
 impl<'a> ValueGen<'a> {
+    /// A generator of values for schemas in the document `root` (`$ref`s resolve against it).
     pub fn new(root: &'a Value) -> Self {
         ValueGen {
             root,

@@ -8,6 +8,7 @@ use crate::protocol::{RequestId, raw_id};
 /// One write to the server: bytes exactly as sent, and where they came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wire {
+    /// The bytes, exactly as written.
     pub bytes: Vec<u8>,
     /// The method it carries, for coverage and signatures (`(raw)` when it has none).
     pub method: String,
@@ -73,6 +74,7 @@ pub enum Framing {
 }
 
 impl Framing {
+    /// How writes are framed for `target`'s transport.
     pub fn for_target(target: &crate::transport::target::Target) -> Self {
         match target.kind() {
             crate::scenario::model::TransportKind::Stdio => Framing::Lines(Lines::default()),
@@ -118,6 +120,7 @@ impl Framing {
 /// A request found in a complete line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expected {
+    /// Its id, which a response must echo.
     pub id: RequestId,
     /// Its method, or `(invalid request)`.
     pub method: String,

@@ -49,9 +49,13 @@ impl Verdict {
 /// The outcome of one scenario.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScenarioOutcome {
+    /// The scenario's id, e.g. `tools/call-unknown`.
     pub id: String,
+    /// The scenario's title.
     pub title: String,
+    /// The spec section it checks.
     pub spec: String,
+    /// The verdict (flattened into the serialized outcome).
     #[serde(flatten)]
     pub verdict: Verdict,
     /// Broken expectations, and session findings of the scenario's own rule.
@@ -62,7 +66,9 @@ pub struct ScenarioOutcome {
     pub unchecked: Vec<String>,
     /// Steps skipped (a tool the policy forbids), with why.
     pub skipped_steps: Vec<String>,
+    /// Wall time of the scenario, in milliseconds.
     pub duration_ms: u64,
+    /// Everything sent and received, and the connection's events, in order.
     pub transcript: Vec<Entry>,
     /// The server's stderr during this scenario (stdio only).
     pub stderr: StderrExcerpt,
@@ -71,10 +77,15 @@ pub struct ScenarioOutcome {
 /// How many scenarios ended each way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
+    /// Scenarios that passed.
     pub pass: usize,
+    /// Scenarios that failed.
     pub fail: usize,
+    /// Scenarios with only warnings.
     pub warn: usize,
+    /// Scenarios skipped.
     pub skip: usize,
+    /// Scenarios ended by a harness or setup error.
     pub error: usize,
     /// Scenarios blocked by an earlier failure or the deadline (they count as failures).
     pub blocked: usize,

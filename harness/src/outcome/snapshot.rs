@@ -19,7 +19,9 @@ pub enum SnapshotStatus {
 /// One area's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct AreaOutcome {
+    /// The area's name (one snapshot file each), e.g. `tools`.
     pub area: String,
+    /// What happened to its snapshot file.
     pub status: SnapshotStatus,
     /// The accepted file.
     pub path: String,
@@ -31,7 +33,9 @@ pub struct AreaOutcome {
 /// The outcome of comparing every area: the "snapshot" area of a JSON report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
+    /// The directory of the accepted snapshots.
     pub dir: String,
+    /// Each area's outcome.
     pub areas: Vec<AreaOutcome>,
 }
 

@@ -13,24 +13,35 @@ use super::id::RequestId;
 /// A well-formed JSON-RPC 2.0 message.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
+    /// A message with a method and an id: it expects a response.
     Request(Request),
+    /// A message with a method and no id: it expects none.
     Notification(Notification),
+    /// A result or error answering a request.
     Response(Response),
 }
 
+/// A JSON-RPC request: a method call that expects a response with the same id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
+    /// The id the response must echo exactly.
     pub id: RequestId,
+    /// The method called, e.g. `tools/list`.
     pub method: String,
+    /// The parameters (an object or array), if any.
     pub params: Option<Value>,
 }
 
+/// A JSON-RPC notification: a method call without an id, never answered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
+    /// The method, e.g. `notifications/initialized`.
     pub method: String,
+    /// The parameters (an object or array), if any.
     pub params: Option<Value>,
 }
 
+/// A JSON-RPC response: a result or an error for the request with its id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
     /// `None` is the JSON-RPC `null` id, or (2025-11-25 on) an omitted one: allowed only on
@@ -39,19 +50,27 @@ pub struct Response {
     /// The error omitted `id` instead of sending `null`, which only 2025-11-25 and later
     /// allow; the session judges it by revision.
     pub id_omitted: bool,
+    /// The result or the error.
     pub outcome: Outcome,
 }
 
+/// What a response carries: exactly one of `result` and `error`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
+    /// The `result` member, any JSON value.
     Result(Value),
+    /// The `error` member.
     Error(ErrorObject),
 }
 
+/// A JSON-RPC error object.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorObject {
+    /// The error code, e.g. `-32601` (method not found).
     pub code: i64,
+    /// The error's short description.
     pub message: String,
+    /// The optional `data` member, any JSON value.
     pub data: Option<Value>,
 }
 
@@ -65,6 +84,7 @@ impl Message {
         }
     }
 
+    /// What kind of message this is, in words for reports (`request`, `error response`, ...).
     pub fn kind(&self) -> &'static str {
         match self {
             Message::Request(_) => "request",
@@ -84,6 +104,7 @@ impl Message {
 /// What one frame turned out to be.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Classified {
+    /// A single JSON object: one message, or why it is not one.
     Single(Result<Message, Invalid>),
     /// A JSON array: a batch. Whether batches are allowed depends on the revision, which
     /// classification does not know; the session decides.
@@ -94,45 +115,64 @@ pub enum Classified {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason} (at `{pointer}`)")]
 pub struct Invalid {
+    /// The rule the value breaks.
     pub reason: InvalidReason,
     /// JSON pointer into the frame (`""` is the whole frame; `/3/id` inside a batch).
     pub pointer: String,
 }
 
+/// The JSON-RPC 2.0 rule a value breaks (the message says which, and what it must be).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InvalidReason {
+    /// The frame is not an object; the JSON type it is.
     #[error("message is a JSON {0}, not an object")]
     NotAnObject(&'static str),
+    /// An empty array.
     #[error("empty batch: a JSON-RPC batch must contain at least one message")]
     EmptyBatch,
+    /// No `jsonrpc` member.
     #[error("missing `jsonrpc` member; it must be exactly \"2.0\"")]
     MissingJsonrpc,
+    /// `jsonrpc` is not `"2.0"`; what it is instead (value or type, shortened).
     #[error("`jsonrpc` is {0}; it must be exactly \"2.0\"")]
     WrongJsonrpc(String),
+    /// `method` is not a string; what it is instead (value or type, shortened).
     #[error("`method` is {0}; it must be a string")]
     MethodNotString(String),
+    /// `params` is neither object nor array; its JSON type.
     #[error("`params` is {0}; it must be an object or array when present")]
     ParamsNotStructured(&'static str),
+    /// The id is neither string nor integer; its JSON type.
     #[error("request id is {0}; ids must be strings or integers")]
     IdWrongType(&'static str),
+    /// A request with a null id.
     #[error("request id is null; MCP requests must have a string or integer id")]
     IdNullInRequest,
+    /// A response with both `result` and `error`.
     #[error("response has both `result` and `error`; exactly one is allowed")]
     BothResultAndError,
+    /// No `method`, `result` or `error`: not a message at all.
     #[error("message has neither `method` nor `result`/`error`")]
     NeitherMethodNorResult,
+    /// A result response without `id`.
     #[error("result response has no `id` member")]
     ResponseWithoutId,
+    /// A result response with a null id.
     #[error("result response has a null id; only error responses may use null")]
     ResultWithNullId,
+    /// `error` is not an object; its JSON type.
     #[error("`error` is {0}; it must be an object with integer `code` and string `message`")]
     ErrorNotObject(&'static str),
+    /// The error `code` is not an integer; what it is instead (value or type, shortened).
     #[error("error `code` is {0}; it must be an integer")]
     ErrorCodeNotInteger(String),
+    /// The error object has no `code`.
     #[error("error object has no `code`")]
     ErrorCodeMissing,
+    /// The error `message` is not a string; what it is instead (value or type, shortened).
     #[error("error `message` is {0}; it must be a string")]
     ErrorMessageNotString(String),
+    /// The error object has no `message`.
     #[error("error object has no `message`")]
     ErrorMessageMissing,
 }

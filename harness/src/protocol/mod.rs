@@ -1,4 +1,7 @@
-//! The MCP wire protocol: revisions, JSON-RPC ids and message classification.
+//! The MCP wire protocol: revisions ([`revision`]), JSON-RPC ids ([`id`], and [`raw_id`]
+//! for ids read straight from text), message classification ([`jsonrpc`]), and the one
+//! helper that cuts server text down for reports ([`text`]). The bottom layer: it imports
+//! nothing else of the crate.
 
 pub mod id;
 pub mod jsonrpc;
@@ -58,10 +61,16 @@ fn json_str(s: &str) -> String {
 
 /// JSON-RPC and MCP error codes mcpcheck uses or expects.
 pub mod codes {
+    /// JSON-RPC: the text is not valid JSON.
     pub const PARSE_ERROR: i64 = -32700;
+    /// JSON-RPC: the JSON is not a valid request.
     pub const INVALID_REQUEST: i64 = -32600;
+    /// JSON-RPC: no such method.
     pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// JSON-RPC: invalid method parameters.
     pub const INVALID_PARAMS: i64 = -32602;
+    /// JSON-RPC: internal error.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP: the resource does not exist.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
 }

@@ -8,10 +8,15 @@ use std::str::FromStr;
 /// Ordered by date, so `rev >= Revision::V2025_06_18` reads as "from 2025-06-18 on".
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Revision {
+    /// 2024-11-05: the HTTP+SSE transport.
     V2024_11_05,
+    /// 2025-03-26: Streamable HTTP, JSON-RPC batches.
     V2025_03_26,
+    /// 2025-06-18: no batches; structured tool output, elicitation.
     V2025_06_18,
+    /// 2025-11-25: the newest revision with an `initialize` handshake.
     V2025_11_25,
+    /// 2026-07-28: the stateless revision (no handshake; `server/discover`).
     V2026_07_28,
 }
 
@@ -39,6 +44,7 @@ impl Revision {
     /// The revision requested when the user names none: named once, here.
     pub const DEFAULT: Revision = Revision::LATEST_HANDSHAKE;
 
+    /// The revision as the spec writes it, e.g. `2025-06-18`.
     pub fn as_str(self) -> &'static str {
         match self {
             Revision::V2024_11_05 => "2024-11-05",

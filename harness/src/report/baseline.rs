@@ -17,32 +17,47 @@ use crate::outcome::{RunReport, Verdict};
 /// A baseline file's problem: exit code 2.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
+    /// The file could not be read.
     #[error("reading {path}: {source}")]
     Read {
+        /// The file.
         path: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The file could not be written.
     #[error("writing {path}: {source}")]
     Write {
+        /// The file.
         path: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The file is not a valid expected-failures file.
     #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 /// One accepted failure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
+    /// The failure's id: a scenario id or a rule id.
     pub id: String,
+    /// Why the failure is accepted.
     pub reason: String,
 }
 
 /// The parsed file, entries in file order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Baseline {
+    /// The accepted failures.
     pub entries: Vec<Entry>,
 }
 
@@ -69,12 +84,14 @@ impl Comparison {
 /// A failure of the run, by id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Failure {
+    /// The scenario id or rule id.
     pub id: String,
     /// What failed, in a line (the scenario title or the first finding's message).
     pub what: String,
 }
 
 impl Baseline {
+    /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Self, BaselineError> {
         let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
             path: path.display().to_string(),
@@ -151,6 +168,7 @@ impl Baseline {
         out
     }
 
+    /// Writes the baseline to `path` as YAML.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         std::fs::write(path, self.to_yaml()).map_err(|source| BaselineError::Write {
             path: path.display().to_string(),

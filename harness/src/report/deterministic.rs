@@ -46,6 +46,7 @@ impl Scrubber {
         Self::new(literals)
     }
 
+    /// A scrubber replacing each `(literal, placeholder)`, longest literal first.
     pub fn new(mut literals: Vec<(String, &'static str)>) -> Self {
         literals.sort_by_key(|l| std::cmp::Reverse(l.0.len()));
         let re = |p: &str| Regex::new(p).expect("the placeholder patterns are valid");
@@ -79,6 +80,7 @@ impl Scrubber {
         }
     }
 
+    /// `text` with every literal and run-to-run pattern replaced by its placeholder.
     pub fn scrub(&self, text: &str) -> String {
         let mut s = text.to_owned();
         for (lit, name) in &self.literals {

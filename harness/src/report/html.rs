@@ -27,6 +27,7 @@ const STYLE: &str = include_str!("assets/report.css");
 /// Longest frame text shown in full; longer frames are cut, with their size said.
 const MAX_FRAME_CHARS: usize = 64 * 1024;
 
+/// Rendering the HTML template failed.
 #[derive(Debug, thiserror::Error)]
 #[error("{0:#}")]
 pub struct HtmlError(#[from] minijinja::Error);

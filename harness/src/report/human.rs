@@ -12,6 +12,7 @@ use crate::outcome::{
 pub enum Detail {
     /// Only the verdict line.
     Quiet,
+    /// The default: everything but the wire transcripts.
     #[default]
     Normal,
     /// Also the wire transcript of every failing scenario.

@@ -11,6 +11,7 @@ use super::ReportError;
 use super::terminal::Filter;
 use crate::runner::events::{Event, EventSink};
 
+/// The `events` reporter: writes each event as one JSON line as the run goes.
 pub struct JsonLines {
     path: PathBuf,
     state: Mutex<State>,

@@ -45,6 +45,7 @@ fn link(text: &str, url: &str) -> String {
     }
 }
 
+/// The Markdown report of a run.
 pub fn render(input: &Input<'_>) -> String {
     let r = input.run;
     let mut out = String::new();

@@ -31,6 +31,7 @@ pub fn to_json(report: &RunReport) -> String {
 /// What reporters render from.
 #[derive(Clone, Copy, Debug)]
 pub struct Input<'a> {
+    /// The run's report.
     pub run: &'a RunReport,
     /// The comparison with `--expected-failures`, when given.
     pub baseline: Option<&'a baseline::Comparison>,
@@ -54,9 +55,13 @@ impl Input<'_> {
 /// The kinds of `--report`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReportKind {
+    /// A standalone HTML page.
     Html,
+    /// JUnit XML, for CI test views.
     Junit,
+    /// The JSON report (`reports/report.schema.json`).
     Json,
+    /// A Markdown summary, e.g. for a pull request comment.
     Markdown,
     /// SARIF 2.1.0 for code scanning ([`sarif`]).
     Sarif,
@@ -80,6 +85,7 @@ impl ReportKind {
         self == Self::Events
     }
 
+    /// The kind as `--report` spells it.
     pub fn name(self) -> &'static str {
         match self {
             Self::Html => "html",
@@ -95,7 +101,9 @@ impl ReportKind {
 /// One `--report KIND=PATH`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReportSpec {
+    /// What to write.
     pub kind: ReportKind,
+    /// Where to write it.
     pub path: PathBuf,
 }
 
@@ -144,11 +152,20 @@ impl FromStr for ReportSpec {
 /// A report that could not be rendered or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// A report could not be rendered.
     #[error("rendering the {kind} report: {message}")]
-    Render { kind: &'static str, message: String },
+    Render {
+        /// The report kind.
+        kind: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+    /// A report file could not be written.
     #[error("writing {path}: {source}")]
     Write {
+        /// The file.
         path: String,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },

@@ -20,6 +20,7 @@ use crate::runner::events::{Event, EventSink, StepEnd};
 /// Rewrites every printed line: redacts secrets, and applies `--deterministic`.
 pub type Filter = Box<dyn Fn(&str) -> String + Send + Sync>;
 
+/// The terminal reporter: a progress bar and a block per finished scenario.
 pub struct Terminal {
     detail: Detail,
     /// Whether to print at all (not when stdout carries `--format json`): the bar still runs.
@@ -44,6 +45,7 @@ impl std::fmt::Debug for Terminal {
 }
 
 impl Terminal {
+    /// A reporter printing at `detail`, with a progress `bar` if any, every line through `filter`.
     pub fn new(
         detail: Detail,
         print: bool,

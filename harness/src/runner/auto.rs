@@ -31,7 +31,10 @@ const DISCOVER_WAIT: Duration = Duration::from_secs(15);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Discover {
     /// A `DiscoverResult` (or `UnsupportedProtocolVersionError`) with these versions.
-    Modern { supported: Vec<String> },
+    Modern {
+        /// The protocol versions the server lists.
+        supported: Vec<String>,
+    },
     /// Anything else: an error, no answer, an exit. The text says which.
     Legacy(String),
 }
@@ -48,9 +51,11 @@ pub enum Handshaken {
 /// Both probes' findings and the revision chosen from them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Support {
+    /// What `server/discover` showed.
     pub discover: Discover,
     /// The revision `initialize` offered.
     pub offered: Revision,
+    /// What `initialize` showed.
     pub handshake: Handshaken,
 }
 

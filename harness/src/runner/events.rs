@@ -2,8 +2,9 @@
 //!
 //! The runner emits [`Event`]s while it runs, and so does the scenario executor through
 //! [`Observer`], which [`Emitter`] implements; reporters are [`EventSink`]s and never
-//! reach back into the runner. With `--jobs N` events of different scenarios interleave, so every scenario event names its scenario; the events of one
-//! scenario always come in order: `scenario_started`, then its steps (each `step_started`
+//! reach back into the runner. With `--jobs N` events of different scenarios interleave,
+//! so every scenario event names its scenario; the events of one scenario always come in
+//! order: `scenario_started`, then its steps (each `step_started`
 //! before the frames and findings it causes and its `step_finished`), then the frames and
 //! findings of the server's shutdown, then `scenario_skipped` or `harness_error` if it
 //! ended that way, then `scenario_finished`. Frames come from the session's transcript as
@@ -36,6 +37,7 @@ pub enum Event {
         target: String,
         /// The revision requested.
         revision: Revision,
+        /// Scenarios run at a time (`--jobs`).
         jobs: usize,
     },
     /// The protocol sweep (handshake, ping, list methods) is done; its findings were
@@ -43,18 +45,25 @@ pub enum Event {
     SweepFinished {
         /// The revision negotiated.
         revision: Revision,
+        /// MUST-level findings of the sweep.
         failures: usize,
+        /// SHOULD-level findings of the sweep.
         warnings: usize,
         /// The sweep's report: the run report before any scenario, owned by the event
         /// (not serialized: its findings were events already).
         #[serde(skip)]
         report: Box<RunReport>,
     },
+    /// A scenario's server is about to start.
     ScenarioStarted {
+        /// The scenario's id, e.g. `tools/call-unknown`.
         scenario: String,
+        /// The scenario's title.
         title: String,
     },
+    /// A step is about to run.
     StepStarted {
+        /// The scenario's id.
         scenario: String,
         /// Position among the scenario's executed steps, from 0 (a `for_each` body counts
         /// once per iteration).
@@ -66,63 +75,97 @@ pub enum Event {
         /// What the step does, e.g. `request tools/list`.
         action: String,
     },
+    /// A step is done; `status` says how it ended.
     StepFinished {
+        /// The scenario's id.
         scenario: String,
+        /// The step's position, as in its `step_started`.
         step: usize,
+        /// The step's line in its scenario file.
         line: usize,
+        /// How the step ended (flattened into the event).
         #[serde(flatten)]
         status: StepEnd,
     },
     /// A broken rule, as soon as it is known. `scenario` is null for the protocol sweep.
     Finding {
+        /// The scenario it was seen in; `None` for the protocol sweep.
         scenario: Option<String>,
+        /// Whether it counts for the scenario or for the run.
         scope: FindingScope,
+        /// The broken rule, with its frame and spec section.
         finding: Finding,
     },
     /// A message mcpcheck sent (the transcript entry `index` of the scenario's session).
     FrameSent {
+        /// The scenario's id.
         scenario: String,
+        /// The entry's index in the session's transcript.
         index: usize,
+        /// Milliseconds since the session started (microsecond precision).
         at_ms: f64,
+        /// The message as sent.
         text: String,
     },
     /// A line or message the server sent.
     FrameReceived {
+        /// The scenario's id.
         scenario: String,
+        /// The entry's index in the session's transcript.
         index: usize,
+        /// Milliseconds since the session started (microsecond precision).
         at_ms: f64,
+        /// The line or message as received.
         text: String,
     },
     /// Something observed about the connection: an exit, a framing event, an HTTP exchange.
     Connection {
+        /// The scenario's id.
         scenario: String,
+        /// The entry's index in the session's transcript.
         index: usize,
+        /// Milliseconds since the session started (microsecond precision).
         at_ms: f64,
+        /// What was observed, in words.
         text: String,
     },
+    /// The scenario did not apply to this server (e.g. a capability it does not declare).
     ScenarioSkipped {
+        /// The scenario's id.
         scenario: String,
+        /// Why it was skipped.
         reason: String,
     },
     /// A harness or setup problem (exit 2), in a scenario or (null) in the run itself.
     HarnessError {
+        /// The scenario it happened in; `None` for the run itself.
         scenario: Option<String>,
+        /// What went wrong.
         reason: String,
     },
+    /// A scenario is done, with its verdict.
     ScenarioFinished {
+        /// The scenario's id.
         scenario: String,
+        /// The scenario's verdict (flattened into the event).
         #[serde(flatten)]
         verdict: Verdict,
+        /// Findings that count for the scenario.
         findings: usize,
+        /// Wall time of the scenario, in milliseconds.
         duration_ms: u64,
         /// The whole outcome, owned by the event: reporters print it and the aggregator
         /// keeps it (not serialized: its frames and findings were events already).
         #[serde(skip)]
         outcome: Box<ScenarioOutcome>,
     },
+    /// The run is done: the last event.
     RunFinished {
+        /// The run's verdict, which decides the exit code.
         verdict: RunVerdict,
+        /// Scenarios counted by verdict.
         tally: Tally,
+        /// Wall time of the run, in milliseconds.
         duration_ms: u64,
     },
 }
@@ -190,6 +233,7 @@ pub enum FindingScope {
 /// A reporter that consumes events. Called from the scenario tasks as things happen, so
 /// it must be quick and must not block on anything but its own output.
 pub trait EventSink: Send + Sync {
+    /// Receives one event.
     fn event(&self, event: &Event);
 }
 
@@ -209,14 +253,17 @@ impl std::fmt::Debug for Emitter {
 }
 
 impl Emitter {
+    /// An emitter that sends every event to each of `sinks`.
     pub fn new(sinks: Vec<Arc<dyn EventSink>>) -> Self {
         Emitter { sinks }
     }
 
+    /// True when no sink listens (emitting is then a no-op).
     pub fn is_empty(&self) -> bool {
         self.sinks.is_empty()
     }
 
+    /// Sends `event` to every sink, in order.
     pub fn emit(&self, event: Event) {
         for s in &self.sinks {
             s.event(&event);
@@ -292,6 +339,7 @@ impl<F: Fn(&Event) + Send + Sync> EventSink for FnSink<F> {
 pub struct Collect(std::sync::Mutex<Vec<Event>>);
 
 impl Collect {
+    /// Takes the events collected so far, leaving none.
     pub fn take(&self) -> Vec<Event> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
     }

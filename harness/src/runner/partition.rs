@@ -20,10 +20,12 @@ impl Partition {
         (index >= 1 && index <= count).then_some(Partition { index, count })
     }
 
+    /// K: which partition, from 1.
     pub fn index(self) -> u32 {
         self.index
     }
 
+    /// N: how many partitions.
     pub fn count(self) -> u32 {
         self.count
     }

@@ -19,7 +19,9 @@ use crate::transport::target::Target;
 /// Everything a probe run needs, resolved from flags.
 #[derive(Clone, Debug)]
 pub struct ProbeConfig {
+    /// The server to probe.
     pub target: Target,
+    /// Revision and timeouts of the probe's session.
     pub session: SessionConfig,
 }
 

@@ -3,13 +3,12 @@
 //! [`model`] is what a scenario says; [`parse`] reads YAML into it with precise,
 //! caret-pointed errors ([`builtin`]: the suite embedded at build time). [`exec`] runs one
 //! scenario on a fresh session, with [`template`] (`${var}`, filters from [`synth`]),
-//! [`matcher`] (checks on values) and [`http_step`] (raw HTTP exchanges); it reports as it
+//! [`matcher`] (checks on values) and `exec::http` (raw HTTP exchanges); it reports as it
 //! goes to an [`observe::Observer`], which the runner implements, so nothing here imports
 //! the layers above.
 
 pub mod builtin;
 pub mod exec;
-pub mod http_step;
 pub mod matcher;
 pub mod model;
 pub mod observe;

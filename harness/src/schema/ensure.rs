@@ -29,7 +29,9 @@ pub enum Ensured {
     Present,
     /// Missing schemas were downloaded into `dir`.
     Fetched {
+        /// The revisions fetched.
         revisions: Vec<Revision>,
+        /// The cache directory they went to.
         dir: PathBuf,
     },
     /// Schema checks are off (`--no-schema`).
@@ -68,20 +70,36 @@ MCPCHECK_SCHEMA_DIR; or pass --no-schema to run without schema checks";
 /// The schema a run needs is not here and could not be fetched.
 #[derive(Debug, thiserror::Error)]
 pub enum Unavailable {
+    /// No cache directory to fetch into.
     #[error(
         "no schema for {revision} (looked in {looked}) and no cache directory to fetch it into (set HOME or XDG_CACHE_HOME)\n{FIX}"
     )]
-    NoCache { revision: Revision, looked: String },
+    NoCache {
+        /// The revision wanted.
+        revision: Revision,
+        /// Where it was looked for.
+        looked: String,
+    },
+    /// The download failed (offline, say).
     #[error("no schema for {revision} (looked in {looked}) and fetching it failed: {cause}\n{FIX}")]
     Fetch {
+        /// The revision wanted.
         revision: Revision,
+        /// Where it was looked for.
         looked: String,
+        /// Why the download failed.
         cause: String,
     },
+    /// The server negotiated a revision whose schema could not be had.
     #[error(
         "no schema for {revision}: the server negotiated it, and it was not found or fetched ({cause})\n{FIX}"
     )]
-    Negotiated { revision: Revision, cause: String },
+    Negotiated {
+        /// The revision negotiated.
+        revision: Revision,
+        /// Why its schema could not be had.
+        cause: String,
+    },
 }
 
 /// The base URL to fetch from: `$MCPCHECK_SCHEMA_BASE_URL`, else the default host.

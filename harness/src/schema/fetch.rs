@@ -6,25 +6,42 @@ use std::path::{Path, PathBuf};
 use super::pins;
 use crate::protocol::Revision;
 
+/// Why `mcpcheck schemas fetch` failed for one schema.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
+    /// The download failed.
     #[error("downloading {url}: {source}")]
     Http {
+        /// The schema's URL.
         url: String,
+        /// The HTTP client's error.
         #[source]
         source: reqwest::Error,
     },
+    /// The server answered with an HTTP error status.
     #[error("downloading {url}: HTTP status {status}")]
-    Status { url: String, status: u16 },
+    Status {
+        /// The schema's URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The file downloaded is not the one pinned (nothing was saved).
     #[error("{url}: checksum mismatch (expected sha256 {expected}, got {actual}); not saved")]
     Checksum {
+        /// The schema's URL.
         url: String,
+        /// The pinned SHA-256, hex.
         expected: String,
+        /// The SHA-256 of what was downloaded, hex.
         actual: String,
     },
+    /// The schema could not be saved.
     #[error("writing {path}: {source}")]
     Write {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -33,8 +50,11 @@ pub enum FetchError {
 /// One downloaded and verified schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetched {
+    /// The schema's revision.
     pub revision: Revision,
+    /// Where it was saved.
     pub path: PathBuf,
+    /// Its size, in bytes.
     pub bytes: usize,
 }
 

@@ -39,19 +39,27 @@ pub struct Violation {
     pub instance_pointer: String,
     /// JSON pointer into the schema document, through the definition.
     pub schema_path: String,
+    /// What is wrong, in the validator's words.
     pub message: String,
 }
 
 /// Failure to load a schema file into a usable set.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The file is not valid JSON.
     #[error("{path}: not valid JSON: {source}")]
     Json {
+        /// The file.
         path: String,
+        /// The JSON parser's error.
         source: serde_json::Error,
     },
+    /// The file has no definitions to validate against.
     #[error("{path}: has no `definitions` or `$defs`")]
-    NoDefinitions { path: String },
+    NoDefinitions {
+        /// The file.
+        path: String,
+    },
 }
 
 /// How requests map to definitions in one revision, read from the schema itself so it
@@ -70,7 +78,9 @@ pub struct MethodTable {
 
 /// One revision's schema, compiled lazily per definition and cached.
 pub struct SchemaSet {
+    /// The revision it describes.
     pub revision: Revision,
+    /// Where it was found.
     pub located: Located,
     root: Value,
     defs_key: &'static str,
@@ -88,6 +98,7 @@ impl std::fmt::Debug for SchemaSet {
 }
 
 impl SchemaSet {
+    /// Parses the located file; fails when it is not JSON or has no definitions.
     pub fn load(revision: Revision, located: Located) -> Result<Self, LoadError> {
         let path = located.path.display().to_string();
         let root: Value =
@@ -113,10 +124,12 @@ impl SchemaSet {
         })
     }
 
+    /// Each method's request and result definitions.
     pub fn methods(&self) -> &MethodTable {
         &self.methods
     }
 
+    /// Whether the schema defines `name`.
     pub fn has_definition(&self, name: &str) -> bool {
         self.root[self.defs_key].get(name).is_some()
     }
@@ -271,6 +284,7 @@ pub struct SchemaStore {
 }
 
 impl SchemaStore {
+    /// A store that finds schemas along `search`, loading each revision once.
     pub fn new(search: SearchPath) -> Self {
         SchemaStore {
             search,

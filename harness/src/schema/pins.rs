@@ -5,6 +5,7 @@ use crate::protocol::Revision;
 
 /// Repository and commit the pinned schemas come from.
 pub const SOURCE_REPO: &str = "modelcontextprotocol/modelcontextprotocol";
+/// The commit of [`SOURCE_REPO`] the checksums are of.
 pub const SOURCE_COMMIT: &str = "b0f60ba5409db7a6582440a7b473cc0398890f15";
 
 /// Where `mcpcheck schemas fetch` downloads from by default.

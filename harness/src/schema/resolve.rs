@@ -15,24 +15,32 @@ pub const ENV_VAR: &str = "MCPCHECK_SCHEMA_DIR";
 /// Where one revision's schema was found, and whether it matches the pin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
+    /// The file.
     pub path: PathBuf,
+    /// Which directory of the search path it came from.
     pub origin: Origin,
+    /// Its content.
     pub bytes: Vec<u8>,
     /// False when the file differs from the pinned official schema (a newer or edited copy).
     pub pinned: bool,
 }
 
+/// Where a schema directory came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Origin {
+    /// `--schema-dir`.
     Flag,
+    /// `$MCPCHECK_SCHEMA_DIR`.
     Env,
+    /// The user cache `mcpcheck schemas fetch` fills.
     Cache,
 }
 
 /// The directories to search, in order, with where each came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchPath {
+    /// Directories in search order.
     pub dirs: Vec<(PathBuf, Origin)>,
 }
 
@@ -43,7 +51,9 @@ pub struct SearchPath {
     looked.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 )]
 pub struct Missing {
+    /// The revision looked for.
     pub revision: Revision,
+    /// The files looked at.
     pub looked: Vec<PathBuf>,
 }
 

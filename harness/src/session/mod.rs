@@ -2,9 +2,10 @@
 //! behind. Every inbound frame passes its intake, so no path skips the checks.
 //!
 //! The work is split by responsibility: `correlate` (requests and responses by id),
-//! `handshake`, `intake` (recording, checking), `framing` (stdio anomalies), `raw` (raw writes),
-//! `server_requests`, `validate` (schemas), `shutdown`, `error` (failed requests as findings)
-//! and `stateless` (2026-07-28). The rules themselves are pure functions in [`crate::check`].
+//! `handshake`, `intake` (recording, checking), `framing` (stdio anomalies), `anomaly`
+//! (HTTP stream anomalies), `raw` (raw writes), `server_requests`, `validate` (schemas),
+//! `shutdown`, `error` (failed requests as findings), [`transcript`] (the wire record) and
+//! [`stateless`] (2026-07-28). The rules themselves are pure functions in [`crate::check`].
 
 mod anomaly;
 mod correlate;

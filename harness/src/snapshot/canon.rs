@@ -82,6 +82,7 @@ impl PointerPattern {
         })
     }
 
+    /// The pattern as written.
     pub fn as_str(&self) -> &str {
         &self.text
     }
@@ -99,7 +100,9 @@ impl PointerPattern {
 /// One value a redaction replaced: where (path segments from the root) and with what.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Redacted {
+    /// Path segments from the document's root.
     pub path: Vec<String>,
+    /// What replaced the value.
     pub placeholder: Value,
 }
 

@@ -45,6 +45,7 @@ pub fn read_body(path: &Path) -> Result<Option<String>, SnapshotError> {
     }
 }
 
+/// Writes a snapshot file, creating its directory.
 pub fn write(path: &Path, text: &str) -> Result<(), SnapshotError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| SnapshotError::Io(parent.to_owned(), e))?;

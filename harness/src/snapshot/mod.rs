@@ -4,12 +4,12 @@
 //! A capture runs the handshake, lists tools, resources, templates and prompts (following
 //! pagination), makes the calls the tool policy allows (`tools/call` with synthesized
 //! arguments, `resources/read` of each listed resource, `prompts/get` with the required
-//! arguments), reduces each result to its [shape](shape), and redacts volatile values
-//! ([canon]). The document has four areas, `server`, `tools`, `resources` and `prompts`,
-//! each written to its own snapshot file in insta's format ([file]) and compared as text
-//! ([compare]).
+//! arguments), reduces each result to its shape (`shape`), and redacts volatile values
+//! (`canon`). The document has four areas, `server`, `tools`, `resources` and `prompts`,
+//! each written to its own snapshot file in insta's format (`file`) and compared as text
+//! (`compare`).
 //!
-//! For a Rust server's own tests (see `harness/tests/snapshot_reference.rs`):
+//! For a Rust server's own tests (see `harness/tests/it/snapshot_reference.rs`):
 //!
 //! ```no_run
 //! use mcpcheck::snapshot::Capture;
@@ -50,12 +50,16 @@ pub enum SnapshotError {
     /// The server could not be started (the transport's error says why).
     #[error(transparent)]
     Start(#[from] crate::transport::TransportError),
+    /// The session failed (a transport error or no answer).
     #[error("{0}")]
     Session(String),
+    /// `initialize` was answered with an error.
     #[error("`initialize` was answered with an error: {0}")]
     Initialize(String),
+    /// Reading or writing a snapshot file failed.
     #[error("{path}: {source}", path = .0.display(), source = .1)]
     Io(PathBuf, #[source] std::io::Error),
+    /// No async runtime could be started.
     #[error("cannot start an async runtime: {0}")]
     Runtime(#[source] std::io::Error),
 }
@@ -156,9 +160,13 @@ pub async fn capture(
 /// (the session validates every message as always; without schemas it only skips that).
 #[derive(Clone, Debug, Default)]
 pub struct Capture {
+    /// What to capture and how to redact it.
     pub options: SnapshotOptions,
+    /// Revision and timeouts of the session.
     pub session: SessionConfig,
+    /// How to run a stdio server.
     pub stdio: StdioOptions,
+    /// Where to look for schemas first.
     pub schema_dir: Option<PathBuf>,
 }
 

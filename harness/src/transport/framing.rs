@@ -25,6 +25,7 @@ pub struct RawFrame {
     pub offset: u64,
     /// The line, without its `\n` and without a trailing `\r`.
     pub bytes: Vec<u8>,
+    /// The parsed JSON value.
     pub value: Value,
 }
 
@@ -38,7 +39,9 @@ impl RawFrame {
 /// Output of the decoder.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decoded {
+    /// A complete JSON value.
     Frame(RawFrame),
+    /// A line that breaks the framing rules.
     Issue(FramingIssue),
 }
 
@@ -47,29 +50,49 @@ pub enum Decoded {
 pub enum FramingIssue {
     /// A line longer than the configured limit. It was skipped up to the next newline.
     Oversize {
+        /// Byte offset of the line in the stream.
         offset: u64,
+        /// The line's length, in bytes.
         len: u64,
+        /// The configured limit (`--max-frame-size`).
         limit: usize,
+        /// The line's first bytes, to quote.
         prefix: Vec<u8>,
     },
     /// A line that is not valid UTF-8; JSON text must be UTF-8.
     InvalidUtf8 {
+        /// Byte offset of the line in the stream.
         offset: u64,
+        /// Bytes of the line that are valid UTF-8.
         valid_up_to: usize,
+        /// The line's first bytes, to quote.
         prefix: Vec<u8>,
     },
     /// A line that is not JSON: a log line or banner on stdout.
     NotJson {
+        /// Byte offset of the line in the stream.
         offset: u64,
+        /// The line (lossily decoded).
         line: String,
+        /// The JSON parser's error.
         error: String,
     },
     /// One JSON message written across several lines (pretty-printed). It is recovered
     /// so the session can go on, but the framing rule is broken.
-    MultiLine { lines: usize, frame: RawFrame },
+    MultiLine {
+        /// How many lines the message took.
+        lines: usize,
+        /// The message, recovered.
+        frame: RawFrame,
+    },
     /// The stream ended inside a line that had no terminating newline. The line's
     /// content, if it was a message, was still delivered as a frame.
-    Unterminated { offset: u64, len: u64 },
+    Unterminated {
+        /// Byte offset of the line in the stream.
+        offset: u64,
+        /// The line's length, in bytes.
+        len: u64,
+    },
 }
 
 impl FramingIssue {
@@ -150,6 +173,7 @@ impl Default for NdjsonDecoder {
 }
 
 impl NdjsonDecoder {
+    /// A decoder that skips lines longer than `max_frame` bytes.
     pub fn new(max_frame: usize) -> Self {
         NdjsonDecoder {
             max_frame: max_frame.max(1),
@@ -164,6 +188,7 @@ impl NdjsonDecoder {
         }
     }
 
+    /// The line length limit, in bytes.
     pub fn max_frame(&self) -> usize {
         self.max_frame
     }

@@ -3,6 +3,12 @@
 //! Every transport turns what the server does into the same stream of [`Inbound`] items,
 //! so the session above never needs to know whether it talks to a child process or an
 //! HTTP endpoint.
+//!
+//! [`stdio`] spawns the server ([`framing`] cuts its stdout into frames, [`stderr`] keeps
+//! its stderr, [`reaper`] makes sure it dies with mcpcheck); [`http`] is Streamable HTTP and
+//! [`sse`] the HTTP+SSE transport of 2024-11-05, both reading SSE through [`sse_reader`]
+//! (guarded by [`sse_body`]); [`target`] says which one to open. Transports judge nothing:
+//! what may break a rule is reported as data for the session.
 
 pub mod framing;
 pub mod http;
@@ -33,7 +39,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Something a transport received, in arrival order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inbound {
+    /// A complete JSON value from the server.
     Frame(RawFrame),
+    /// A framing problem (stdio): an over-long, non-UTF-8 or non-JSON line, and so on.
     Framing(FramingIssue),
     /// The server will send nothing more (stdout closed, or the connection ended).
     Closed,
@@ -47,8 +55,15 @@ pub enum Inbound {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExitInfo {
+    /// Exited with this code.
     Code(i32),
-    Signal { signal: i32, name: String },
+    /// Killed by a signal.
+    Signal {
+        /// The signal number.
+        signal: i32,
+        /// The signal's name, e.g. `SIGKILL`.
+        name: String,
+    },
 }
 
 impl std::fmt::Display for ExitInfo {
@@ -65,7 +80,9 @@ impl std::fmt::Display for ExitInfo {
 pub struct ShutdownReport {
     /// The last step of the shutdown sequence that was needed.
     pub stage: ShutdownStage,
+    /// How the process ended, if it did.
     pub exit: Option<ExitInfo>,
+    /// How long the shutdown took.
     pub took: Duration,
 }
 
@@ -89,18 +106,25 @@ pub enum ShutdownStage {
 /// decides it is the server's fault (a closed pipe after a crash, say).
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
+    /// The server command could not be started.
     #[error("could not start `{command}`: {source}")]
     Spawn {
+        /// The command line.
         command: String,
+        /// The I/O error from spawning it.
         #[source]
         source: std::io::Error,
     },
+    /// The server command is empty.
     #[error("empty server command")]
     EmptyCommand,
+    /// Writing failed: the server closed its stdin.
     #[error("the server closed its input: {0}")]
     InputClosed(std::io::Error),
+    /// A write blocked longer than this: the server does not read.
     #[error("writing to the server took longer than {0:?}; it is not reading its input")]
     WriteTimeout(Duration),
+    /// An HTTP problem, in words (secrets redacted).
     #[error("HTTP: {0}")]
     Http(String),
     /// An HTTP request got no response headers in time: the server took the connection but
@@ -110,7 +134,10 @@ pub enum TransportError {
     /// The server refused a request with an HTTP error status and sent no JSON-RPC
     /// response: the spec's answer to input it cannot accept (basic/transports).
     #[error("the POST was answered with HTTP {status} and no JSON-RPC response")]
-    Rejected { status: u16 },
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+    },
 }
 
 impl TransportError {

@@ -5,7 +5,7 @@
 //! eventsource-stream 0.2.3 strips it with `&string[1..]`, a slice inside the three-byte
 //! UTF-8 sequence: it panics on every stream that starts with a BOM (found by the
 //! `sse_events` proptest twin; regression test `bom_at_the_start_of_a_stream` in
-//! `harness/tests/sse_events_props.rs`). So the BOM is stripped here, even when split across
+//! `harness/tests/it/sse_events_props.rs`). So the BOM is stripped here, even when split across
 //! reads, and the parser's first line is a comment (`:`), which the spec ignores and whose
 //! first character is never a BOM, so its faulty branch is never taken.
 //!
@@ -24,7 +24,10 @@ pub enum BodyError<E> {
     /// Reading the body failed.
     Read(E),
     /// One event grew past the limit without the blank line that ends it.
-    EventTooLarge { limit: usize },
+    EventTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for BodyError<E> {

@@ -40,11 +40,14 @@ struct Inner {
 /// One line of stderr with the time it arrived, relative to the start of the session.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct StderrLine {
+    /// When it arrived, since the session started.
     pub at: Duration,
+    /// The line, lossily decoded.
     pub text: String,
 }
 
 impl StderrLog {
+    /// An empty log for a session started at `started`.
     pub fn new(started: Instant) -> Self {
         StderrLog {
             inner: Arc::new(Mutex::new(Inner {
@@ -161,16 +164,21 @@ pub enum StderrExcerpt {
     Captured {
         /// Everything the server wrote to stderr.
         bytes: u64,
+        /// The lines kept (head and tail, with a marker between if any were left out).
         lines: Vec<String>,
         /// Whether lines were left out (the marker says how much).
         truncated: bool,
     },
     /// The server is not a process mcpcheck started (HTTP), or never started.
-    NotCaptured { reason: String },
+    NotCaptured {
+        /// Why not.
+        reason: String,
+    },
 }
 
 /// Lines of an excerpt from the start and from the end of the stream.
 pub const EXCERPT_HEAD: usize = 20;
+/// Lines of an excerpt from the end of the stream.
 pub const EXCERPT_TAIL: usize = 20;
 /// Longest excerpt line; a server logging megabyte lines must not bloat every report.
 const EXCERPT_LINE: usize = 500;

@@ -21,9 +21,13 @@ use super::{
 /// How to start a server process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerCommand {
+    /// The program to run (looked up on `PATH`).
     pub program: String,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Environment variables to set for it.
     pub env: BTreeMap<String, String>,
+    /// Its working directory; `None`: mcpcheck's own.
     pub cwd: Option<PathBuf>,
 }
 
@@ -35,6 +39,7 @@ impl ServerCommand {
         Self::from_argv(words)
     }
 
+    /// A command from its words; fails when there are none.
     pub fn from_argv(argv: Vec<String>) -> Result<Self, TransportError> {
         let mut it = argv.into_iter();
         let program = it
@@ -128,7 +133,9 @@ fn shell_words(line: &str) -> Vec<String> {
 /// Waits of the stdio shutdown sequence: close stdin, wait; SIGTERM, wait; SIGKILL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShutdownWaits {
+    /// Wait after closing stdin, before SIGTERM.
     pub after_close: Duration,
+    /// Wait after SIGTERM, before SIGKILL.
     pub after_term: Duration,
 }
 
@@ -144,7 +151,9 @@ impl Default for ShutdownWaits {
 /// Options for the stdio transport.
 #[derive(Clone, Debug)]
 pub struct StdioOptions {
+    /// Longest line accepted, in bytes.
     pub max_frame: usize,
+    /// The waits of the shutdown sequence.
     pub shutdown: ShutdownWaits,
     /// How long one write may block before the server is judged not to read its input.
     pub write_timeout: Duration,

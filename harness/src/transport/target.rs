@@ -12,7 +12,9 @@ use super::{Transport, TransportError};
 pub enum Target {
     /// A process spawned per session, spoken to over stdin/stdout.
     Stdio {
+        /// The command.
         server: ServerCommand,
+        /// How to run it.
         options: StdioOptions,
     },
     /// A Streamable HTTP endpoint; each session is a new MCP session on it.
@@ -26,11 +28,14 @@ pub enum Target {
 /// HTTP+SSE transport counts as `http`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TransportKind {
+    /// Over stdin/stdout.
     Stdio,
+    /// Over HTTP: Streamable HTTP or the older HTTP+SSE.
     Http,
 }
 
 impl Target {
+    /// Which transport the target speaks.
     pub fn kind(&self) -> TransportKind {
         match self {
             Target::Stdio { .. } => TransportKind::Stdio,

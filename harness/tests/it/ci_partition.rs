@@ -1,7 +1,6 @@
 //! `--partition K/N`: the partitions of a suite together hold each scenario exactly once,
 //! `list` shows what a partition runs, and `run` runs just that.
 
-
 use std::collections::BTreeMap;
 
 use crate::support::*;

@@ -3,7 +3,6 @@
 //! links, locations in scenario files (with lines), and fingerprints that are the same
 //! across two runs.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 

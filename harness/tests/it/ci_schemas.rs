@@ -2,7 +2,6 @@
 //! fetches the pinned schemas, or (offline) stops with exit 2 and the fix; `--no-schema`
 //! runs and every report says schema checks were disabled.
 
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -1,16 +1,17 @@
 //! Running one scenario against a fresh server: [`run`] opens the server, steps through the
-//! scenario with an [`Executor`], and turns what it saw into a [`ScenarioOutcome`].
+//! scenario with an `Executor`, and turns what it saw into a [`ScenarioOutcome`].
 //!
 //! The session checks every frame as always; the scenario adds its own expectations.
 //! A session finding belongs to the scenario only when its rule is the scenario's rule;
 //! the rest are protocol findings of the run, so one defect fails the scenario written
 //! for it and not every scenario that happens to see it.
 //!
-//! The executor's parts, each an `impl Executor` block: [`step`] dispatches steps and
-//! reports them, [`request`] sends requests and checks their replies, [`wait`] awaits what
-//! the server sends on its own (notifications, silence, exit, stderr), [`paginate`]
-//! follows cursors, [`tools`] applies the tool-call policy.
+//! The executor's parts, each an `impl Executor` block: `step` dispatches steps and
+//! reports them, `request` sends requests and checks their replies, `wait` awaits what
+//! the server sends on its own (notifications, silence, exit, stderr), `paginate`
+//! follows cursors, `tools` applies the tool-call policy, `http` runs the raw `http` step.
 
+mod http;
 mod paginate;
 mod request;
 mod step;

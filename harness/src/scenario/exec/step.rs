@@ -259,7 +259,7 @@ impl Executor<'_> {
             }
             StepKind::Http(h) => {
                 let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
-                match crate::scenario::http_step::run(h, body, &mut self.session).await {
+                match super::http::run(h, body, &mut self.session).await {
                     Ok(problems) => {
                         for p in problems {
                             let f = self.fail(line, p, None);
@@ -267,8 +267,8 @@ impl Executor<'_> {
                         }
                         Ok(())
                     }
-                    Err(crate::scenario::http_step::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
-                    Err(crate::scenario::http_step::HttpStop::Error(r)) => Err(Stop::Error(r)),
+                    Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+                    Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
                 }
             }
         }

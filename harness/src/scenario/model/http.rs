@@ -1,5 +1,5 @@
 //! The `http` step as the scenario file states it: one raw HTTP exchange (method, body,
-//! headers) and what its answer must look like; `scenario::http_step` runs it.
+//! headers) and what its answer must look like; `scenario::exec::http` runs it.
 
 use std::time::Duration;
 

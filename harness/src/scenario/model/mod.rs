@@ -133,7 +133,7 @@ pub enum StepKind {
     },
     /// Waits this long, still reading (and checking) what the server sends.
     Sleep(Duration),
-    /// One raw HTTP exchange with the server's endpoint (`scenario::http_step`).
+    /// One raw HTTP exchange with the server's endpoint (`scenario::exec::http`).
     Http(Box<http::HttpStep>),
 }
 

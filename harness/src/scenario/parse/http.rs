@@ -1,4 +1,4 @@
-//! The `http` step's settings (the step itself: `scenario::http_step`).
+//! The `http` step's settings (the step itself: `scenario::exec::http`).
 
 use super::vars::{Scope, template};
 use super::yaml::{Ctx, Map, Node, R, as_str, duration, integer, string, to_json};

@@ -1,3 +1,6 @@
+//! Tests of the scenario parser: what it accepts, and the errors (with their positions)
+//! for what it rejects.
+
 use super::*;
 
 fn err(text: &str) -> ScenarioError {

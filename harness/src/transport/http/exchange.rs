@@ -55,6 +55,7 @@ struct Cancellable {
 }
 
 impl HttpTransport {
+    /// A transport for `options`; fails on a URL that is not loopback, or a bad client setting.
     pub fn new(options: HttpOptions) -> Result<Self, HttpError> {
         let client = client(&options)?;
         let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
@@ -68,6 +69,7 @@ impl HttpTransport {
         })
     }
 
+    /// A handle on the transport's state, for raw exchanges beside it.
     pub fn handle(&self) -> HttpHandle {
         self.handle.clone()
     }

@@ -38,12 +38,15 @@ pub struct HttpHandle {
 }
 
 impl HttpHandle {
+    /// The HTTP client the transport uses (its TLS setup included).
     pub fn client(&self) -> &reqwest::Client {
         &self.client
     }
+    /// The options the transport was built with.
     pub fn options(&self) -> &HttpOptions {
         &self.options
     }
+    /// The session id the server issued, if any.
     pub fn session_id(&self) -> Option<String> {
         self.lock().session_id.clone()
     }

@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use super::HttpOptions;
 
+/// The session id header (Streamable HTTP).
 pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The protocol version header (from 2025-06-18).
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// 2026-07-28: the request's `method`, mirrored into a header.
 pub const METHOD_HEADER: &str = "mcp-method";

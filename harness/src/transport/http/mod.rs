@@ -78,16 +78,29 @@ pub struct HttpOptions {
 /// Errors of the HTTP transport.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
+    /// The URL is not http:// or https://.
     #[error("{url}: the URL must start with http:// or https://")]
-    Scheme { url: String },
+    Scheme {
+        /// The URL given.
+        url: String,
+    },
+    /// The URL's host is not a loopback address.
     #[error("{url}: mcpcheck only connects to loopback addresses (127.0.0.1, ::1, localhost)")]
-    NotLoopback { url: String },
+    NotLoopback {
+        /// The URL given.
+        url: String,
+    },
+    /// The HTTP client could not be built (e.g. a bad CA file).
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+    /// An exchange failed.
     #[error("{method} {url}: {reason}")]
     Exchange {
+        /// The HTTP method.
         method: String,
+        /// The URL.
         url: String,
+        /// What went wrong.
         reason: String,
     },
 }

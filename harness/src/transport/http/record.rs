@@ -13,35 +13,55 @@ use crate::protocol::Revision;
 pub enum HttpRecord {
     /// A request and its response head (and body, unless it is an SSE stream).
     Exchange {
+        /// The HTTP method.
         method: String,
+        /// The endpoint's URL.
         url: String,
+        /// The headers sent (secrets redacted).
         request_headers: Vec<(String, String)>,
+        /// The response status.
         status: u16,
+        /// The headers received.
         response_headers: Vec<(String, String)>,
+        /// The body (secrets redacted); `None` for an SSE stream or an empty body.
         #[serde(skip_serializing_if = "Option::is_none")]
         body: Option<String>,
     },
     /// One event of an SSE stream (its data, if a message, follows as a received frame).
     SseEvent {
+        /// The stream's name in the transcript, e.g. `#3 (POST)`.
         stream: String,
+        /// The event's `id` field (empty: none).
         #[serde(skip_serializing_if = "String::is_empty")]
         id: String,
+        /// The event type (`message` unless the server named another).
         event: String,
+        /// The event's `retry` field, in milliseconds.
         #[serde(skip_serializing_if = "Option::is_none")]
         retry_ms: Option<u64>,
+        /// Size of the event's data, in bytes.
         data_bytes: usize,
         /// The data, for raw scenario exchanges (the transport's messages are frames).
         #[serde(skip_serializing_if = "Option::is_none")]
         data: Option<String>,
     },
     /// An SSE stream ended (or broke).
-    StreamEnd { stream: String, reason: String },
+    StreamEnd {
+        /// The stream's name in the transcript.
+        stream: String,
+        /// Why it ended, in words.
+        reason: String,
+    },
     /// mcpcheck reconnects to a stream that ended before its response: a GET with
     /// `Last-Event-ID` after `wait_ms` (the server's `retry`, else the default).
     Resume {
+        /// The stream resumed.
         stream: String,
+        /// The id sent as `Last-Event-ID`.
         last_event_id: String,
+        /// Which resumption this is, from 1.
         attempt: u32,
+        /// How long mcpcheck waited before the GET, in milliseconds.
         wait_ms: u64,
     },
     /// Something the server did on a stream that may break a transport rule; the session
@@ -49,12 +69,20 @@ pub enum HttpRecord {
     Anomaly(StreamAnomaly),
     /// A request that got no HTTP response at all.
     Failed {
+        /// The HTTP method.
         method: String,
+        /// The endpoint's URL.
         url: String,
+        /// Why there was no response (connection, TLS or timeout error; secrets redacted).
         error: String,
     },
     /// Something in a response that is not a JSON-RPC message where one belongs.
-    Invalid { context: String, problem: String },
+    Invalid {
+        /// Where: which response or stream.
+        context: String,
+        /// What is wrong with it.
+        problem: String,
+    },
 }
 
 impl HttpRecord {
@@ -98,15 +126,28 @@ impl HttpRecord {
 pub enum StreamAnomaly {
     /// After a resumption with `Last-Event-ID`, the stream delivered an event id it had
     /// delivered before.
-    DuplicateEventId { stream: String, id: String },
+    DuplicateEventId {
+        /// The stream's name in the transcript.
+        stream: String,
+        /// The event id delivered again.
+        id: String,
+    },
     /// After a resumption, the stream carried the response to a request it was not answering.
-    ReplayFromOtherStream { stream: String, request_id: Value },
+    ReplayFromOtherStream {
+        /// The stream's name in the transcript.
+        stream: String,
+        /// The id of the response that belonged elsewhere.
+        request_id: Value,
+    },
     /// The server closed the stream before the response to `request_id` (a listen stream,
     /// or one mcpcheck closed, is never reported). `negotiated`: the session's revision, if
     /// known.
     ClosedBeforeResponse {
+        /// The stream's name in the transcript.
         stream: String,
+        /// The id of the request left unanswered.
         request_id: Value,
+        /// The session's revision, if known.
         #[serde(skip_serializing_if = "Option::is_none")]
         negotiated: Option<Revision>,
     },

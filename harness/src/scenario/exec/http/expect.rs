@@ -1,0 +1,155 @@
+//! Holding an `http` step's answer against its `expect`: status, body, content type,
+//! headers and the JSON-RPC response; and the skips for resumability expectations the
+//! server gives nothing to check.
+
+use super::{Answer, HttpStop};
+use crate::scenario::model::http::HttpStep;
+
+/// Skips a step whose resumability expectations the server gives nothing to check:
+/// no SSE stream, no event ids, no resumption offered (405, allowed), no replay (a MAY).
+/// A broken rule is never skipped.
+pub(super) fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
+    if !step.resume && !step.expect.unique_event_ids {
+        return Ok(());
+    }
+    let ct = a
+        .headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    let Some(sse) = &a.sse else {
+        return Err(HttpStop::Skip(format!(
+            "the server answered the {} with {} ({ct}), not an SSE stream: no event ids to check",
+            step.method, a.status
+        )));
+    };
+    if !sse.problems.is_empty() {
+        return Ok(());
+    }
+    if sse.ids.is_empty() {
+        return Err(HttpStop::Skip(
+            "the server's SSE stream carried no event ids (ids are a MAY): not resumable".into(),
+        ));
+    }
+    if !step.resume {
+        return Ok(());
+    }
+    if !sse.disconnected {
+        return Err(HttpStop::Skip(
+            "the response came in the stream's first event with an id: nothing was left to resume"
+                .into(),
+        ));
+    }
+    match &sse.refused {
+        Some((405, _)) => Err(HttpStop::Skip(
+            "the server answered the GET with Last-Event-ID with 405: it offers no resumption (allowed)".into(),
+        )),
+        // "The server MUST either return Content-Type: text/event-stream in response to
+        // this HTTP GET, or else return HTTP 405 Method Not Allowed."
+        Some(_) => Ok(()),
+        None => {
+            let answered = step.expect.response.as_ref().is_none_or(|(id, _)| {
+                a.messages.iter().any(|m| {
+                    m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+                })
+            });
+            if answered {
+                Ok(())
+            } else {
+                Err(HttpStop::Skip(format!(
+                    "the server accepted the GET with Last-Event-ID but replayed nothing of the stream within {:?} (replay is a MAY)",
+                    step.within
+                )))
+            }
+        }
+    }
+}
+
+/// The step's expectations `a` breaks, one sentence each (empty: all held).
+pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
+    let e = &step.expect;
+    let mut problems = Vec::new();
+    let what = &step.method;
+    if !e.status.is_empty() && !e.status.iter().any(|s| s.matches(a.status)) {
+        let want = e
+            .status
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(" or ");
+        problems.push(format!(
+            "the {what} was answered with HTTP {}; expected {want}",
+            a.status
+        ));
+    }
+    if e.empty_body && !a.body.is_empty() {
+        problems.push(format!(
+            "the {what} was answered with a {}-byte body; expected none: {}",
+            a.body.len(),
+            crate::session::quote(&String::from_utf8_lossy(&a.body), 200)
+        ));
+    }
+    let ct = a
+        .headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if (200..300).contains(&a.status)
+        && !e.content_type.is_empty()
+        && !e.content_type.iter().any(|t| ct.starts_with(t.as_str()))
+    {
+        problems.push(format!(
+            "the {what} was answered with content type {ct:?}; expected {}",
+            e.content_type.join(" or ")
+        ));
+    }
+    for (name, re) in &e.headers {
+        match a.headers.get(name.as_str()).map(|v| v.to_str()) {
+            None => problems.push(format!("the response to the {what} has no `{name}` header")),
+            Some(Err(_)) => problems.push(format!(
+                "the `{name}` header of the response is not visible ASCII"
+            )),
+            Some(Ok(v)) if !re.0.is_match(v) => problems.push(format!(
+                "the `{name}` header {v:?} does not match /{}/",
+                re.0.as_str()
+            )),
+            Some(Ok(_)) => {}
+        }
+    }
+    if let Some((id, error)) = &e.response {
+        let found = a.messages.iter().find(|m| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        });
+        match (found, error) {
+            (None, _) => {
+                let seen = a
+                    .messages
+                    .iter()
+                    .map(|m| {
+                        m.get("id")
+                            .map(|i| i.to_string())
+                            .unwrap_or_else(|| "none".into())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                problems.push(format!(
+                    "no JSON-RPC response with id {id} in the answer to the {what} (ids seen: {})",
+                    if seen.is_empty() {
+                        "no message at all".to_owned()
+                    } else {
+                        seen
+                    }
+                ));
+            }
+            (Some(m), Some(true)) if m.get("error").is_none() => problems.push(format!(
+                "the response with id {id} is a result; expected an error"
+            )),
+            (Some(m), Some(false)) if m.get("result").is_none() => problems.push(format!(
+                "the response with id {id} is an error; expected a result"
+            )),
+            _ => {}
+        }
+    }
+    problems
+}
