@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::oracle::Oracle;
 use crate::check::{Severity, rules};
+use crate::outcome::Cause;
 use crate::protocol::Revision;
 use crate::scenario::exec::{ExecConfig, ScenarioOutcome, Verdict};
 use crate::scenario::model::TransportKind;
@@ -180,33 +181,28 @@ pub fn fails_same_way(outcome: &ScenarioOutcome, oracle: &Oracle, rule: &str) ->
     if outcome.verdict != Verdict::Fail {
         return false;
     }
-    let failing = outcome
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Failure || f.severity == Severity::Warning);
-    let has = |needle: &str| outcome.findings.iter().any(|f| f.message.contains(needle));
+    let causes = || outcome.findings.iter().map(|f| f.cause);
+    let has = |cause: Cause| causes().any(|c| c == Some(cause));
+    let failing = || {
+        outcome
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Failure || f.severity == Severity::Warning)
+            .filter(|f| f.rule == rule)
+    };
     match oracle {
         // A server already gone at the handshake (an HTTP endpoint still down from the
         // last crash, say) proves nothing about these writes.
         Oracle::Crash => {
-            (has("the server ended") || has("the server is gone")) && !has("`initialize`")
+            has(Cause::ServerGone {
+                at_handshake: false,
+            }) && !has(Cause::ServerGone { at_handshake: true })
         }
-        Oracle::Hang => has("got no response within"),
-        Oracle::NoResponse => has("no response with id"),
-        Oracle::Violation => failing.into_iter().any(|f| {
-            f.rule == rule
-                && ![
-                    "no response with id",
-                    "the server ended",
-                    "the server is gone",
-                    "got no response",
-                ]
-                .iter()
-                .any(|n| f.message.contains(n))
-        }),
-        Oracle::StderrCrashText => failing
-            .into_iter()
-            .any(|f| f.rule == rule && f.message.contains("the server's stderr matches")),
+        Oracle::Hang => has(Cause::Timeout),
+        Oracle::NoResponse => has(Cause::Unanswered),
+        // The rule broken in the same way, not through the server going away or silent.
+        Oracle::Violation => failing().any(|f| f.cause.is_none()),
+        Oracle::StderrCrashText => failing().any(|f| f.cause == Some(Cause::StderrMatch)),
         Oracle::MemoryGrowth => false,
     }
 }

@@ -82,6 +82,26 @@ pub struct Finding {
     /// Evidence quoted from the server (a stdout line, stderr tail).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
+    /// What kind of failure it was, where that matters to a program (the fuzzer judging a
+    /// replay): typed, so no one matches on the message.
+    #[serde(skip)]
+    pub cause: Option<Cause>,
+}
+
+/// The kinds of failure a program tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// The server ended (exited, closed its output) or its input closed.
+    ServerGone {
+        /// Whether it was already gone at the handshake (`initialize`).
+        at_handshake: bool,
+    },
+    /// A request got no response in time (the session's timeout).
+    Timeout,
+    /// A scenario's request got no response within the scenario's window.
+    Unanswered,
+    /// The server's stderr matched a pattern it must not match.
+    StderrMatch,
 }
 
 impl Finding {
@@ -96,6 +116,7 @@ impl Finding {
             pointer: None,
             expected: None,
             evidence: None,
+            cause: None,
         }
     }
 
@@ -115,7 +136,14 @@ impl Finding {
             pointer: None,
             expected: None,
             evidence: None,
+            cause: None,
         }
+    }
+
+    /// Marks what kind of failure this is.
+    pub fn cause(mut self, cause: Cause) -> Self {
+        self.cause = Some(cause);
+        self
     }
 
     /// Pins the finding to transcript entry `frame`.

@@ -12,7 +12,7 @@ mod scenario;
 mod snapshot;
 mod transcript;
 
-pub use finding::{Finding, Rule, Severity};
+pub use finding::{Cause, Finding, Rule, Severity};
 pub use policy::ToolPolicy;
 pub use profile::{SchemaStatus, ServerProfile};
 pub use run::{

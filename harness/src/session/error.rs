@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::Session;
 use crate::check::{Finding, rules};
+use crate::outcome::Cause;
 use crate::protocol::text::quote;
 use crate::transport::{ExitInfo, TransportError};
 
@@ -41,6 +42,21 @@ pub enum SessionError {
 impl Session {
     /// Turns a failed request into the finding it represents.
     pub fn finding_for(&self, error: &SessionError) -> Finding {
+        let finding = self.failure_finding(error);
+        match error {
+            SessionError::Timeout { .. } => finding.cause(Cause::Timeout),
+            SessionError::Send {
+                source: TransportError::WriteTimeout(_),
+                ..
+            } => finding,
+            SessionError::Closed { method, .. } | SessionError::Send { method, .. } => finding
+                .cause(Cause::ServerGone {
+                    at_handshake: method == "initialize",
+                }),
+        }
+    }
+
+    fn failure_finding(&self, error: &SessionError) -> Finding {
         let rev = self.revision;
         match error {
             SessionError::Timeout { method, after } => {

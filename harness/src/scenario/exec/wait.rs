@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::request::id_of;
 use super::{Executor, Stop};
+use crate::outcome::Cause;
 use crate::protocol::text::quote;
 use crate::protocol::{Message, Outcome, RequestId};
 use crate::scenario::model::{Expectation, ResponseExpectation};
@@ -163,7 +164,7 @@ impl Executor<'_> {
                             ),
                             None,
                         );
-                        self.findings.push(f);
+                        self.findings.push(f.cause(Cause::Unanswered));
                     }
                     (Some(reply), expect) => {
                         self.check_reply(expect, &reply, line, &format!("request {id}"))
@@ -218,7 +219,8 @@ impl Executor<'_> {
                             None,
                         )
                         .evidence(format!("stderr:\n{excerpt}"))
-                        .expected(format!("no stderr line matching /{pattern}/"));
+                        .expected(format!("no stderr line matching /{pattern}/"))
+                        .cause(Cause::StderrMatch);
                     self.findings.push(f);
                     return Ok(());
                 }
