@@ -1,6 +1,7 @@
 //! Findings (what a server did wrong, the rule it broke, where the spec says so) and the
 //! rule checks: pure functions from a frame or an exchange to findings, with no I/O.
 
+pub mod auth;
 pub mod capabilities;
 pub mod jsonrpc;
 pub mod lifecycle;

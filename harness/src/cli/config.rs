@@ -45,6 +45,13 @@ pub struct ServerSection {
     pub bearer_env: Option<String>,
     /// PEM file of CA certificates to trust for an https:// `url` (relative to this file).
     pub cacert: Option<PathBuf>,
+    /// Environment variables holding tokens for the `auth/` scenarios.
+    #[serde(rename = "expired-token-env")]
+    pub expired_token_env: Option<String>,
+    #[serde(rename = "insufficient-scope-token-env")]
+    pub insufficient_scope_token_env: Option<String>,
+    #[serde(rename = "foreign-token-env")]
+    pub foreign_token_env: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -159,6 +166,16 @@ pub fn apply(
                 }
                 if !from_cli("cacert") {
                     args.http.cacert = config.server.cacert.as_deref().map(path);
+                }
+                if !from_cli("expired_token_env") {
+                    args.expired_token_env = config.server.expired_token_env.clone();
+                }
+                if !from_cli("insufficient_scope_token_env") {
+                    args.insufficient_scope_token_env =
+                        config.server.insufficient_scope_token_env.clone();
+                }
+                if !from_cli("foreign_token_env") {
+                    args.foreign_token_env = config.server.foreign_token_env.clone();
                 }
             }
             (None, None) => {}

@@ -7,6 +7,7 @@
 //! goes to an [`observe::Observer`], which the runner implements, so nothing here imports
 //! the layers above.
 
+pub mod auth_step;
 pub mod builtin;
 pub mod exec;
 pub mod http_step;

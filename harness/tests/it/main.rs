@@ -7,6 +7,7 @@
 
 mod support;
 
+mod auth_mutation;
 mod baseline;
 mod cli;
 mod completions;

@@ -271,6 +271,19 @@ impl Executor<'_> {
                     Err(crate::scenario::http_step::HttpStop::Error(r)) => Err(Stop::Error(r)),
                 }
             }
+            StepKind::Auth(check) => {
+                match crate::scenario::auth_step::run(*check, &mut self.session).await {
+                    Ok(problems) => {
+                        for p in problems {
+                            let f = self.fail(line, p, None);
+                            self.findings.push(f);
+                        }
+                        Ok(())
+                    }
+                    Err(crate::scenario::http_step::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+                    Err(crate::scenario::http_step::HttpStop::Error(r)) => Err(Stop::Error(r)),
+                }
+            }
         }
     }
 }
@@ -300,5 +313,6 @@ fn action(kind: &StepKind) -> String {
         StepKind::Paginate { method, .. } => format!("paginate {method}"),
         StepKind::Sleep(d) => format!("sleep {}", humantime::format_duration(*d)),
         StepKind::Http(_) => "HTTP exchange".into(),
+        StepKind::Auth(c) => format!("auth {}", c.name()),
     }
 }
