@@ -325,6 +325,11 @@ command = ["python3", "server.py"]
 # bearer-env = "MCP_TOKEN"
 # For https:// with a certificate the system does not trust: the CA (PEM) to trust.
 # cacert = "certs/ca.pem"
+# Tokens for the auth/ scenarios (each an environment variable; redacted): an expired one,
+# one without a required scope, one issued for another resource.
+# expired-token-env = "MCP_EXPIRED_TOKEN"
+# insufficient-scope-token-env = "MCP_READONLY_TOKEN"
+# foreign-token-env = "MCP_FOREIGN_TOKEN"
 
 [run]
 # Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, the stateless
@@ -401,6 +406,18 @@ mod tests {
         );
         assert!(c.baseline.expected_failures.is_some());
         assert_eq!(c.server.bearer_env.as_deref(), Some("MCP_TOKEN"));
+        assert_eq!(
+            c.server.expired_token_env.as_deref(),
+            Some("MCP_EXPIRED_TOKEN")
+        );
+        assert_eq!(
+            c.server.insufficient_scope_token_env.as_deref(),
+            Some("MCP_READONLY_TOKEN")
+        );
+        assert_eq!(
+            c.server.foreign_token_env.as_deref(),
+            Some("MCP_FOREIGN_TOKEN")
+        );
         assert_eq!(
             serde_json::to_value(&c.run.tool_args["add"]).unwrap(),
             serde_json::json!({"a": 1, "b": 2})
