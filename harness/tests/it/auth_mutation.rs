@@ -68,7 +68,7 @@ fn every_auth_scenario_has_an_auth_defect() {
 fn the_protected_fixture_passes_every_auth_scenario_and_leaks_no_token() {
     let server = misbehaving_http(&["--auth"]);
     let ids = auth_ids();
-    for rev in ["2025-11-25", "2026-07-28"] {
+    for rev in ["2025-06-18", "2025-11-25", "2026-07-28"] {
         let (code, report, text) = run(&server.url, &["--protocol-version", rev]);
         assert_eq!(code, 0, "{rev}: {text}");
         let v = verdicts(&report);
