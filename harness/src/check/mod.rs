@@ -3,6 +3,7 @@
 //! hold the checks by area. The findings themselves are data in [`crate::outcome`],
 //! re-exported here; the session calls the checks on every frame it takes in.
 
+pub mod auth;
 pub mod capabilities;
 pub mod jsonrpc;
 pub mod lifecycle;

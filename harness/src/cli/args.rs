@@ -62,6 +62,18 @@ pub struct RunArgs {
     /// How long to wait for each response (e.g. 500ms, 10s, 1m).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
     pub timeout: Duration,
+    /// Environment variable holding an expired token for --url: the `auth/` scenarios
+    /// check it is answered with 401 (redacted from every output).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub expired_token_env: Option<String>,
+    /// Environment variable holding a token without a scope the server requires: checked
+    /// to get 403 `insufficient_scope` (redacted from every output).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub insufficient_scope_token_env: Option<String>,
+    /// Environment variable holding a token issued for another resource (audience):
+    /// checked to be rejected with 401 (redacted from every output).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub foreign_token_env: Option<String>,
     /// Longest line accepted from the server, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::framing::DEFAULT_MAX_FRAME)]
     pub max_frame_size: usize,

@@ -53,6 +53,15 @@ pub struct ServerSection {
     pub bearer_env: Option<String>,
     /// PEM file of CA certificates to trust for an https:// `url` (relative to this file).
     pub cacert: Option<PathBuf>,
+    /// `--expired-token-env`: the variable holding an expired token (`auth/` scenarios).
+    #[serde(rename = "expired-token-env")]
+    pub expired_token_env: Option<String>,
+    /// `--insufficient-scope-token-env`: a token without the scope the server needs.
+    #[serde(rename = "insufficient-scope-token-env")]
+    pub insufficient_scope_token_env: Option<String>,
+    /// `--foreign-token-env`: a token issued for another resource (audience).
+    #[serde(rename = "foreign-token-env")]
+    pub foreign_token_env: Option<String>,
 }
 
 /// The server command, as TOML lets one write it.
@@ -201,6 +210,16 @@ pub fn apply(
                 }
                 if !from_cli("cacert") {
                     args.http.cacert = config.server.cacert.as_deref().map(path);
+                }
+                if !from_cli("expired_token_env") {
+                    args.expired_token_env = config.server.expired_token_env.clone();
+                }
+                if !from_cli("insufficient_scope_token_env") {
+                    args.insufficient_scope_token_env =
+                        config.server.insufficient_scope_token_env.clone();
+                }
+                if !from_cli("foreign_token_env") {
+                    args.foreign_token_env = config.server.foreign_token_env.clone();
                 }
             }
             (None, None) => {}
@@ -362,6 +381,11 @@ command = ["python3", "server.py"]
 # bearer-env = "MCP_TOKEN"
 # For https:// with a certificate the system does not trust: the CA (PEM) to trust.
 # cacert = "certs/ca.pem"
+# Tokens for the auth/ scenarios (each an environment variable; redacted): an expired one,
+# one without a required scope, one issued for another resource.
+# expired-token-env = "MCP_EXPIRED_TOKEN"
+# insufficient-scope-token-env = "MCP_READONLY_TOKEN"
+# foreign-token-env = "MCP_FOREIGN_TOKEN"
 
 [run]
 # Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, the stateless
@@ -445,6 +469,18 @@ mod tests {
         );
         assert!(c.baseline.expected_failures.is_some());
         assert_eq!(c.server.bearer_env.as_deref(), Some("MCP_TOKEN"));
+        assert_eq!(
+            c.server.expired_token_env.as_deref(),
+            Some("MCP_EXPIRED_TOKEN")
+        );
+        assert_eq!(
+            c.server.insufficient_scope_token_env.as_deref(),
+            Some("MCP_READONLY_TOKEN")
+        );
+        assert_eq!(
+            c.server.foreign_token_env.as_deref(),
+            Some("MCP_FOREIGN_TOKEN")
+        );
         assert_eq!(
             serde_json::to_value(&c.run.tool_args["add"]).unwrap(),
             serde_json::json!({"a": 1, "b": 2})

@@ -6,6 +6,7 @@
 //! applies the baseline and writes the report files.
 
 pub mod args;
+pub mod auth;
 pub mod ci;
 pub mod config;
 pub mod finish;

@@ -127,6 +127,7 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         session.revision,
         timeout,
     )?;
+    let target = super::auth::with_auth_tokens(target, args)?;
     Ok((
         ProbeConfig { target, session },
         SearchPath::standard(args.protocol.schema_dir.as_deref()),

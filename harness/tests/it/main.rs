@@ -7,6 +7,7 @@
 
 mod support;
 
+mod auth_mutation;
 mod baseline;
 mod ci_partition;
 mod ci_sarif;

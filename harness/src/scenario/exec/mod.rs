@@ -11,6 +11,7 @@
 //! the server sends on its own (notifications, silence, exit, stderr), `paginate`
 //! follows cursors, `tools` applies the tool-call policy, `http` runs the raw `http` step.
 
+mod auth;
 mod http;
 mod paginate;
 mod request;

@@ -271,6 +271,17 @@ impl Executor<'_> {
                     Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
                 }
             }
+            StepKind::Auth(check) => match super::auth::run(*check, &mut self.session).await {
+                Ok(problems) => {
+                    for p in problems {
+                        let f = self.fail(line, p, None);
+                        self.findings.push(f);
+                    }
+                    Ok(())
+                }
+                Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+                Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
+            },
         }
     }
 }
@@ -300,5 +311,6 @@ fn action(kind: &StepKind) -> String {
         StepKind::Paginate { method, .. } => format!("paginate {method}"),
         StepKind::Sleep(d) => format!("sleep {}", humantime::format_duration(*d)),
         StepKind::Http(_) => "HTTP exchange".into(),
+        StepKind::Auth(c) => format!("auth {}", c.name()),
     }
 }

@@ -6,6 +6,7 @@
 //! executor (`scenario::exec`): types here make wrong scenarios unrepresentable, so the
 //! executor never re-validates.
 
+pub mod auth;
 pub mod http;
 
 use std::collections::BTreeMap;
@@ -135,6 +136,8 @@ pub enum StepKind {
     Sleep(Duration),
     /// One raw HTTP exchange with the server's endpoint (`scenario::exec::http`).
     Http(Box<http::HttpStep>),
+    /// One built-in authorization check of a protected HTTP server (`scenario::exec::auth`).
+    Auth(auth::AuthCheck),
 }
 
 /// The `initialize` step: the handshake, or a deliberate lack of one.

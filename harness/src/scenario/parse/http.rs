@@ -81,6 +81,20 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
     })
 }
 
+/// The `auth` step: the name of a built-in authorization check.
+pub(crate) fn auth(ctx: &Ctx<'_>, value: &Node) -> R<crate::scenario::model::auth::AuthCheck> {
+    use crate::scenario::model::auth::AuthCheck;
+    let name = string(ctx, value, "`auth`")?;
+    AuthCheck::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = AuthCheck::ALL.iter().map(|(n, _)| *n).collect();
+        let e = ctx.error(value, format!("`{name}` is not an authorization check"));
+        match super::yaml::suggest(name, &names) {
+            Some(s) => e.with_hint(format!("did you mean `{s}`?")),
+            None => e.with_hint(names.join(", ")),
+        }
+    })
+}
+
 fn string_map(ctx: &Ctx<'_>, node: &Node, what: &str) -> R<Vec<(String, String)>> {
     let map = Map::new(ctx, node, what)?;
     map.entries

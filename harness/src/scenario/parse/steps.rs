@@ -26,6 +26,7 @@ pub const STEP_KINDS: &[&str] = &[
     "check",
     "sleep",
     "http",
+    "auth",
 ];
 
 /// How long a wait lasts when `within` is not given.
@@ -189,6 +190,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         "check" => check_step(ctx, value, scope)?,
         "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
         "http" => StepKind::Http(Box::new(super::http::http(ctx, value, scope)?)),
+        "auth" => StepKind::Auth(super::http::auth(ctx, value)?),
         _ => unreachable!("kind_of returns a step kind"),
     };
     Ok(Step { line, kind })

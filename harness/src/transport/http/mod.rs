@@ -24,6 +24,7 @@
 //! sent and how it is recorded), `handle` (the session state raw exchanges share), `record`
 //! (the transcript's view), `diagnose` (why an endpoint cannot be tested at all).
 
+mod auth_tokens;
 mod diagnose;
 mod exchange;
 mod handle;
@@ -36,6 +37,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 
+pub use auth_tokens::AuthTokens;
 pub use diagnose::{error_chain, setup_problem};
 pub use exchange::HttpTransport;
 pub(crate) use exchange::{deliver, read_body};
@@ -73,6 +75,8 @@ pub struct HttpOptions {
     pub stateless_version: Option<String>,
     /// PEM CA certificates trusted beside the system's roots (`--cacert`), checked when read.
     pub ca_pem: Option<Vec<u8>>,
+    /// Tokens for the `auth/` scenarios (each also in `secrets`).
+    pub auth_tokens: AuthTokens,
 }
 
 /// Errors of the HTTP transport.
@@ -129,6 +133,7 @@ impl HttpOptions {
             max_frame: super::framing::DEFAULT_MAX_FRAME,
             stateless_version: None,
             ca_pem: None,
+            auth_tokens: AuthTokens::default(),
         })
     }
 

@@ -1,0 +1,244 @@
+//! The `auth/` scenarios tested like code: the misbehaving fixture's `--auth` mode (an
+//! OAuth protected resource with static tokens) passes every one of them at 2025-11-25 and
+//! 2026-07-28 and the rest of the suite too; each `auth-*` defect of
+//! `fixtures/misbehaving/defects.toml` fails exactly its scenarios; a server without
+//! authorization gets every `auth/` scenario skipped (authorization is OPTIONAL), never
+//! failed; and no token reaches any output.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::support::suite::{self, defect_table};
+use crate::support::*;
+
+const FAST: [&str; 6] = ["--timeout", "3s", "--startup-timeout", "5s", "--jobs", "6"];
+
+/// The fixture's tokens (fixtures/misbehaving/src/http/auth.rs), by environment variable.
+const TOKENS: [(&str, &str); 4] = [
+    ("MCPCHECK_T_VALID", "mcpcheck-fixture-token"),
+    ("MCPCHECK_T_EXPIRED", "mcpcheck-fixture-expired-token"),
+    ("MCPCHECK_T_READONLY", "mcpcheck-fixture-readonly-token"),
+    ("MCPCHECK_T_FOREIGN", "mcpcheck-fixture-foreign-token"),
+];
+const TOKEN_FLAGS: [&str; 8] = [
+    "--bearer-env",
+    "MCPCHECK_T_VALID",
+    "--expired-token-env",
+    "MCPCHECK_T_EXPIRED",
+    "--insufficient-scope-token-env",
+    "MCPCHECK_T_READONLY",
+    "--foreign-token-env",
+    "MCPCHECK_T_FOREIGN",
+];
+
+fn run(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let args = [&["--url", url][..], &FAST, &TOKEN_FLAGS, extra].concat();
+    json_report("run", &args, &TOKENS)
+}
+
+fn with(v: &BTreeMap<String, String>, verdicts: &[&str]) -> BTreeSet<String> {
+    v.iter()
+        .filter(|(_, x)| verdicts.contains(&x.as_str()))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+fn auth_ids() -> BTreeMap<String, Vec<String>> {
+    suite::revisions()
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("auth/"))
+        .collect()
+}
+
+#[test]
+fn every_auth_scenario_has_an_auth_defect() {
+    let mapped: BTreeSet<String> = defect_table(|d| d.starts_with("auth-"))
+        .into_values()
+        .flatten()
+        .collect();
+    let ids: BTreeSet<String> = auth_ids().into_keys().collect();
+    assert!(ids.len() >= 13, "{ids:?}");
+    let missing: Vec<_> = ids.difference(&mapped).collect();
+    assert!(
+        missing.is_empty(),
+        "auth scenarios without a defect: {missing:?}"
+    );
+}
+
+#[test]
+fn the_protected_fixture_passes_every_auth_scenario_and_leaks_no_token() {
+    let server = misbehaving_http(&["--auth"]);
+    let ids = auth_ids();
+    for rev in ["2025-06-18", "2025-11-25", "2026-07-28"] {
+        let (code, report, text) = run(&server.url, &["--protocol-version", rev]);
+        assert_eq!(code, 0, "{rev}: {text}");
+        let v = verdicts(&report);
+        let bad = with(&v, &["fail", "warn", "error"]);
+        assert!(bad.is_empty(), "{rev}: {bad:?}\n{text}");
+        for (id, revs) in &ids {
+            let expected = if revs.iter().any(|r| r == rev) {
+                "pass"
+            } else {
+                "skip"
+            };
+            assert_eq!(
+                v.get(id).map(String::as_str),
+                Some(expected),
+                "{rev} {id}\n{text}"
+            );
+        }
+        let whole = report.to_string();
+        for (_, token) in TOKENS {
+            assert!(!whole.contains(token), "{rev}: a token is in the report");
+            assert!(!text.contains(token), "{rev}: a token is in the output");
+        }
+        assert!(whole.contains("[REDACTED]"), "{rev}: nothing was redacted");
+    }
+}
+
+#[test]
+fn without_authorization_every_auth_scenario_is_skipped_with_the_reason() {
+    let server = misbehaving_http(&[]);
+    let (code, report, text) = run(&server.url, &["--include", "auth/*"]);
+    assert_eq!(code, 0, "{text}");
+    let scenarios = report["scenarios"].as_array().expect("scenarios");
+    assert!(scenarios.len() >= 13, "{text}");
+    for s in scenarios {
+        assert_eq!(s["verdict"], "skip", "{s}");
+        let reason = s.to_string();
+        assert!(
+            reason.contains("does not require authorization") || reason.contains("applies to"),
+            "{reason}"
+        );
+    }
+}
+
+#[test]
+fn without_the_token_flags_those_checks_are_skipped_naming_the_flag() {
+    let server = misbehaving_http(&["--auth"]);
+    let args = [
+        &["--url", &server.url][..],
+        &FAST,
+        &["--bearer-env", "MCPCHECK_T_VALID", "--include", "auth/*"],
+    ]
+    .concat();
+    let (code, report, text) = json_report("run", &args, &TOKENS);
+    assert_eq!(code, 0, "{text}");
+    for (id, flag) in [
+        ("auth/expired-token-401", "--expired-token-env"),
+        ("auth/foreign-token-401", "--foreign-token-env"),
+        (
+            "auth/insufficient-scope-403",
+            "--insufficient-scope-token-env",
+        ),
+        (
+            "auth/insufficient-scope-challenge",
+            "--insufficient-scope-token-env",
+        ),
+    ] {
+        let s = scenario_starting(&report, id).expect(id);
+        assert!(s.to_string().contains(flag), "{id}: {s}");
+        assert_eq!(verdicts(&report)[id], "skip", "{text}");
+    }
+}
+
+#[test]
+fn each_auth_defect_fails_exactly_its_scenarios() {
+    let revs = suite::revisions();
+    let table = defect_table(|d| d.starts_with("auth-"));
+    assert!(table.len() >= 10, "too few auth defects in defects.toml");
+    let mut problems = Vec::new();
+    for (defect, expected) in table {
+        let server = misbehaving_http(&["--auth", "--defect", &defect]);
+        let runs = suite::revisions_to_run(&expected, &revs);
+        let mut got = BTreeSet::new();
+        let mut errors = BTreeSet::new();
+        let mut texts = String::new();
+        for rev in &runs {
+            let (_, report, text) = run(
+                &server.url,
+                &["--protocol-version", rev, "--include", "auth/*"],
+            );
+            let v = verdicts(&report);
+            got.extend(with(&v, &["fail", "warn"]));
+            errors.extend(with(&v, &["error"]));
+            texts.push_str(&text);
+        }
+        if got != expected || !errors.is_empty() {
+            let detail: Vec<&str> = texts
+                .lines()
+                .filter(|l| l.contains("auth/"))
+                .take(12)
+                .collect();
+            problems.push(format!(
+                "--defect {defect} ({runs:?}): expected {expected:?}, failed {got:?}, errors {errors:?}\n{}",
+                detail.join("\n")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// A real protected server: the official Python SDK's resource-server support (bearer
+/// middleware, static token verifier with resource validation, its Protected Resource
+/// Metadata route) plus a listed loopback authorization server's RFC 8414 metadata
+/// (thirdparty/mcp_sdk_protected.py). It passes every `auth/` scenario but one SHOULD: its
+/// 401 challenge names no `scope` though its metadata lists scopes_supported, which
+/// mcpcheck reports as a warning (auth/challenge-scope), never a failure.
+#[test]
+fn the_python_sdk_protected_server_passes_the_auth_scenarios() {
+    let Some(python) = python_venv() else {
+        return; // `require` already failed the test under CI.
+    };
+    let script = workspace().join("thirdparty/mcp_sdk_protected.py");
+    let port = free_port();
+    let server = HttpServer::start(
+        &python.display().to_string(),
+        &[&script.display().to_string(), &port],
+    );
+    let addr = format!("127.0.0.1:{port}");
+    assert!(
+        eventually(20, || std::net::TcpStream::connect(&addr).is_ok()),
+        "the protected Python SDK server did not listen"
+    );
+    let env = [
+        ("MCPCHECK_T_VALID", "mcpcheck-sdk-token"),
+        ("MCPCHECK_T_EXPIRED", "mcpcheck-sdk-expired-token"),
+        ("MCPCHECK_T_READONLY", "mcpcheck-sdk-readonly-token"),
+        ("MCPCHECK_T_FOREIGN", "mcpcheck-sdk-foreign-token"),
+    ];
+    for (rev, scope_id) in [
+        ("2025-11-25", "auth/challenge-scope"),
+        ("2026-07-28", "auth/challenge-scope-2026-07-28"),
+    ] {
+        let args = [
+            &["--url", &server.url][..],
+            &FAST,
+            &TOKEN_FLAGS,
+            &["--protocol-version", rev, "--include", "auth/*"],
+        ]
+        .concat();
+        let (code, report, text) = json_report("run", &args, &env);
+        assert_eq!(code, 0, "{rev}: {text}");
+        let v = verdicts(&report);
+        let applicable: BTreeSet<String> = auth_ids()
+            .into_iter()
+            .filter(|(_, revs)| revs.iter().any(|r| r == rev))
+            .map(|(id, _)| id)
+            .collect();
+        let passed = with(&v, &["pass"]);
+        let expected: BTreeSet<String> = applicable
+            .iter()
+            .filter(|id| *id != scope_id)
+            .cloned()
+            .collect();
+        assert_eq!(passed, expected, "{rev}\n{text}");
+        assert_eq!(v[scope_id], "warn", "{rev}\n{text}");
+        let whole = report.to_string();
+        for (_, token) in env {
+            assert!(
+                !whole.contains(token) && !text.contains(token),
+                "{rev}: a token leaked"
+            );
+        }
+    }
+}
