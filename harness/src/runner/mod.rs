@@ -10,3 +10,4 @@ pub mod events;
 pub mod probe;
 pub mod run;
 pub mod suite;
+pub mod walls;

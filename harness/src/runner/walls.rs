@@ -1,0 +1,147 @@
+//! Fail-fast: what the sweep showed the server cannot do, so that scenarios which could
+//! only run into the same wall are not started (`Verdict::Blocked`), and a server known to
+//! ignore the end of its input is not given the full shutdown wait again and again.
+//!
+//! Each scenario starts a fresh server; against a server that never answers, every one of
+//! them would otherwise wait out its own timeouts (30 s for `initialize`, 10 s a request).
+
+use std::collections::BTreeMap;
+
+use crate::outcome::Finding;
+use crate::scenario::{Expectation, Initialize, Scenario, Step, StepKind};
+use crate::session::SessionError;
+use crate::transport::ShutdownStage;
+
+/// What the sweep ran into, each with the finding that showed it.
+#[derive(Clone, Debug, Default)]
+pub struct Walls {
+    /// The handshake failed: no scenario can get past it.
+    handshake: Option<String>,
+    /// Methods that got no answer (a timeout, ids that match nothing) or could not be
+    /// written (the server stopped reading), by method.
+    methods: BTreeMap<String, String>,
+    /// The server ended after the handshake, while a request waited.
+    exited: Option<String>,
+    /// The sweep's server had to be signalled to stop after its stdin closed.
+    ignores_eof: Option<String>,
+}
+
+impl Walls {
+    /// Notes a failed sweep request and the finding it was reported as.
+    pub fn record(&mut self, method: &str, error: &SessionError, finding: &Finding) {
+        let reason = format!("{}: {}", finding.rule, finding.message);
+        let handshake = matches!(method, "initialize" | "server/discover");
+        match error {
+            _ if handshake => {
+                self.handshake.get_or_insert(reason);
+            }
+            SessionError::Timeout { .. }
+            | SessionError::Send {
+                source: crate::transport::TransportError::WriteTimeout(_),
+                ..
+            } => {
+                self.methods.entry(method.to_owned()).or_insert(reason);
+            }
+            SessionError::Closed { .. } | SessionError::Send { .. } => {
+                self.exited.get_or_insert(reason);
+            }
+        }
+    }
+
+    /// Notes how the sweep's server shut down.
+    pub fn record_shutdown(&mut self, stage: ShutdownStage, findings: &[Finding]) {
+        if matches!(stage, ShutdownStage::Terminated | ShutdownStage::Killed) {
+            let why = findings
+                .iter()
+                .rev()
+                .find(|f| f.rule == crate::check::rules::STDIO_SHUTDOWN.id)
+                .map(|f| format!("{}: {}", f.rule, f.message))
+                .unwrap_or_else(|| "the server ignored the end of its input".into());
+            self.ignores_eof = Some(why);
+        }
+    }
+
+    /// Whether the sweep's server ignored the end of its input (scenarios then get short
+    /// shutdown waits).
+    pub fn ignores_eof(&self) -> bool {
+        self.ignores_eof.is_some()
+    }
+
+    /// Nothing was learned that blocks or shortens anything.
+    pub fn is_empty(&self) -> bool {
+        self.handshake.is_none()
+            && self.methods.is_empty()
+            && self.exited.is_none()
+            && self.ignores_eof.is_none()
+    }
+
+    /// Why `scenario` would only run into a wall already found, if it would.
+    pub fn blocks(&self, scenario: &Scenario) -> Option<String> {
+        let blocked = |why: &str| Some(format!("blocked by {why}"));
+        if let Some(why) = &self.handshake {
+            return blocked(why);
+        }
+        let sent = Sent::of(&scenario.steps);
+        if let Some(why) = sent.methods.iter().find_map(|m| self.methods.get(m)) {
+            return blocked(why);
+        }
+        match &self.exited {
+            Some(why) if sent.requests_after_handshake => blocked(why),
+            _ => None,
+        }
+    }
+
+    /// Whether `scenario` checks how the server reacts to the end of its input (it keeps
+    /// the full shutdown waits).
+    pub fn tests_eof(scenario: &Scenario) -> bool {
+        scenario.rule.as_deref() == Some(crate::check::rules::STDIO_SHUTDOWN.id)
+            || any_step(&scenario.steps, &|k| {
+                matches!(k, StepKind::Expect(Expectation::Exit { .. }))
+            })
+    }
+}
+
+/// What a scenario sends, as far as its text says (methods built from variables are not
+/// known before it runs, and block nothing).
+#[derive(Debug, Default)]
+struct Sent {
+    methods: Vec<String>,
+    requests_after_handshake: bool,
+}
+
+impl Sent {
+    fn of(steps: &[Step]) -> Sent {
+        let mut sent = Sent::default();
+        sent.walk(steps);
+        sent
+    }
+
+    fn walk(&mut self, steps: &[Step]) {
+        for step in steps {
+            match &step.kind {
+                StepKind::Initialize(Initialize::Handshake(_)) => {
+                    self.methods.push("initialize".into())
+                }
+                StepKind::Request(r) => self.request(&r.method.0),
+                StepKind::Concurrent(rs) => rs.iter().for_each(|r| self.request(&r.method.0)),
+                StepKind::Paginate { method, .. } => self.request(&serde_json::json!(method)),
+                StepKind::ForEach { steps, .. } => self.walk(steps),
+                _ => {}
+            }
+        }
+    }
+
+    fn request(&mut self, method: &serde_json::Value) {
+        self.requests_after_handshake = true;
+        if let Some(m) = method.as_str().filter(|m| !m.contains("${")) {
+            self.methods.push(m.to_owned());
+        }
+    }
+}
+
+fn any_step(steps: &[Step], pred: &dyn Fn(&StepKind) -> bool) -> bool {
+    steps.iter().any(|s| match &s.kind {
+        StepKind::ForEach { steps, .. } => any_step(steps, pred),
+        k => pred(k),
+    })
+}
