@@ -168,11 +168,13 @@ pub async fn sweep(
     let requested = config.session.revision;
     let revision = session.revision();
     let profile = session.profile().cloned();
+    walls.record_trickle(session.slowest_line());
     let record = session.finish().await;
     if let Some(report) = &record.shutdown {
         walls.record_shutdown(report.stage, &record.findings);
     }
     let counts = Counts::of(&record.findings);
+    walls.record_volume(record.transcript.len(), started.elapsed());
     let mut findings = record.findings;
     let transcript = record.transcript.window(findings.iter_mut());
     let report = RunReport {

@@ -51,8 +51,8 @@ impl Deadline {
 /// Shutdown waits for a server the sweep saw ignore the end of its input: it will need a
 /// signal anyway, so waiting the full 5 s + 2 s again in every scenario only costs time.
 const SHORT_SHUTDOWN: ShutdownWaits = ShutdownWaits {
-    after_close: Duration::from_millis(500),
-    after_term: Duration::from_millis(500),
+    after_close: Duration::from_millis(250),
+    after_term: Duration::from_millis(250),
 };
 
 /// Runs `scenarios` with at most `jobs` servers alive at once, emitting each scenario's

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use crate::outcome::Finding;
 use crate::scenario::{Expectation, Initialize, Scenario, Step, StepKind};
 use crate::session::SessionError;
-use crate::transport::ShutdownStage;
+use crate::transport::{ShutdownStage, SlowLine};
 
 /// What the sweep ran into, each with the finding that showed it.
 #[derive(Clone, Debug, Default)]
@@ -24,7 +24,19 @@ pub struct Walls {
     exited: Option<String>,
     /// The sweep's server had to be signalled to stop after its stdin closed.
     ignores_eof: Option<String>,
+    /// The sweep's server flooded it (far more frames than a sweep exchanges) or trickled
+    /// its output: every scenario would take as long as the sweep did.
+    flood: Option<String>,
 }
+
+/// A line that takes this long to arrive, at under [`TRICKLE_RATE`] bytes a second, is
+/// trickled: a server writing each message at once never comes near it.
+const TRICKLE_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+const TRICKLE_RATE: f64 = 200.0;
+
+/// Frames in the sweep's session past which the server is flooding: a sweep exchanges a
+/// few dozen (a few thousand with long paginated lists).
+pub const FLOOD: usize = 20_000;
 
 impl Walls {
     /// Notes a failed sweep request and the finding it was reported as.
@@ -61,24 +73,48 @@ impl Walls {
         }
     }
 
+    /// Notes how many transcript entries the sweep's session recorded, and how long the
+    /// sweep took: a flood would cost every scenario as much again.
+    pub fn record_volume(&mut self, entries: usize, took: std::time::Duration) {
+        if entries > FLOOD {
+            self.flood = Some(format!(
+                "flood: the server sent {entries} frames during the protocol sweep, which needs a few dozen; \
+                 wading through it took {} and every scenario would meet the same flood",
+                humantime::format_duration(std::time::Duration::from_millis(
+                    took.as_millis() as u64
+                ))
+            ));
+        }
+    }
+
+    /// Notes the slowest line of the sweep: a server that trickles its output (a few
+    /// bytes a second) would make every scenario wait as long for each message.
+    pub fn record_trickle(&mut self, slowest: Option<SlowLine>) {
+        let Some(SlowLine { took, bytes }) = slowest else {
+            return;
+        };
+        let rate = bytes as f64 / took.as_secs_f64().max(f64::EPSILON);
+        if took >= TRICKLE_TIME && rate < TRICKLE_RATE {
+            self.flood.get_or_insert(format!(
+                "trickle: the server wrote a {bytes}-byte line over {} ({rate:.0} bytes/s) \
+                 during the protocol sweep; every scenario would wait as long for each message",
+                humantime::format_duration(std::time::Duration::from_millis(
+                    took.as_millis() as u64
+                ))
+            ));
+        }
+    }
+
     /// Whether the sweep's server ignored the end of its input (scenarios then get short
     /// shutdown waits).
     pub fn ignores_eof(&self) -> bool {
         self.ignores_eof.is_some()
     }
 
-    /// Nothing was learned that blocks or shortens anything.
-    pub fn is_empty(&self) -> bool {
-        self.handshake.is_none()
-            && self.methods.is_empty()
-            && self.exited.is_none()
-            && self.ignores_eof.is_none()
-    }
-
     /// Why `scenario` would only run into a wall already found, if it would.
     pub fn blocks(&self, scenario: &Scenario) -> Option<String> {
         let blocked = |why: &str| Some(format!("blocked by {why}"));
-        if let Some(why) = &self.handshake {
+        if let Some(why) = self.flood.as_ref().or(self.handshake.as_ref()) {
             return blocked(why);
         }
         let sent = Sent::of(&scenario.steps);

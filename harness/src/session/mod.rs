@@ -340,6 +340,11 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The slowest line the server wrote, if the transport times lines (stdio).
+    pub fn slowest_line(&self) -> Option<crate::transport::SlowLine> {
+        self.transport.slowest_line()
+    }
+
     /// The server's stderr record, if it is a process mcpcheck started.
     pub fn stderr(&self) -> Option<&crate::transport::StderrLog> {
         self.transport.stderr()
