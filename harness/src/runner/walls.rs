@@ -20,8 +20,6 @@ pub struct Walls {
     /// Methods that got no answer (a timeout, ids that match nothing) or could not be
     /// written (the server stopped reading), by method.
     methods: BTreeMap<String, String>,
-    /// The server ended after the handshake, while a request waited.
-    exited: Option<String>,
     /// The sweep's server had to be signalled to stop after its stdin closed.
     ignores_eof: Option<String>,
     /// The sweep's server flooded it (far more frames than a sweep exchanges) or trickled
@@ -54,9 +52,9 @@ impl Walls {
             } => {
                 self.methods.entry(method.to_owned()).or_insert(reason);
             }
-            SessionError::Closed { .. } | SessionError::Send { .. } => {
-                self.exited.get_or_insert(reason);
-            }
+            // A server that ends after the handshake fails each scenario at once, and each
+            // run shows its own evidence (stderr, the request that killed it): no wall.
+            SessionError::Closed { .. } | SessionError::Send { .. } => {}
         }
     }
 
@@ -118,13 +116,10 @@ impl Walls {
             return blocked(why);
         }
         let sent = Sent::of(&scenario.steps);
-        if let Some(why) = sent.methods.iter().find_map(|m| self.methods.get(m)) {
-            return blocked(why);
-        }
-        match &self.exited {
-            Some(why) if sent.requests_after_handshake => blocked(why),
-            _ => None,
-        }
+        sent.methods
+            .iter()
+            .find_map(|m| self.methods.get(m))
+            .and_then(|why| blocked(why))
     }
 
     /// Whether `scenario` checks how the server reacts to the end of its input (it keeps
@@ -142,7 +137,6 @@ impl Walls {
 #[derive(Debug, Default)]
 struct Sent {
     methods: Vec<String>,
-    requests_after_handshake: bool,
 }
 
 impl Sent {
@@ -168,7 +162,6 @@ impl Sent {
     }
 
     fn request(&mut self, method: &serde_json::Value) {
-        self.requests_after_handshake = true;
         if let Some(m) = method.as_str().filter(|m| !m.contains("${")) {
             self.methods.push(m.to_owned());
         }

@@ -237,7 +237,7 @@ mod tests {
             format!("frame {}", total - 1)
         );
 
-        let mut findings = vec![
+        let mut findings = [
             Finding::new(&rules::SESSION_TIMEOUT, Revision::DEFAULT, "a").at_frame(pinned),
             Finding::new(&rules::SESSION_TIMEOUT, Revision::DEFAULT, "b").at_frame(HEAD + 11),
             Finding::new(&rules::SESSION_TIMEOUT, Revision::DEFAULT, "c").at_frame(total - 1),
@@ -256,7 +256,7 @@ mod tests {
         for n in 0..10 {
             t.push(Direction::Sent, format!("{n}"));
         }
-        let mut f = vec![Finding::new(&rules::SESSION_TIMEOUT, Revision::DEFAULT, "x").at_frame(3)];
+        let mut f = [Finding::new(&rules::SESSION_TIMEOUT, Revision::DEFAULT, "x").at_frame(3)];
         let list = t.window(f.iter_mut());
         assert_eq!(list.len(), 10);
         assert_eq!(f[0].frame, Some(3));
