@@ -174,3 +174,98 @@ fn any_step(steps: &[Step], pred: &dyn Fn(&StepKind) -> bool) -> bool {
         k => pred(k),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::check::rules;
+    use crate::protocol::Revision;
+    use crate::scenario::builtin;
+
+    fn timeout(method: &str) -> (SessionError, Finding) {
+        let after = Duration::from_secs(10);
+        let e = SessionError::Timeout {
+            method: method.into(),
+            after,
+        };
+        let f = Finding::new(
+            &rules::SESSION_TIMEOUT,
+            Revision::DEFAULT,
+            format!("`{method}` got no response within 10s"),
+        );
+        (e, f)
+    }
+
+    fn suite() -> Vec<Scenario> {
+        builtin::scenarios().expect("the built-in suite parses")
+    }
+
+    #[test]
+    fn a_failed_handshake_blocks_every_scenario() {
+        let mut walls = Walls::default();
+        let (e, f) = timeout("initialize");
+        walls.record("initialize", &e, &f);
+        for s in suite() {
+            let why = walls.blocks(&s).expect("blocked");
+            assert_eq!(
+                why,
+                "blocked by session.request-timeout: `initialize` got no response within 10s"
+            );
+        }
+    }
+
+    #[test]
+    fn a_method_without_answers_blocks_only_scenarios_sending_it() {
+        let mut walls = Walls::default();
+        let (e, f) = timeout("tools/list");
+        walls.record("tools/list", &e, &f);
+        let all = suite();
+        let blocked: Vec<_> = all.iter().filter(|s| walls.blocks(s).is_some()).collect();
+        assert!(blocked.iter().any(|s| s.id == "tools/list-result"));
+        assert!(
+            all.iter()
+                .any(|s| s.id == "stdio/exit-on-stdin-close" && walls.blocks(s).is_none())
+        );
+    }
+
+    #[test]
+    fn an_exit_after_the_handshake_blocks_nothing() {
+        let mut walls = Walls::default();
+        let e = SessionError::Closed {
+            method: "ping".into(),
+            exit: None,
+        };
+        let f = Finding::new(&rules::SESSION_EXITED, Revision::DEFAULT, "gone");
+        walls.record("ping", &e, &f);
+        assert!(suite().iter().all(|s| walls.blocks(s).is_none()));
+    }
+
+    #[test]
+    fn floods_and_trickles_block_everything_but_ordinary_sweeps_do_not() {
+        let mut walls = Walls::default();
+        walls.record_volume(40, Duration::from_millis(200));
+        walls.record_trickle(Some(SlowLine {
+            took: Duration::from_millis(30),
+            bytes: 4_000_000,
+        }));
+        assert!(suite().iter().all(|s| walls.blocks(s).is_none()));
+        walls.record_trickle(Some(SlowLine {
+            took: Duration::from_secs(3),
+            bytes: 170,
+        }));
+        let s = &suite()[0];
+        assert!(walls.blocks(s).unwrap().starts_with("blocked by trickle: "));
+    }
+
+    #[test]
+    fn only_eof_scenarios_keep_full_shutdown_waits() {
+        let eof: Vec<_> = suite()
+            .into_iter()
+            .filter(Walls::tests_eof)
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(eof, vec!["stdio/exit-on-stdin-close"]);
+    }
+}
