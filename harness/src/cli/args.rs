@@ -95,6 +95,10 @@ pub struct RunArgs {
     /// Splitting the suite across a CI matrix, and opting out of schema checks.
     #[command(flatten)]
     pub ci: CiArgs,
+    /// The whole run's budget (e.g. 90s, 10m): when it passes, running scenarios are cut
+    /// off and the rest are blocked, and the run ends with what is known (exit 1).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = duration)]
+    pub deadline: Duration,
 }
 
 /// Report files, the baseline and reproducible output.

@@ -116,6 +116,8 @@ pub struct RunSection {
     /// Arguments per tool name, as `--tool-args` gives them (a file there wins per tool).
     #[serde(default)]
     pub tool_args: std::collections::BTreeMap<String, toml::Value>,
+    /// `--deadline`: the whole run's budget.
+    pub deadline: Option<String>,
 }
 
 /// `[baseline]`: the expected-failures file.
@@ -280,6 +282,7 @@ pub fn apply(
         &mut args.shutdown_wait,
     )?;
     duration("kill_wait", "kill-wait", &r.kill_wait, &mut args.kill_wait)?;
+    duration("deadline", "deadline", &r.deadline, &mut args.deadline)?;
     if !from_cli("jobs") && r.jobs.is_some() {
         args.jobs = r.jobs;
     }
@@ -397,6 +400,8 @@ command = ["python3", "server.py"]
 # Shutdown: wait after closing stdin, then after SIGTERM.
 # shutdown-wait = "5s"
 # kill-wait = "2s"
+# The whole run's budget: when it passes, running scenarios are cut off, the rest blocked.
+# deadline = "10m"
 # Scenarios run in parallel, each with its own server (default: number of cores).
 # jobs = 4
 # Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all. The

@@ -69,6 +69,7 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
         exec,
         scenarios,
         jobs,
+        deadline: args.deadline,
     };
     if let Err(e) = crate::runner::run::run(&plan, store.clone(), &sinks.events).await {
         sinks.events.emit(Event::HarnessError {

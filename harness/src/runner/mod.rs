@@ -11,3 +11,4 @@ pub mod partition;
 pub mod probe;
 pub mod run;
 pub mod suite;
+pub mod walls;

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::walls::Walls;
 use crate::check::rules;
 use crate::outcome::{
     Counts, FailOn, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
@@ -34,7 +35,16 @@ pub async fn run(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
 ) -> Result<RunReport, TransportError> {
+    sweep(config, schemas).await.map(|(report, _)| report)
+}
+
+/// [`run`], also returning the walls the server showed (for the suite's fail-fast).
+pub async fn sweep(
+    config: &ProbeConfig,
+    schemas: Arc<SchemaStore>,
+) -> Result<(RunReport, Walls), TransportError> {
     let started = Instant::now();
+    let mut walls = Walls::default();
     let transport = config.target.open(started)?;
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let mut steps = Vec::new();
@@ -59,7 +69,7 @@ pub async fn run(
                 session
                     .transcript()
                     .entries()
-                    .iter()
+                    .into_iter()
                     .filter_map(|e| e.http.as_ref()),
             );
             if let Some(problem) = problem {
@@ -67,6 +77,7 @@ pub async fn run(
                 return Err(TransportError::Http(problem));
             }
             let f = session.finding_for(&e);
+            walls.record(opening, &e, &f);
             session.add_finding(f);
             steps.push(StepRecord {
                 name: opening.into(),
@@ -128,7 +139,13 @@ pub async fn run(
             };
             match outcome {
                 Ok(()) => steps.push(step_result(&session, &name, before)),
-                Err(e) => fail(&mut session, &mut steps, &name, &e),
+                Err(e) => fail(
+                    &mut session,
+                    &mut steps,
+                    &mut walls,
+                    (&name, step.method()),
+                    &e,
+                ),
             }
         }
     } else {
@@ -153,9 +170,16 @@ pub async fn run(
     let requested = config.session.revision;
     let revision = session.revision();
     let profile = session.profile().cloned();
+    walls.record_trickle(session.slowest_line());
     let record = session.finish().await;
+    if let Some(report) = &record.shutdown {
+        walls.record_shutdown(report.stage, &record.findings);
+    }
     let counts = Counts::of(&record.findings);
-    Ok(RunReport {
+    walls.record_volume(record.transcript.len(), started.elapsed());
+    let mut findings = record.findings;
+    let transcript = record.transcript.window(findings.iter_mut());
+    let report = RunReport {
         format_version: REPORT_FORMAT_VERSION,
         mcpcheck_version: env!("CARGO_PKG_VERSION"),
         server,
@@ -170,7 +194,7 @@ pub async fn run(
         fail_on: FailOn::default(),
         counts,
         steps,
-        findings: record.findings,
+        findings,
         schema: record.schema,
         shutdown: record.shutdown,
         stderr: StderrSummary {
@@ -178,11 +202,12 @@ pub async fn run(
             tail: record.stderr_tail,
         },
         duration_ms: started.elapsed().as_millis() as u64,
-        transcript: record.transcript.entries().to_vec(),
+        transcript,
         scenarios: Vec::new(),
         tally: Tally::default(),
         snapshot: None,
-    })
+    };
+    Ok((report, walls))
 }
 
 fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {
@@ -202,10 +227,12 @@ fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRec
 fn fail(
     session: &mut Session,
     steps: &mut Vec<StepRecord>,
-    name: &str,
+    walls: &mut Walls,
+    (name, method): (&str, &str),
     e: &crate::session::SessionError,
 ) {
     let f = session.finding_for(e);
+    walls.record(method, e, &f);
     session.add_finding(f);
     steps.push(StepRecord {
         name: name.into(),
@@ -228,6 +255,15 @@ impl Step {
             Step::Ping => "ping".into(),
             Step::UnknownMethod => "unknown method".into(),
             Step::List(m) | Step::Undeclared(m, _) => m.into(),
+        }
+    }
+
+    /// The method the step sends.
+    fn method(self) -> &'static str {
+        match self {
+            Step::Ping => "ping",
+            Step::UnknownMethod => UNKNOWN_METHOD,
+            Step::List(m) | Step::Undeclared(m, _) => m,
         }
     }
 }
@@ -312,4 +348,39 @@ async fn paginate(session: &mut Session, method: &str) -> Result<(), crate::sess
         format!("`{method}` was still paginating after {MAX_PAGES} pages"),
     ));
     Ok(())
+}
+
+/// The sweep's report when the run's deadline cut it off: nothing is known but that.
+pub fn cut_off(config: &ProbeConfig, reason: &str, took: std::time::Duration) -> RunReport {
+    RunReport {
+        format_version: REPORT_FORMAT_VERSION,
+        mcpcheck_version: env!("CARGO_PKG_VERSION"),
+        server: config.target.describe(),
+        requested_revision: config.session.revision,
+        revision: config.session.revision,
+        profile: None,
+        verdict: RunVerdict::Fail,
+        fail_on: FailOn::default(),
+        counts: Counts::default(),
+        steps: vec![StepRecord {
+            name: "sweep".into(),
+            status: StepStatus::Skipped {
+                reason: reason.into(),
+            },
+        }],
+        findings: Vec::new(),
+        schema: crate::outcome::SchemaStatus::Skipped {
+            reason: reason.into(),
+        },
+        shutdown: None,
+        stderr: StderrSummary {
+            bytes: 0,
+            tail: Vec::new(),
+        },
+        duration_ms: took.as_millis() as u64,
+        transcript: Vec::new(),
+        scenarios: Vec::new(),
+        tally: Tally::default(),
+        snapshot: None,
+    }
 }

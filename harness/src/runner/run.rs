@@ -4,10 +4,12 @@
 //! aggregator learn the outcome from the events, so they cannot disagree.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::events::{Emitter, Event, FindingScope};
 use super::probe::{self, ProbeConfig};
-use super::suite;
+use super::suite::{self, Deadline};
+use super::walls::Walls;
 use crate::scenario::Scenario;
 use crate::scenario::exec::ExecConfig;
 use crate::schema::SchemaStore;
@@ -24,6 +26,9 @@ pub struct RunPlan {
     pub scenarios: Vec<Scenario>,
     /// Scenarios run at once, each with its own server.
     pub jobs: usize,
+    /// The whole run's budget (`--deadline`): when it passes, what runs is cut off and
+    /// the rest is blocked.
+    pub deadline: Duration,
 }
 
 /// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every
@@ -39,7 +44,20 @@ pub async fn run(
         revision: plan.probe.session.revision,
         jobs: plan.jobs,
     });
-    let sweep = probe::run(&plan.probe, store.clone()).await?;
+    let deadline = Deadline::after(plan.deadline);
+    let started = std::time::Instant::now();
+    let (sweep, walls) = match tokio::time::timeout_at(
+        deadline.at,
+        probe::sweep(&plan.probe, store.clone()),
+    )
+    .await
+    {
+        Ok(swept) => swept?,
+        Err(_) => (
+            probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
+            Walls::default(),
+        ),
+    };
     for f in &sweep.findings {
         events.emit_with(|| Event::Finding {
             scenario: None,
@@ -59,6 +77,8 @@ pub async fn run(
         store,
         plan.jobs,
         events.clone(),
+        Arc::new(walls),
+        deadline,
     )
     .await;
     Ok(())

@@ -1,18 +1,61 @@
 //! Runs a set of scenarios, each on a fresh server, `jobs` at a time.
 //!
 //! Outcomes leave only as events (`scenario_finished` hands each one to the sinks), so the
-//! terminal, the event log and the report aggregator all see the same thing.
+//! terminal, the event log and the report aggregator all see the same thing. A scenario
+//! that could only run into a wall the sweep found is blocked instead of started
+//! ([`Walls`]); when the run's deadline passes, running scenarios are cut off and the rest
+//! blocked, so a run always ends.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use super::events::{self, Emitter, Event};
+use super::walls::Walls;
 use crate::outcome::{ScenarioOutcome, Verdict};
+use crate::protocol::Revision;
 use crate::scenario::Scenario;
 use crate::scenario::exec::{self, ExecConfig};
 use crate::schema::SchemaStore;
 use crate::transport::StderrExcerpt;
+use crate::transport::stdio::ShutdownWaits;
+use crate::transport::target::Target;
+
+/// When the whole run must end, and the budget as the user gave it (for messages).
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    /// When the run must end.
+    pub at: Instant,
+    /// The budget as given (`--deadline`), for messages.
+    pub budget: Duration,
+}
+
+impl Deadline {
+    /// A deadline `budget` from now.
+    pub fn after(budget: Duration) -> Self {
+        Deadline {
+            at: Instant::now() + budget,
+            budget,
+        }
+    }
+
+    /// What a scenario it stopped is told.
+    pub fn reason(&self) -> String {
+        format!(
+            "the run's --deadline of {} passed",
+            humantime::format_duration(self.budget)
+        )
+    }
+}
+
+/// Shutdown waits for a server the sweep saw ignore the end of its input: it will need a
+/// signal anyway, so waiting the full 5 s + 2 s again in every scenario only costs time.
+const SHORT_SHUTDOWN: ShutdownWaits = ShutdownWaits {
+    after_close: Duration::from_millis(250),
+    after_term: Duration::from_millis(250),
+};
 
 /// Runs `scenarios` with at most `jobs` servers alive at once, emitting each scenario's
 /// events into `events` as they happen (started, steps, frames, findings, skipped or
@@ -23,12 +66,20 @@ pub async fn run(
     schemas: Arc<SchemaStore>,
     jobs: usize,
     events: Emitter,
+    walls: Arc<Walls>,
+    deadline: Deadline,
 ) {
+    let short = walls.ignores_eof().then(|| shortened(&config));
+    let revision = config.session.revision;
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let mut handles = Vec::new();
     for scenario in scenarios {
         let scenario = scenario.clone();
-        let (config, schemas, gate) = (config.clone(), schemas.clone(), gate.clone());
+        let config = match &short {
+            Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
+            _ => config.clone(),
+        };
+        let (schemas, gate, walls) = (schemas.clone(), gate.clone(), walls.clone());
         let events = events.clone();
         handles.push(tokio::spawn(async move {
             let _permit = gate
@@ -39,36 +90,76 @@ pub async fn run(
                 scenario: scenario.id.clone(),
                 title: scenario.title.clone(),
             });
-            let outcome =
-                exec::run_observed(&scenario, &config, schemas, Arc::new(events.clone())).await;
+            let blocked = if Instant::now() >= deadline.at {
+                Some(deadline.reason())
+            } else if applies(&scenario, &config) {
+                walls.blocks(&scenario)
+            } else {
+                None
+            };
+            let outcome = match blocked {
+                Some(reason) => not_run(&scenario, revision, Verdict::Blocked { reason }),
+                None => {
+                    let observer = Arc::new(events.clone());
+                    let run = exec::run_observed(&scenario, &config, schemas, observer);
+                    match tokio::time::timeout_at(deadline.at, run).await {
+                        Ok(outcome) => outcome,
+                        Err(_) => not_run(
+                            &scenario,
+                            revision,
+                            Verdict::Blocked {
+                                reason: format!("cut off: {}", deadline.reason()),
+                            },
+                        ),
+                    }
+                }
+            };
             events::scenario_finished(&events, outcome);
         }));
     }
     for (h, s) in handles.into_iter().zip(scenarios) {
         if let Err(e) = h.await {
             // The task died (a panic): its scenario still ends, as a harness error.
-            events::scenario_finished(&events, task_failed(s, &e.to_string()));
+            let reason = format!("the scenario task failed: {e}");
+            events::scenario_finished(&events, not_run(s, revision, Verdict::Error { reason }));
         }
     }
 }
 
-/// The outcome of a scenario whose task died before it could say anything.
-fn task_failed(s: &Scenario, error: &str) -> ScenarioOutcome {
+/// Whether the scenario would start a server at all (otherwise the executor skips it at
+/// once, and the skip says more than a block would).
+fn applies(scenario: &Scenario, config: &ExecConfig) -> bool {
+    scenario.revisions.contains(&config.session.revision)
+        && scenario.transports.contains(&config.target.kind())
+}
+
+/// `config` with short shutdown waits (stdio; other transports have none).
+fn shortened(config: &Arc<ExecConfig>) -> Arc<ExecConfig> {
+    let mut short = ExecConfig::clone(config);
+    if let Target::Stdio { options, .. } = &mut short.target {
+        options.shutdown = SHORT_SHUTDOWN;
+    }
+    Arc::new(short)
+}
+
+/// The outcome of a scenario that did not run (or whose task died) with `verdict`.
+fn not_run(s: &Scenario, revision: Revision, verdict: Verdict) -> ScenarioOutcome {
+    let why = verdict.reason().unwrap_or_default().to_owned();
     ScenarioOutcome {
         id: s.id.clone(),
         title: s.title.clone(),
-        spec: s.spec.clone(),
-        verdict: Verdict::Error {
-            reason: format!("the scenario task failed: {error}"),
+        spec: if s.spec.starts_with("https://") {
+            s.spec.clone()
+        } else {
+            revision.spec_url(&s.spec)
         },
+        verdict,
         findings: vec![],
         protocol: vec![],
         unchecked: vec![],
         skipped_steps: vec![],
         duration_ms: 0,
         transcript: vec![],
-        stderr: StderrExcerpt::NotCaptured {
-            reason: "the scenario task failed".into(),
-        },
+        stderr: StderrExcerpt::NotCaptured { reason: why },
     }
 }

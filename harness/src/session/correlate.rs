@@ -385,7 +385,7 @@ impl Session {
             if let Outcome::Error(_) = &response.outcome {
                 self.check_error_schema(value, index, base);
             }
-            self.unsolicited.push_back(Unsolicited {
+            self.keep_unsolicited(Unsolicited {
                 frame: index,
                 message: Message::Response(response),
             });
@@ -399,7 +399,7 @@ impl Session {
                 [jsonrpc::unmatched_response(&id, answered, rev, base)],
                 index,
             );
-            self.unsolicited.push_back(Unsolicited {
+            self.keep_unsolicited(Unsolicited {
                 frame: index,
                 message: Message::Response(response),
             });

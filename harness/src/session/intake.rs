@@ -105,7 +105,7 @@ impl Session {
                 let finding =
                     capabilities::server_notification(&n.method, declared, self.revision, base);
                 self.push_all(finding, index);
-                self.unsolicited.push_back(Unsolicited {
+                self.keep_unsolicited(Unsolicited {
                     frame: index,
                     message: Message::Notification(n),
                 });
@@ -113,7 +113,7 @@ impl Session {
             Message::Request(request) => {
                 self.check_schema(value, index, base, &request.method, MessageKind::Request);
                 self.answer_server_request(&request, index).await;
-                self.unsolicited.push_back(Unsolicited {
+                self.keep_unsolicited(Unsolicited {
                     frame: index,
                     message: Message::Request(request),
                 });

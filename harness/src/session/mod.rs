@@ -143,6 +143,12 @@ pub struct SessionRecord {
     pub stderr_tail: Vec<String>,
 }
 
+/// Findings of one rule kept per session; more are counted (see `Session::finish`).
+pub const MAX_PER_RULE: usize = 100;
+
+/// Messages the server sent on its own kept for scenarios to look at.
+const MAX_UNSOLICITED: usize = 10_000;
+
 /// A client session with one server over one transport: every request sent, every
 /// frame received and checked, every finding, until [`Session::finish`].
 pub struct Session {
@@ -170,6 +176,8 @@ pub struct Session {
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
     unsolicited: VecDeque<Unsolicited>,
+    /// Findings past [`MAX_PER_RULE`] of one rule: counted, not kept.
+    suppressed: std::collections::BTreeMap<String, u64>,
     initialized_sent: bool,
     /// A reply has been waited for (the start-up allowance is spent).
     server_up: bool,
@@ -215,6 +223,7 @@ impl Session {
             raw_progress_tokens: HashMap::new(),
             raw_partial_line: Vec::new(),
             unsolicited: VecDeque::new(),
+            suppressed: std::collections::BTreeMap::new(),
             initialized_sent: false,
             server_up: false,
             stdout_closed: false,
@@ -283,7 +292,30 @@ impl Session {
 
     /// Records a finding raised outside the session (by a runner check).
     pub fn add_finding(&mut self, finding: Finding) {
+        self.keep_finding(finding);
+    }
+
+    /// Keeps a finding unless its rule already has [`MAX_PER_RULE`] in this session (a
+    /// server repeating one fault a million times costs a count, not a million findings).
+    fn keep_finding(&mut self, finding: Finding) {
+        let same = self.findings.iter().filter(|f| f.rule == finding.rule);
+        if self.findings.len() >= MAX_PER_RULE && same.count() >= MAX_PER_RULE {
+            *self.suppressed.entry(finding.rule).or_default() += 1;
+            return;
+        }
+        if let Some(frame) = finding.frame {
+            self.transcript.pin(frame);
+        }
         self.findings.push(finding);
+    }
+
+    /// Keeps a message the server sent on its own for the scenario's next look, dropping
+    /// the oldest past [`MAX_UNSOLICITED`] (a flood of notifications is not kept whole).
+    fn keep_unsolicited(&mut self, message: Unsolicited) {
+        if self.unsolicited.len() >= MAX_UNSOLICITED {
+            self.unsolicited.pop_front();
+        }
+        self.unsolicited.push_back(message);
     }
 
     /// Messages the server sent on its own, oldest first.
@@ -309,6 +341,11 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The slowest line the server wrote, if the transport times lines (stdio).
+    pub fn slowest_line(&self) -> Option<crate::transport::SlowLine> {
+        self.transport.slowest_line()
+    }
+
     /// The server's stderr record, if it is a process mcpcheck started.
     pub fn stderr(&self) -> Option<&crate::transport::StderrLog> {
         self.transport.stderr()
@@ -316,7 +353,7 @@ impl Session {
 
     /// Records a finding, pinned to transcript entry `frame` when there is one.
     fn push_at(&mut self, finding: Finding, frame: Option<usize>) {
-        self.findings.push(match frame {
+        self.keep_finding(match frame {
             Some(i) => finding.at_frame(i),
             None => finding,
         });

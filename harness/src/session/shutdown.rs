@@ -32,6 +32,13 @@ impl Session {
             )),
             _ => {}
         }
+        for (rule, more) in std::mem::take(&mut self.suppressed) {
+            if let Some(last) = self.findings.iter_mut().rev().find(|f| f.rule == rule) {
+                last.message.push_str(&format!(
+                    " (and {more} more like it in this session, not listed)"
+                ));
+            }
+        }
         let schema = self.schema_status();
         let (stderr_bytes, stderr_tail) = match self.transport.stderr() {
             Some(log) => (log.total_bytes(), log.last_lines(20)),

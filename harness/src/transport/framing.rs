@@ -368,7 +368,13 @@ impl NdjsonDecoder {
 
     fn parse(&mut self, text: &str) -> serde_json::Result<Value> {
         self.parses += 1;
-        serde_json::from_str(text)
+        serde_json::from_str(text).or_else(|e| {
+            // Valid JSON with a number beyond a float's range is still a message.
+            match super::huge_numbers::is_out_of_range(&e) {
+                true => super::huge_numbers::parse(text).ok_or(e),
+                false => Err(e),
+            }
+        })
     }
 
     fn try_pending(&mut self) -> PendingState {

@@ -12,6 +12,7 @@
 
 pub mod framing;
 pub mod http;
+pub mod huge_numbers;
 pub mod reaper;
 pub mod sse;
 pub mod sse_body;
@@ -21,6 +22,15 @@ pub mod stdio;
 pub mod target;
 
 use std::future::Future;
+
+/// A line that took a while from its first byte to its newline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlowLine {
+    /// From its first byte to its newline.
+    pub took: std::time::Duration,
+    /// Its length in bytes.
+    pub bytes: u64,
+}
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -169,6 +179,12 @@ pub trait Transport: Send {
     /// Output the server has started but not finished: an unterminated line's length and
     /// first bytes. Evidence when a response never arrives.
     fn partial_line(&self) -> Option<(u64, Vec<u8>)> {
+        None
+    }
+    /// The slowest line so far, if one took long to arrive: how long from its first byte
+    /// to its newline, and its length. A server that trickles its output (a byte at a
+    /// time) makes every exchange that slow.
+    fn slowest_line(&self) -> Option<SlowLine> {
         None
     }
     /// The HTTP connection, for raw exchanges, if this is an HTTP transport.

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::framing::{DEFAULT_MAX_FRAME, Decoded, NdjsonDecoder};
 use super::{
-    BoxFuture, ExitInfo, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport,
+    BoxFuture, ExitInfo, Inbound, ShutdownReport, ShutdownStage, SlowLine, StderrLog, Transport,
     TransportError, reaper,
 };
 
@@ -181,6 +181,7 @@ pub struct StdioTransport {
     options: StdioOptions,
     shut_down: bool,
     partial: SharedPartial,
+    slowest: Arc<Mutex<Option<SlowLine>>>,
 }
 
 /// Inbound items buffered between the reader and the session; bounded so a server that
@@ -237,14 +238,23 @@ impl StdioTransport {
         let stdout_tx = tx.clone();
         let partial = Arc::new(Mutex::new(None));
         let partial_w = partial.clone();
+        let slowest = Arc::new(Mutex::new(None));
+        let slowest_w = slowest.clone();
         tokio::spawn(async move {
             let mut decoder = NdjsonDecoder::new(max_frame);
             let mut buf = vec![0u8; 64 * 1024];
+            let mut line = LineClock::default();
             loop {
                 let n = match stdout.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
+                if let Some(slow) = line.feed(&buf[..n]) {
+                    let mut s = slowest_w.lock().unwrap_or_else(|e| e.into_inner());
+                    if s.is_none_or(|s: SlowLine| slow.took > s.took) {
+                        *s = Some(slow);
+                    }
+                }
                 let items = decoder.push(&buf[..n]);
                 let (len, bytes) = decoder.partial();
                 let snapshot =
@@ -295,6 +305,7 @@ impl StdioTransport {
             options,
             shut_down: false,
             partial,
+            slowest,
         })
     }
 
@@ -368,6 +379,38 @@ impl StdioTransport {
     }
 }
 
+/// Times lines from their first byte to their newline, across reads.
+#[derive(Debug, Default)]
+struct LineClock {
+    /// When the current line's first byte came, and its length so far.
+    open: Option<(Instant, u64)>,
+}
+
+impl LineClock {
+    /// Takes in one read; returns the slowest line it completed that spanned reads.
+    fn feed(&mut self, chunk: &[u8]) -> Option<SlowLine> {
+        let now = Instant::now();
+        let mut slowest = None;
+        let mut rest = chunk;
+        while let Some(at) = rest.iter().position(|b| *b == b'\n') {
+            if let Some((start, len)) = self.open.take() {
+                let slow = SlowLine {
+                    took: now - start,
+                    bytes: len + at as u64,
+                };
+                if slowest.is_none_or(|s: SlowLine| slow.took > s.took) {
+                    slowest = Some(slow);
+                }
+            }
+            rest = &rest[at + 1..];
+        }
+        if !rest.is_empty() {
+            self.open.get_or_insert((now, 0)).1 += rest.len() as u64;
+        }
+        slowest
+    }
+}
+
 fn to_inbound(item: Decoded) -> Inbound {
     match item {
         Decoded::Frame(f) => Inbound::Frame(f),
@@ -426,6 +469,10 @@ impl Transport for StdioTransport {
 
     fn pid(&self) -> Option<u32> {
         Some(StdioTransport::pid(self))
+    }
+
+    fn slowest_line(&self) -> Option<SlowLine> {
+        *self.slowest.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn partial_line(&self) -> Option<(u64, Vec<u8>)> {

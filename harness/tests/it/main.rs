@@ -20,6 +20,7 @@ mod fail_on;
 mod framing_props;
 mod fuzz_http;
 mod fuzz_live;
+mod hostile;
 mod html_xss;
 mod http_mutation;
 mod http_run;

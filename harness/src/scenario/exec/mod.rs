@@ -186,10 +186,12 @@ pub async fn run_observed(
             reason: "not captured: the server is not a process mcpcheck started".into(),
         },
     };
-    let (mine, protocol): (Vec<_>, Vec<_>) =
+    let (mine, mut protocol): (Vec<_>, Vec<_>) =
         record.findings.into_iter().partition(|f| f.rule == rule);
     findings.extend(mine);
-    let transcript = record.transcript.entries().to_vec();
+    let transcript = record
+        .transcript
+        .window(findings.iter_mut().chain(protocol.iter_mut()));
     // Nothing of what the scenario checks exists on this server (a deciding loop never
     // ran, or an awaited notification never came): not a pass.
     let unexercised = not_exercised.or_else(|| {

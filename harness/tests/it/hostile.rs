@@ -1,0 +1,328 @@
+//! The hostile-server gallery (fixtures/hostile): against every mode, mcpcheck reaches a
+//! verdict (exit 0 or 1) in bounded time, stays under 256 MiB, and leaves no process
+//! behind. A handful of scenarios each (stdio ones, tools/list) keeps the cost small; the
+//! whole suite per mode is `benches/hostile.sh`.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::*;
+
+/// Scenarios run per mode: ones that start servers, send requests and test EOF.
+const SUBSET: [&str; 6] = [
+    "--include",
+    "stdio/*",
+    "--include",
+    "tools/list-result",
+    "--include",
+    "lifecycle/declared-tools-served",
+];
+
+/// What one run against a mode gave.
+struct Run {
+    code: i32,
+    report: Value,
+    took: Duration,
+    peak_rss_kib: u64,
+    text: String,
+}
+
+/// Runs mcpcheck against `mode` with a wall-clock bound of `limit`, sampling its peak
+/// RSS, and checks that no process of the server's is left afterwards.
+fn run_mode(mode: &str, limit: Duration) -> Run {
+    let marker = marker(&format!("hostile-{mode}"));
+    let out = tempfile_path("hostile.json");
+    let hostile = fixture("mcp-hostile-server");
+    let started = Instant::now();
+    let mut child = mcpcheck()
+        .args(["run", "--format", "json", "--output"])
+        .arg(&out)
+        .args(SUBSET)
+        .args(["--jobs", "2", "--startup-timeout", "5s", "--timeout", "3s"])
+        .args(["--deadline", "100s", "--env", &marker, "--"])
+        .arg(&hostile)
+        .args(["--mode", mode])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running mcpcheck");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_rss_kib = 0;
+    let status = loop {
+        if let Ok(status) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = vm_hwm_kib(&status)
+        {
+            peak_rss_kib = peak_rss_kib.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("waiting for mcpcheck") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{mode}: no verdict within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = started.elapsed();
+    let output = child.wait_with_output().expect("mcpcheck's output");
+    let report = std::fs::read_to_string(&out)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        eventually(5, || processes_with_env(&marker).is_empty()),
+        "{mode}: server processes left behind: {:?}",
+        processes_with_env(&marker)
+    );
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        report,
+        took,
+        peak_rss_kib,
+        text: describe(&output),
+    };
+    eprintln!(
+        "hostile {mode:28} exit {} in {:5.1} s, peak RSS {} MiB",
+        run.code,
+        run.took.as_secs_f64(),
+        run.peak_rss_kib / 1024
+    );
+    assert!(
+        run.code == 0 || run.code == 1,
+        "{mode}: exit {} (a verdict is 0 or 1): {}",
+        run.code,
+        run.text
+    );
+    assert!(
+        run.peak_rss_kib < 256 * 1024,
+        "{mode}: peak RSS {} MiB",
+        run.peak_rss_kib / 1024
+    );
+    run
+}
+
+fn vm_hwm_kib(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Each scenario's verdict and reason.
+fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+    report["scenarios"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|s| {
+                    let text = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
+                    (text("id"), text("verdict"), text("reason"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every scenario that applies is blocked, with a reason starting `blocked by {why}`.
+fn all_blocked_by(run: &Run, why: &str) {
+    let v = verdicts(&run.report);
+    assert!(!v.is_empty(), "{}", run.text);
+    for (id, verdict, reason) in &v {
+        if verdict == "skip" {
+            continue;
+        }
+        assert_eq!(verdict, "blocked", "{id}: {reason}\n{}", run.text);
+        assert!(
+            reason.starts_with(&format!("blocked by {why}")),
+            "{id}: {reason}"
+        );
+    }
+    assert_eq!(run.code, 1);
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
+const FLOOD: Duration = Duration::from_secs(120);
+
+#[test]
+fn stderr_flood() {
+    let run = run_mode("stderr-flood", FLOOD);
+    assert_eq!(run.code, 0, "{}", run.text);
+}
+
+#[test]
+fn exit_after_init_with_a_grandchild_holding_the_pipes() {
+    let run = run_mode("exit-after-init-grandchild", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+    // Depending on when the exit lands, the handshake fails (`notifications/initialized`
+    // cannot be sent: everything is blocked) or each scenario fails on its first request.
+    assert!(
+        verdicts(&run.report).iter().any(|(_, v, r)| v == "fail"
+            || (v == "blocked" && r.starts_with("blocked by session.server-exited"))),
+        "{}",
+        run.text
+    );
+}
+
+#[test]
+fn exit_3_before_reading() {
+    let run = run_mode("exit-3", MINUTE);
+    all_blocked_by(&run, "session.server-exited");
+}
+
+#[test]
+fn stdout_noise_then_answer() {
+    let run = run_mode("stdout-noise-then-answer", FLOOD);
+    all_blocked_by(&run, "flood");
+    let text = run.report.to_string();
+    assert!(
+        text.contains("more like it in this session"),
+        "{text:.2000}"
+    );
+}
+
+#[test]
+fn initialize_answered_with_one_64_mib_line() {
+    let run = run_mode("init-64mb-line", FLOOD);
+    all_blocked_by(&run, "session.request-timeout");
+}
+
+#[test]
+fn byte_at_a_time() {
+    let run = run_mode("byte-at-a-time", MINUTE);
+    all_blocked_by(&run, "trickle");
+}
+
+#[test]
+fn ignores_signals_and_eof() {
+    let run = run_mode("ignore-signals-and-eof", MINUTE);
+    assert_eq!(run.report["shutdown"]["stage"], "killed", "{}", run.text);
+}
+
+#[test]
+fn never_writes() {
+    let run = run_mode("never-write", MINUTE);
+    all_blocked_by(&run, "session.request-timeout");
+}
+
+#[test]
+fn nesting_200000_deep() {
+    let run = run_mode("deep-nesting", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+}
+
+#[test]
+fn invalid_utf8_in_strings() {
+    let run = run_mode("invalid-utf8-in-strings", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+}
+
+#[test]
+fn numbers_beyond_64_bits_are_judged_as_json() {
+    let run = run_mode("huge-numbers", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+    let findings = run.report["findings"].to_string();
+    assert!(
+        findings.contains("1e400") && findings.contains("is not of type"),
+        "the capability's wrong type, with the number quoted: {findings:.3000}"
+    );
+    assert!(
+        findings.contains("123456789012345678901234567890"),
+        "the unmatched id, exactly: {findings:.3000}"
+    );
+    assert!(
+        !findings.contains("not a JSON-RPC message"),
+        "{findings:.3000}"
+    );
+}
+
+#[test]
+fn notification_flood_before_initialize() {
+    let run = run_mode("notification-flood", FLOOD);
+    all_blocked_by(&run, "flood");
+}
+
+#[test]
+fn closes_stdout_and_keeps_running() {
+    let run = run_mode("close-stdout-keep-running", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+}
+
+#[test]
+fn wrong_ids() {
+    let run = run_mode("wrong-ids", MINUTE);
+    all_blocked_by(&run, "session.request-timeout");
+}
+
+#[test]
+fn never_answers_tools_list() {
+    let run = run_mode("never-answers-one-method", MINUTE);
+    let v = verdicts(&run.report);
+    let blocked: Vec<_> = v.iter().filter(|(_, v, _)| v == "blocked").collect();
+    assert!(!blocked.is_empty(), "{}", run.text);
+    assert!(
+        blocked.iter().all(|(_, _, r)| r.contains("`tools/list`")),
+        "{blocked:?}"
+    );
+    assert!(
+        v.iter().any(|(_, v, _)| v == "pass" || v == "warn"),
+        "scenarios without tools/list still run: {v:?}"
+    );
+}
+
+#[test]
+fn never_flushes() {
+    let run = run_mode("never-flushes", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+}
+
+#[test]
+fn ignores_eof() {
+    let run = run_mode("ignores-eof", MINUTE);
+    assert_eq!(
+        run.report["shutdown"]["stage"], "terminated",
+        "{}",
+        run.text
+    );
+}
+
+#[test]
+fn the_deadline_ends_a_run_with_what_is_known() {
+    let marker = marker("hostile-deadline");
+    let hostile = fixture("mcp-hostile-server");
+    let started = Instant::now();
+    let (code, report, text) = run_json(
+        &["--deadline", "3s", "--jobs", "1", "--env", &marker],
+        &[hostile.to_str().unwrap(), "--mode", "ignores-eof"],
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "{text}");
+    assert_eq!(code, 1, "{text}");
+    let v = verdicts(&report);
+    assert!(
+        v.iter()
+            .any(|(_, v, r)| v == "blocked" && r.contains("the run's --deadline of 3s passed")),
+        "{v:?}"
+    );
+    assert!(eventually(5, || processes_with_env(&marker).is_empty()));
+}
+
+#[test]
+fn the_deadline_is_read_from_the_config_file() {
+    let dir = tempfile_path("deadline-config");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mcpcheck.toml"), "[run]\ndeadline = \"2s\"\n").unwrap();
+    let hostile = fixture("mcp-hostile-server");
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .current_dir(&dir)
+        .env("MCPCHECK_SCHEMA_DIR", schema_dir())
+        .args(["run", "--jobs", "1", "--"])
+        .arg(&hostile)
+        .args(["--mode", "ignores-eof"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = describe(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("--deadline of 2s passed"), "{text}");
+}
