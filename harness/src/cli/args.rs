@@ -25,6 +25,11 @@ pub struct RunArgs {
     pub command: Vec<String>,
     #[command(flatten)]
     pub http: HttpFlags,
+    /// Start this HTTP server for the run and stop its process group at the end: `{port}`
+    /// becomes the port of --url, or a free loopback port (URL `http://127.0.0.1:PORT/mcp`).
+    /// The run starts once the endpoint answers an HTTP request (--startup-timeout).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["server", "command"])]
+    pub serve: Option<String>,
     #[command(flatten)]
     pub protocol: ProtocolFlags,
     /// Also run the built-in suite when scenario files are given.

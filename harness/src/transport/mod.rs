@@ -4,6 +4,7 @@
 //! so the session above never needs to know whether it talks to a child process or an
 //! HTTP endpoint.
 
+pub mod background;
 pub mod framing;
 pub mod http;
 pub mod reaper;

@@ -25,6 +25,7 @@ mod reports;
 mod scenario_parse;
 mod scenario_parse_props;
 mod schema_dispatch_props;
+mod serve;
 mod snapshot_cli;
 mod snapshot_order;
 mod snapshot_reference;
