@@ -52,6 +52,10 @@ pub struct ScenarioOutcome {
     pub id: String,
     pub title: String,
     pub spec: String,
+    /// Ids of the official suite's scenarios (`@modelcontextprotocol/conformance`) this one
+    /// stands for, so a maintainer finds them and an official baseline can name them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub official: Vec<String>,
     #[serde(flatten)]
     pub verdict: Verdict,
     /// Broken expectations, and session findings of the scenario's own rule.

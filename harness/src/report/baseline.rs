@@ -44,6 +44,9 @@ pub struct Entry {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Baseline {
     pub entries: Vec<Entry>,
+    /// The official suite's `server:` ids, when the file is (or holds) one of its
+    /// expected-failures lists (`baseline_official`); `None` for mcpcheck's own format.
+    pub official: Option<Vec<Entry>>,
 }
 
 /// How the run compares with the baseline.
@@ -86,7 +89,8 @@ impl Baseline {
         })
     }
 
-    /// Parses `expected-failures: [{id, reason}, ...]`; an empty document is an empty baseline.
+    /// Parses `expected-failures: [{id, reason}, ...]`, the official suite's `server: [ids]`,
+    /// or both in one file; an empty document is an empty baseline.
     pub fn parse(text: &str) -> Result<Self, String> {
         let docs = Yaml::load_from_str(text).map_err(|e| format!("not YAML: {e}"))?;
         let Some(doc) = docs.first() else {
@@ -95,11 +99,28 @@ impl Baseline {
         if doc.is_null() {
             return Ok(Baseline::default());
         }
-        let list = doc
-            .as_mapping_get("expected-failures")
-            .ok_or("expected a mapping with the key `expected-failures`")?;
+        let official = super::baseline_official::parse(doc)?;
+        let list = match (doc.as_mapping_get("expected-failures"), &official) {
+            (Some(list), _) => list,
+            (None, Some(_)) => {
+                return Ok(Baseline {
+                    entries: Vec::new(),
+                    official,
+                });
+            }
+            (None, None) => {
+                return Err(
+                    "expected a mapping with the key `expected-failures` (mcpcheck's \
+                            format) or `server` (the official suite's)"
+                        .into(),
+                );
+            }
+        };
         if list.is_null() {
-            return Ok(Baseline::default());
+            return Ok(Baseline {
+                entries: Vec::new(),
+                official,
+            });
         }
         let items = list
             .as_vec()
@@ -124,12 +145,20 @@ impl Baseline {
             }
             entries.push(Entry { id, reason });
         }
-        Ok(Baseline { entries })
+        Ok(Baseline { entries, official })
     }
 
     /// The file text: a comment, then one entry per failure (JSON strings are YAML scalars).
     pub fn to_yaml(&self) -> String {
-        let mut out = String::from(
+        let mut out = match &self.official {
+            // Only the official list: the file stays readable by the official suite.
+            Some(official) if self.entries.is_empty() => {
+                return super::baseline_official::to_yaml(official);
+            }
+            Some(official) => super::baseline_official::to_yaml(official) + "\n",
+            None => String::new(),
+        };
+        out.push_str(
             "# mcpcheck expected failures (--expected-failures). Each entry names a failing\n\
              # scenario id or rule id, and why it is accepted for now. Listed failures do not fail\n\
              # the run; a listed one that passes again fails it as stale.\n\
@@ -170,6 +199,9 @@ impl Baseline {
                 None => c.unexpected.push(f.clone()),
             }
         }
+        if let Some(official) = &self.official {
+            super::baseline_official::compare(official, report, &mut c);
+        }
         for e in &self.entries {
             if failures.contains_key(&e.id) {
                 continue;
@@ -195,8 +227,35 @@ impl Baseline {
             .iter()
             .map(|e| (e.id.as_str(), e.reason.as_str()))
             .collect();
-        let mut entries: Vec<Entry> = failures(report)
+        let failures = failures(report);
+        // With an official list, failures an official id covers go there, by that id.
+        let official = self.official.as_ref().map(|listed| {
+            let failing = failures.keys().cloned().collect();
+            let ids = super::baseline_official::failing_ids(report, &failing);
+            let mut kept: Vec<Entry> = ids
+                .into_iter()
+                .map(|id| Entry {
+                    reason: super::baseline_official::REASON.to_owned(),
+                    id,
+                })
+                .collect();
+            let mut c = Comparison::default();
+            super::baseline_official::compare(listed, report, &mut c);
+            kept.extend(c.unverified);
+            kept.sort_by(|a, b| a.id.cmp(&b.id));
+            kept.dedup_by(|a, b| a.id == b.id);
+            kept
+        });
+        let covered = |id: &str| {
+            official.is_some()
+                && report
+                    .scenarios
+                    .iter()
+                    .any(|o| o.id == id && !o.official.is_empty())
+        };
+        let mut entries: Vec<Entry> = failures
             .into_values()
+            .filter(|f| !covered(&f.id))
             .map(|f| Entry {
                 reason: reasons
                     .get(f.id.as_str())
@@ -207,9 +266,19 @@ impl Baseline {
             .collect();
         // Keep entries this run could not confirm (scenarios not selected, skipped).
         let c = self.compare(report);
-        entries.extend(c.unverified);
+        let official_ids: std::collections::BTreeSet<&str> = self
+            .official
+            .iter()
+            .flatten()
+            .map(|e| e.id.as_str())
+            .collect();
+        entries.extend(
+            c.unverified
+                .into_iter()
+                .filter(|e| !official_ids.contains(e.id.as_str())),
+        );
         entries.sort_by(|a, b| a.id.cmp(&b.id));
-        Baseline { entries }
+        Baseline { entries, official }
     }
 }
 

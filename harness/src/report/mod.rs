@@ -7,6 +7,7 @@
 
 pub mod aggregate;
 pub mod baseline;
+pub mod baseline_official;
 pub mod deterministic;
 pub mod html;
 pub mod human;

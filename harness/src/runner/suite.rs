@@ -58,6 +58,7 @@ fn task_failed(s: &Scenario, error: &str) -> ScenarioOutcome {
         id: s.id.clone(),
         title: s.title.clone(),
         spec: s.spec.clone(),
+        official: s.official.clone(),
         verdict: Verdict::Error {
             reason: format!("the scenario task failed: {error}"),
         },
