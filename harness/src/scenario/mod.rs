@@ -13,6 +13,7 @@ pub mod http_step;
 pub mod matcher;
 pub mod model;
 pub mod observe;
+pub mod official;
 pub mod parse;
 pub mod synth;
 pub mod template;

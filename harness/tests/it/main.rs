@@ -20,6 +20,7 @@ mod html_xss;
 mod http_mutation;
 mod http_run;
 mod http_tls;
+mod official_fixture;
 mod report_snapshots;
 mod reports;
 mod scenario_parse;
