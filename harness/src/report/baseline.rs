@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use saphyr::{LoadableYamlNode, Yaml};
-use serde::Serialize;
 
+pub use super::expected::{Comparison, Entry, Failure};
 use crate::outcome::{RunReport, Verdict};
 
 /// A baseline file's problem: exit code 2.
@@ -33,13 +33,6 @@ pub enum BaselineError {
     Invalid { path: String, message: String },
 }
 
-/// One accepted failure.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Entry {
-    pub id: String,
-    pub reason: String,
-}
-
 /// The parsed file, entries in file order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Baseline {
@@ -47,34 +40,6 @@ pub struct Baseline {
     /// The official suite's `server:` ids, when the file is (or holds) one of its
     /// expected-failures lists (`baseline_official`); `None` for mcpcheck's own format.
     pub official: Option<Vec<Entry>>,
-}
-
-/// How the run compares with the baseline.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Comparison {
-    /// Failing and listed: accepted.
-    pub expected: Vec<Entry>,
-    /// Failing and not listed: fail the run.
-    pub unexpected: Vec<Failure>,
-    /// Listed but no longer failing: fail the run until removed.
-    pub stale: Vec<Entry>,
-    /// Listed scenarios that did not run or were skipped: neither confirmed nor stale.
-    pub unverified: Vec<Entry>,
-}
-
-impl Comparison {
-    /// Whether the run passes once the baseline is taken into account.
-    pub fn passes(&self) -> bool {
-        self.unexpected.is_empty() && self.stale.is_empty()
-    }
-}
-
-/// A failure of the run, by id.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Failure {
-    pub id: String,
-    /// What failed, in a line (the scenario title or the first finding's message).
-    pub what: String,
 }
 
 impl Baseline {

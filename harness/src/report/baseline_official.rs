@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use saphyr::Yaml;
 
-use super::baseline::{Comparison, Entry};
+use super::expected::{Comparison, Entry};
 use crate::outcome::{RunReport, Verdict};
 
 /// The reason recorded for an entry of the official file (it carries none).
