@@ -77,6 +77,7 @@ fn synthetic() -> RunReport {
                 title: format!("synthetic scenario {s}"),
                 spec: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools"
                     .into(),
+                official: vec![],
                 verdict: if failing { V::Fail } else { V::Pass },
                 findings,
                 protocol: vec![],

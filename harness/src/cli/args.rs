@@ -28,6 +28,11 @@ pub struct RunArgs {
     /// Which HTTP endpoint to check, and how to reach it.
     #[command(flatten)]
     pub http: HttpFlags,
+    /// Start this HTTP server for the run and stop its process group at the end: `{port}`
+    /// becomes the port of --url, or a free loopback port (URL `http://127.0.0.1:PORT/mcp`).
+    /// The run starts once the endpoint answers an HTTP request (--startup-timeout).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["server", "command"])]
+    pub serve: Option<String>,
     /// The protocol revision and timeouts.
     #[command(flatten)]
     pub protocol: ProtocolFlags,

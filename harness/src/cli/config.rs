@@ -45,6 +45,9 @@ pub struct ServerSection {
     pub cwd: Option<PathBuf>,
     /// A Streamable HTTP (or HTTP+SSE) endpoint instead of a command.
     pub url: Option<String>,
+    /// An HTTP server mcpcheck starts for the run (`--serve`), `{port}` replaced; with
+    /// `url`, on that URL's port.
+    pub serve: Option<Command>,
     /// HTTP headers for `url`, as `"Name: value"`.
     #[serde(default)]
     pub headers: Vec<String>,
@@ -193,7 +196,24 @@ pub fn apply(
         }
     };
     // The server comes from the command line or from the file, never half of each.
-    if args.stdio.server.is_none() && args.command.is_empty() && args.http.url.is_none() {
+    if args.stdio.server.is_none()
+        && args.command.is_empty()
+        && args.http.url.is_none()
+        && args.serve.is_none()
+    {
+        if let Some(serve) = &config.server.serve {
+            if config.server.command.is_some() {
+                return Err(UsageError(
+                    "[server] gives both `command` and `serve`: keep one".into(),
+                ));
+            }
+            args.serve = Some(match serve {
+                Command::Line(l) => l.clone(),
+                Command::Words(w) => crate::transport::stdio::ServerCommand::from_argv(w.clone())
+                    .map_err(|_| UsageError("[server] serve is empty".into()))?
+                    .display(),
+            });
+        }
         match (&config.server.command, &config.server.url) {
             (Some(_), Some(_)) => {
                 return Err(UsageError(
@@ -380,6 +400,10 @@ command = ["python3", "server.py"]
 # Or, instead of `command`: a Streamable HTTP (or HTTP+SSE) endpoint, loopback only, with
 # headers and a bearer token read from an environment variable (redacted from all output).
 # url = "http://127.0.0.1:8808/mcp"
+# Or an HTTP server mcpcheck starts for the run and stops after it (`--serve`): {port} is
+# replaced by the port of `url`, or by a free loopback port (the URL is then
+# http://127.0.0.1:PORT/mcp).
+# serve = "node dist/server.js --port {port}"
 # headers = ["X-Api-Key: abc"]
 # bearer-env = "MCP_TOKEN"
 # For https:// with a certificate the system does not trust: the CA (PEM) to trust.

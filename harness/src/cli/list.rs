@@ -55,7 +55,8 @@ fn severity(s: &Scenario) -> &'static str {
 }
 
 /// The scenarios as a JSON array: id, title, severity (`must`/`should`), revisions,
-/// transports, spec section, area (the id's first segment) and required capabilities.
+/// transports, spec section, area (the id's first segment), required capabilities and the
+/// official suite's scenario ids it stands for (`official`, maybe empty).
 pub fn to_json(scenarios: &[Scenario]) -> Value {
     scenarios
         .iter()
@@ -72,6 +73,7 @@ pub fn to_json(scenarios: &[Scenario]) -> Value {
                 "spec": s.spec,
                 "area": s.id.split_once('/').map_or(s.id.as_str(), |(area, _)| area),
                 "requires": s.requires.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "official": s.official,
             })
         })
         .collect()

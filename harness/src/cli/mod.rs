@@ -16,6 +16,7 @@ pub mod list;
 pub mod resolve;
 pub mod run;
 pub mod schemas;
+pub mod serve;
 pub mod snapshot;
 mod values;
 
@@ -56,6 +57,7 @@ pub enum Command {
         mcpcheck run --server 'npx -y @modelcontextprotocol/server-everything' --protocol-version 2025-06-18\n  \
         mcpcheck run --format json --output results.json -- ./target/debug/my-server\n  \
         mcpcheck run --url http://127.0.0.1:8808/mcp --bearer-env MCP_TOKEN\n  \
+        mcpcheck run --serve 'node dist/server.js --port {port}' --protocol-version 2025-06-18\n  \
         mcpcheck run --report html=out/report.html --report junit=out/junit.xml -- ./my-server\n  \
         mcpcheck run --expected-failures baseline.yaml --report markdown=summary.md -- ./my-server\n  \
         mcpcheck run --include 'tools/*' --exclude 'tools/call-*' -- ./my-server")]

@@ -28,6 +28,17 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
         let base = path.parent().unwrap_or(std::path::Path::new(""));
         config::apply(&config, base, &mut args, matches)?;
     }
+    // --serve: the server runs for exactly as long as the checks do.
+    let served = super::serve::start(&mut args).await?;
+    let outcome = checks(args).await;
+    if let Some(served) = served {
+        served.stop().await;
+    }
+    outcome
+}
+
+/// The run itself, once the server is known.
+async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     let auto = args.protocol.protocol_version == RevisionArg::Auto;
     if auto {
         args.protocol.protocol_version = RevisionArg::Exact(Revision::DEFAULT);

@@ -55,6 +55,10 @@ pub struct ScenarioOutcome {
     pub title: String,
     /// The spec section it checks.
     pub spec: String,
+    /// Ids of the official suite's scenarios (`@modelcontextprotocol/conformance`) this one
+    /// stands for, so a maintainer finds them and an official baseline can name them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub official: Vec<String>,
     /// The verdict (flattened into the serialized outcome).
     #[serde(flatten)]
     pub verdict: Verdict,

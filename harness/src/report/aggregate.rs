@@ -75,6 +75,7 @@ mod tests {
             id: id.into(),
             title: id.into(),
             spec: String::new(),
+            official: vec![],
             verdict,
             findings: vec![],
             protocol: vec![],

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use saphyr::{LoadableYamlNode, Yaml};
-use serde::Serialize;
 
+pub use super::expected::{Comparison, Entry, Failure};
 use crate::outcome::{RunReport, Verdict};
 
 /// A baseline file's problem: exit code 2.
@@ -45,49 +45,14 @@ pub enum BaselineError {
     },
 }
 
-/// One accepted failure.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Entry {
-    /// The failure's id: a scenario id or a rule id.
-    pub id: String,
-    /// Why the failure is accepted.
-    pub reason: String,
-}
-
 /// The parsed file, entries in file order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Baseline {
     /// The accepted failures.
     pub entries: Vec<Entry>,
-}
-
-/// How the run compares with the baseline.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Comparison {
-    /// Failing and listed: accepted.
-    pub expected: Vec<Entry>,
-    /// Failing and not listed: fail the run.
-    pub unexpected: Vec<Failure>,
-    /// Listed but no longer failing: fail the run until removed.
-    pub stale: Vec<Entry>,
-    /// Listed scenarios that did not run or were skipped: neither confirmed nor stale.
-    pub unverified: Vec<Entry>,
-}
-
-impl Comparison {
-    /// Whether the run passes once the baseline is taken into account.
-    pub fn passes(&self) -> bool {
-        self.unexpected.is_empty() && self.stale.is_empty()
-    }
-}
-
-/// A failure of the run, by id.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Failure {
-    /// The scenario id or rule id.
-    pub id: String,
-    /// What failed, in a line (the scenario title or the first finding's message).
-    pub what: String,
+    /// The official suite's `server:` ids, when the file is (or holds) one of its
+    /// expected-failures lists (`baseline_official`); `None` for mcpcheck's own format.
+    pub official: Option<Vec<Entry>>,
 }
 
 impl Baseline {
@@ -103,7 +68,8 @@ impl Baseline {
         })
     }
 
-    /// Parses `expected-failures: [{id, reason}, ...]`; an empty document is an empty baseline.
+    /// Parses `expected-failures: [{id, reason}, ...]`, the official suite's `server: [ids]`,
+    /// or both in one file; an empty document is an empty baseline.
     pub fn parse(text: &str) -> Result<Self, String> {
         let docs = Yaml::load_from_str(text).map_err(|e| format!("not YAML: {e}"))?;
         let Some(doc) = docs.first() else {
@@ -112,11 +78,28 @@ impl Baseline {
         if doc.is_null() {
             return Ok(Baseline::default());
         }
-        let list = doc
-            .as_mapping_get("expected-failures")
-            .ok_or("expected a mapping with the key `expected-failures`")?;
+        let official = super::baseline_official::parse(doc)?;
+        let list = match (doc.as_mapping_get("expected-failures"), &official) {
+            (Some(list), _) => list,
+            (None, Some(_)) => {
+                return Ok(Baseline {
+                    entries: Vec::new(),
+                    official,
+                });
+            }
+            (None, None) => {
+                return Err(
+                    "expected a mapping with the key `expected-failures` (mcpcheck's \
+                            format) or `server` (the official suite's)"
+                        .into(),
+                );
+            }
+        };
         if list.is_null() {
-            return Ok(Baseline::default());
+            return Ok(Baseline {
+                entries: Vec::new(),
+                official,
+            });
         }
         let items = list
             .as_vec()
@@ -141,12 +124,20 @@ impl Baseline {
             }
             entries.push(Entry { id, reason });
         }
-        Ok(Baseline { entries })
+        Ok(Baseline { entries, official })
     }
 
     /// The file text: a comment, then one entry per failure (JSON strings are YAML scalars).
     pub fn to_yaml(&self) -> String {
-        let mut out = String::from(
+        let mut out = match &self.official {
+            // Only the official list: the file stays readable by the official suite.
+            Some(official) if self.entries.is_empty() => {
+                return super::baseline_official::to_yaml(official);
+            }
+            Some(official) => super::baseline_official::to_yaml(official) + "\n",
+            None => String::new(),
+        };
+        out.push_str(
             "# mcpcheck expected failures (--expected-failures). Each entry names a failing\n\
              # scenario id or rule id, and why it is accepted for now. Listed failures do not fail\n\
              # the run; a listed one that passes again fails it as stale.\n\
@@ -188,6 +179,9 @@ impl Baseline {
                 None => c.unexpected.push(f.clone()),
             }
         }
+        if let Some(official) = &self.official {
+            super::baseline_official::compare(official, report, &mut c);
+        }
         for e in &self.entries {
             if failures.contains_key(&e.id) {
                 continue;
@@ -213,8 +207,35 @@ impl Baseline {
             .iter()
             .map(|e| (e.id.as_str(), e.reason.as_str()))
             .collect();
-        let mut entries: Vec<Entry> = failures(report)
+        let failures = failures(report);
+        // With an official list, failures an official id covers go there, by that id.
+        let official = self.official.as_ref().map(|listed| {
+            let failing = failures.keys().cloned().collect();
+            let ids = super::baseline_official::failing_ids(report, &failing);
+            let mut kept: Vec<Entry> = ids
+                .into_iter()
+                .map(|id| Entry {
+                    reason: super::baseline_official::REASON.to_owned(),
+                    id,
+                })
+                .collect();
+            let mut c = Comparison::default();
+            super::baseline_official::compare(listed, report, &mut c);
+            kept.extend(c.unverified);
+            kept.sort_by(|a, b| a.id.cmp(&b.id));
+            kept.dedup_by(|a, b| a.id == b.id);
+            kept
+        });
+        let covered = |id: &str| {
+            official.is_some()
+                && report
+                    .scenarios
+                    .iter()
+                    .any(|o| o.id == id && !o.official.is_empty())
+        };
+        let mut entries: Vec<Entry> = failures
             .into_values()
+            .filter(|f| !covered(&f.id))
             .map(|f| Entry {
                 reason: reasons
                     .get(f.id.as_str())
@@ -225,9 +246,19 @@ impl Baseline {
             .collect();
         // Keep entries this run could not confirm (scenarios not selected, skipped).
         let c = self.compare(report);
-        entries.extend(c.unverified);
+        let official_ids: std::collections::BTreeSet<&str> = self
+            .official
+            .iter()
+            .flatten()
+            .map(|e| e.id.as_str())
+            .collect();
+        entries.extend(
+            c.unverified
+                .into_iter()
+                .filter(|e| !official_ids.contains(e.id.as_str())),
+        );
         entries.sort_by(|a, b| a.id.cmp(&b.id));
-        Baseline { entries }
+        Baseline { entries, official }
     }
 }
 

@@ -7,7 +7,9 @@
 
 pub mod aggregate;
 pub mod baseline;
+pub mod baseline_official;
 pub mod deterministic;
+pub mod expected;
 pub mod html;
 pub mod human;
 pub mod json;

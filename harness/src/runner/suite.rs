@@ -153,6 +153,7 @@ fn not_run(s: &Scenario, revision: Revision, verdict: Verdict) -> ScenarioOutcom
         } else {
             revision.spec_url(&s.spec)
         },
+        official: s.official.clone(),
         verdict,
         findings: vec![],
         protocol: vec![],

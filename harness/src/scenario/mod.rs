@@ -12,6 +12,7 @@ pub mod exec;
 pub mod matcher;
 pub mod model;
 pub mod observe;
+pub mod official;
 pub mod parse;
 pub mod synth;
 pub mod template;

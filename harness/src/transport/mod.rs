@@ -10,6 +10,7 @@
 //! (guarded by [`sse_body`]); [`target`] says which one to open. Transports judge nothing:
 //! what may break a rule is reported as data for the session.
 
+pub mod background;
 pub mod framing;
 pub mod http;
 pub mod huge_numbers;

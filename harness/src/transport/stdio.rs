@@ -418,7 +418,7 @@ fn to_inbound(item: Decoded) -> Inbound {
     }
 }
 
-fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
+pub(super) fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => ExitInfo::Code(code),

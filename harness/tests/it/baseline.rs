@@ -167,3 +167,62 @@ fn a_malformed_baseline_is_a_usage_error() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("`reason` is missing"), "{text}");
 }
+
+/// The official suite's expected-failures file (`server: [ids]`) is read as is: an id
+/// accepts the failures of the scenarios naming it (`official:`); one whose scenarios pass
+/// is stale.
+#[test]
+fn the_official_suite_s_file_is_read_by_official_ids() {
+    let file = tempfile_path("conformance-baseline.yml");
+    let server = [
+        misbehaving(),
+        "--defect".into(),
+        "input-schema-not-object".into(),
+    ];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let args = [
+        "--include",
+        "tools/list-result",
+        "--include",
+        "lifecycle/ping-result",
+    ];
+    // The official format alone, plus mcpcheck's list for the sweep's schema finding (the
+    // official suite has no sweep).
+    write(
+        &file,
+        "server:\n  - tools-list\nclient:\n  - sse-retry\nexpected-failures:\n  - id: schema.valid\n    reason: add's inputSchema is an array; the sweep sees it too\n",
+    );
+    let (code, report, text) = run(&file, &args, &server);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        ids(&report["baseline"]["expected"]),
+        ["schema.valid", "tools-list"]
+    );
+    let listed = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "tools/list-result")
+        .unwrap();
+    assert_eq!(listed["official"], serde_json::json!(["tools-list"]));
+    // A listed official id whose scenario passes is stale and fails the run.
+    write(
+        &file,
+        "server: [tools-list, ping]\nexpected-failures: [{id: schema.valid, reason: r}]\n",
+    );
+    let (code, report, text) = run(&file, &args, &server);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(ids(&report["baseline"]["stale"]), ["ping"]);
+    // Without the entry the failure is unexpected.
+    write(&file, "server: [ping]\n");
+    let (code, report, text) = run(&file, &args, &server);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 1, "{text}");
+    let unexpected: Vec<&str> = report["baseline"]["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(unexpected.contains(&"tools/list-result"), "{unexpected:?}");
+}

@@ -30,6 +30,7 @@ fn outcome(id: &str, verdict: V, findings: Vec<Finding>) -> ScenarioOutcome {
         id: id.to_owned(),
         title: format!("title of {id}"),
         spec: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools".into(),
+        official: vec![],
         verdict,
         findings,
         protocol: vec![],

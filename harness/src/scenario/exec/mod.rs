@@ -82,6 +82,7 @@ pub async fn run_observed(
             id: scenario.id.clone(),
             title: scenario.title.clone(),
             spec: spec.clone(),
+            official: scenario.official.clone(),
             verdict,
             findings,
             protocol,

@@ -32,6 +32,11 @@ impl Executor<'_> {
         if user_given && self.policy != ToolPolicy::None {
             return None;
         }
+        // The official suite's fixture tools: side-effect free by that suite's contract.
+        let fixture = crate::scenario::official::callable(name, self.tools.get(name));
+        if fixture && self.policy != ToolPolicy::None {
+            return None;
+        }
         self.policy.forbids(self.tools.get(name))
     }
 }

@@ -43,7 +43,17 @@ pub struct Defect {
 
 /// Defect name -> what it must fail, from `fixtures/misbehaving/defects.toml`.
 pub fn defects() -> BTreeMap<String, Defect> {
-    let path = workspace().join("fixtures/misbehaving/defects.toml");
+    defects_in("fixtures/misbehaving/defects.toml")
+}
+
+/// Broken variant -> what it must fail, for the official-fixture scenarios
+/// (`thirdparty/official_fixture.py --broken NAME`).
+pub fn official_fixture_defects() -> BTreeMap<String, Defect> {
+    defects_in("thirdparty/official-fixture-defects.toml")
+}
+
+fn defects_in(file: &str) -> BTreeMap<String, Defect> {
+    let path = workspace().join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
