@@ -283,6 +283,8 @@ struct Executor<'a> {
     /// Findings already reported: the executor's, and the session's.
     findings_reported: usize,
     session_findings_reported: usize,
+    /// Fresh values handed out so far (`${unique}`, progress tokens).
+    fresh: u64,
 }
 
 impl<'a> Executor<'a> {
@@ -312,7 +314,15 @@ impl<'a> Executor<'a> {
             steps_started: 0,
             findings_reported: 0,
             session_findings_reported: 0,
+            fresh: 0,
         }
+    }
+
+    /// A value never handed out before in this scenario: progress tokens must be unique
+    /// among active requests (spec: basic/utilities/progress), and a loop repeats its steps.
+    fn fresh(&mut self) -> String {
+        self.fresh += 1;
+        format!("mcpcheck-{}", self.fresh)
     }
 
     fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {

@@ -9,6 +9,7 @@ use crate::check::Severity;
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::{Expectation, Initialize, Step, StepKind, Template};
 use crate::scenario::observe::{StepEnd, StepStart};
+use crate::scenario::template::UNIQUE;
 use crate::session::Handshake;
 
 impl Executor<'_> {
@@ -82,6 +83,9 @@ impl Executor<'_> {
 
     pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
         let line = step.line;
+        // `${unique}`: a new value for every step run, each loop iteration included.
+        let unique = self.fresh();
+        self.vars.insert(UNIQUE.into(), Value::String(unique));
         match &step.kind {
             StepKind::Initialize(Initialize::None) => Ok(()),
             StepKind::Initialize(Initialize::Handshake(o)) => {
