@@ -85,3 +85,38 @@ fn a_raw_request_beyond_serde_json_is_correlated() {
     );
     assert_eq!(code, 0, "{text}");
 }
+
+/// `resources/read-each` and its kin demanded that every listed resource read without
+/// error; the spec allows an error answer (server/resources#error-handling). With
+/// `on_error: next` an error is not judged, and a run where every read got one is a skip.
+#[test]
+fn an_allowed_error_answer_is_not_judged_and_all_errors_are_a_skip() {
+    let steps = |prefix: &str| {
+        format!(
+            "  - initialize:\n  - paginate: {{ method: resources/list, into: resources }}\n  - for_each:\n      in: resources\n      as: resource\n      steps:\n        - request: {{ method: resources/read, params: {{ uri: \"{prefix}${{resource.uri}}\" }} }}\n          on_error: next\n          expect: {{ result: {{ /contents: {{ type: array }} }} }}\n"
+        )
+    };
+    let missing = scenario("read-missing", &steps("mcpcheck-no-such:"));
+    let listed = scenario("read-listed", &steps(""));
+    let (code, report, text) = run_json(
+        &[missing.to_str().unwrap(), listed.to_str().unwrap()],
+        &[&reference()],
+    );
+    let _ = std::fs::remove_file(&missing);
+    let _ = std::fs::remove_file(&listed);
+    let s = outcome(&report, "test/read-missing");
+    assert_eq!(s["verdict"], "skip", "{s:#}\n{text}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("nothing to judge"),
+        "{s:#}"
+    );
+    assert_eq!(
+        outcome(&report, "test/read-listed")["verdict"],
+        "pass",
+        "{text}"
+    );
+    assert_eq!(code, 0, "{text}");
+}

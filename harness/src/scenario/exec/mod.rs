@@ -167,6 +167,8 @@ pub async fn run_observed(
         loop_runs,
         not_exercised,
         session_findings_reported,
+        errors_allowed,
+        results_judged,
         ..
     } = exec;
     let record = session.finish().await;
@@ -213,6 +215,11 @@ pub async fn run_observed(
         _ if unexercised.is_some() => Verdict::Skip {
             reason: unexercised.unwrap_or_default(),
         },
+        _ if errors_allowed > 0 && results_judged == 0 => Verdict::Skip {
+            reason: format!(
+                "nothing to judge: all {errors_allowed} requests were answered with an error, which the spec allows"
+            ),
+        },
         _ => Verdict::Pass,
     };
     outcome(
@@ -245,6 +252,9 @@ enum Stop {
     Failed,
     /// A problem in the scenario or harness.
     Error(String),
+    /// An allowed error answer (`on_error: next`): the enclosing `for_each` goes on with
+    /// its next item; at the top level the scenario ends there.
+    Next(String),
 }
 
 struct Executor<'a> {
@@ -285,6 +295,9 @@ struct Executor<'a> {
     session_findings_reported: usize,
     /// Fresh values handed out so far (`${unique}`, progress tokens).
     fresh: u64,
+    /// `on_error: next` requests answered with an error (allowed) and with a result (judged).
+    errors_allowed: usize,
+    results_judged: usize,
 }
 
 impl<'a> Executor<'a> {
@@ -315,6 +328,8 @@ impl<'a> Executor<'a> {
             findings_reported: 0,
             session_findings_reported: 0,
             fresh: 0,
+            errors_allowed: 0,
+            results_judged: 0,
         }
     }
 

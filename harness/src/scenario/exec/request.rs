@@ -7,7 +7,7 @@ use super::{Executor, Stop};
 use crate::check::Finding;
 use crate::protocol::{ErrorObject, Outcome, RequestId};
 use crate::scenario::matcher::{MatchContext, check_all};
-use crate::scenario::model::{Check, RequestStep, ResponseExpectation};
+use crate::scenario::model::{Check, OnError, RequestStep, ResponseExpectation};
 use crate::session::{Reply, raw_requests};
 
 impl Executor<'_> {
@@ -81,6 +81,18 @@ impl Executor<'_> {
             return Ok(());
         }
         match self.session.wait_reply(&id).await {
+            Ok(reply) if r.on_error == OnError::Next => {
+                if let Outcome::Error(e) = &reply.outcome {
+                    self.errors_allowed += 1;
+                    return Err(Stop::Next(format!(
+                        "`{method}` answered error {} ({}), which the spec allows; nothing to judge",
+                        e.code, e.message
+                    )));
+                }
+                self.results_judged += 1;
+                self.after_reply(r, &reply, &method, &id);
+                Ok(())
+            }
             Ok(reply) => {
                 self.after_reply(r, &reply, &method, &id);
                 Ok(())

@@ -71,6 +71,9 @@ impl Executor<'_> {
                 reason: reason.clone(),
             },
             Err(Stop::Failed) => StepEnd::Failed,
+            Err(Stop::Next(reason)) => StepEnd::Skipped {
+                reason: reason.clone(),
+            },
             Ok(()) if raised(Severity::Failure) => StepEnd::Failed,
             Ok(()) if raised(Severity::Warning) => StepEnd::Warned,
             Ok(()) if self.skipped_steps.len() > skipped => StepEnd::Skipped {
@@ -238,7 +241,10 @@ impl Executor<'_> {
                     self.depth += 1;
                     let done = self.run_steps(steps).await;
                     self.depth -= 1;
-                    done?;
+                    match done {
+                        Err(Stop::Next(_)) => {} // an allowed error: on to the next item
+                        other => other?,
+                    }
                 }
                 self.vars.remove(bind);
                 Ok(())
