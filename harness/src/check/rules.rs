@@ -56,7 +56,7 @@ rules! {
     JSONRPC_UNKNOWN_ID = "jsonrpc.response-matches-request", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "A response must answer a request the client sent and has not yet been answered.";
     JSONRPC_BATCH = "jsonrpc.batch-allowed", Failure, [R1 => "basic/messages", R2 => "basic#batching", R3 => "changelog#major-changes"],
-        "JSON-RPC batches exist only in revision 2025-03-26; other revisions send single messages.";
+        "JSON-RPC batches were removed in 2025-06-18: from then on a server sends single messages (2024-11-05 is silent, 2025-03-26 has batches).";
     JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "Every request must be answered with a response.";
 
