@@ -104,6 +104,8 @@ rules! {
         "An SSE event id is unique across all streams of the session, and a resumed stream replays only events after Last-Event-ID.";
     HTTP_SSE_REPLAY_SAME_STREAM = "http.sse-replay-same-stream", Failure, [R2 => "basic/transports#resumability-and-redelivery"],
         "A stream resumed with Last-Event-ID replays no message of a different stream.";
+    HTTP_RESPONSE_CONTENT_TYPE = "http.response-content-type", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
+        "A POSTed request is answered with Content-Type application/json or text/event-stream.";
     HTTP_SSE_CLOSED_BEFORE_RESPONSE = "http.sse-closed-before-response", Warning, [R2 => "basic/transports#sending-messages-to-the-server"],
         "Before 2025-11-25, a server does not close a request's SSE stream before sending its response.";
 }

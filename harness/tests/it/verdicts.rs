@@ -120,3 +120,28 @@ fn an_allowed_error_answer_is_not_judged_and_all_errors_are_a_skip() {
     );
     assert_eq!(code, 0, "{text}");
 }
+
+/// An HTTP server that labels its JSON-RPC answers `text/plain` made mcpcheck exit 2 ("not
+/// an MCP endpoint"): it is the server's conformance failure, so the finding (quoting the
+/// header) and exit 1, with the run going on because the bodies parse.
+#[test]
+fn json_labelled_text_plain_is_a_finding_and_the_run_goes_on() {
+    let server = misbehaving_http(&["--defect", "http-json-as-text-plain"]);
+    let (code, report, text) =
+        run_url_json(&server.url, &["--include", "http/*", "--timeout", "3s"]);
+    assert_eq!(code, 1, "{text}");
+    let wrong: Vec<_> = all_findings(&report)
+        .into_iter()
+        .filter(|f| f.contains("http.response-content-type"))
+        .collect();
+    assert!(
+        wrong
+            .iter()
+            .any(|f| f.contains("`Content-Type: text/plain`")),
+        "{wrong:#?}\n{text}"
+    );
+    let v = verdicts(&report);
+    assert_eq!(v["http/request-content-type"], "fail", "{v:#?}");
+    // The run went on: the scenarios that do not look at content types pass.
+    assert_eq!(v["http/error-response-id"], "pass", "{v:#?}");
+}
