@@ -65,6 +65,7 @@ fn task_failed(s: &Scenario, error: &str) -> ScenarioOutcome {
         protocol: vec![],
         unchecked: vec![],
         skipped_steps: vec![],
+        policy_skips: vec![],
         duration_ms: 0,
         transcript: vec![],
         stderr: StderrExcerpt::NotCaptured {

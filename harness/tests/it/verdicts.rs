@@ -145,3 +145,59 @@ fn json_labelled_text_plain_is_a_finding_and_the_run_goes_on() {
     // The run went on: the scenarios that do not look at content types pass.
     assert_eq!(v["http/error-response-id"], "pass", "{v:#?}");
 }
+
+/// Checks the tool policy skipped are counted, typed, and the summary says which flag
+/// enables them; with `--call-tools all` only the destructive tool is left to mention.
+#[test]
+fn the_summary_says_how_many_tool_calls_the_policy_skipped_and_how_to_run_them() {
+    let md = tempfile_path("policy.md");
+    let md_arg = format!("markdown={}", md.display());
+    let args = ["run", "--include", "tools/*", "--report", &md_arg, "--"];
+    let out = mcpcheck()
+        .args(args)
+        .arg(reference())
+        .output()
+        .expect("running mcpcheck");
+    let text = describe(&out);
+    let markdown = std::fs::read_to_string(&md).unwrap_or_default();
+    let _ = std::fs::remove_file(&md);
+    let note = text
+        .lines()
+        .find(|l| l.starts_with("note: ") && l.contains("tool call"))
+        .unwrap_or_else(|| panic!("no policy note:\n{text}"));
+    assert!(
+        note.contains("--call-tools readonly")
+            && note.ends_with("run with --call-tools all on a test instance"),
+        "{note}"
+    );
+    // The Markdown summary says it right under its heading.
+    let third = markdown.lines().nth(2).unwrap_or_default();
+    assert!(
+        third.starts_with("> **Not checked:**") && third.contains("--call-tools all"),
+        "{markdown}"
+    );
+    let (_, report, text) = run_json(&["--include", "tools/*"], &[&reference()]);
+    let typed: Vec<&Value> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["policy_skips"].as_array().into_iter().flatten())
+        .collect();
+    assert!(!typed.is_empty(), "{text}");
+    assert!(typed.iter().all(|w| *w == "not_read_only"), "{typed:?}");
+
+    let out = mcpcheck()
+        .args(["run", "--include", "tools/*", "--call-tools", "all", "--"])
+        .arg(reference())
+        .output()
+        .expect("running mcpcheck");
+    let text = describe(&out);
+    // Only the reference's destructive tool is left out, and the note says so.
+    let notes: Vec<_> = text.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert!(
+        notes
+            .iter()
+            .all(|l| l.contains("destructiveHint") && l.contains("--tool-args")),
+        "{text}"
+    );
+}

@@ -85,6 +85,7 @@ pub async fn run_observed(
             protocol,
             unchecked,
             skipped_steps,
+            policy_skips: Vec::new(),
             duration_ms: started.elapsed().as_millis() as u64,
             transcript,
             stderr,
@@ -164,6 +165,7 @@ pub async fn run_observed(
         unchecked,
         skipped_steps,
         tool_calls_sent,
+        policy_skips,
         loop_runs,
         not_exercised,
         session_findings_reported,
@@ -206,10 +208,10 @@ pub async fn run_observed(
 
         // Every tool call the scenario meant to make was forbidden by the policy: nothing
         // was checked, so it is a skip, not a pass.
-        _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
+        _ if tool_calls_sent == 0 && !policy_skips.is_empty() => Verdict::Skip {
             reason: format!(
                 "every tools/call was skipped by --call-tools ({} calls)",
-                skipped_steps.len()
+                policy_skips.len()
             ),
         },
         _ if unexercised.is_some() => Verdict::Skip {
@@ -222,7 +224,7 @@ pub async fn run_observed(
         },
         _ => Verdict::Pass,
     };
-    outcome(
+    let mut done = outcome(
         verdict,
         findings,
         protocol,
@@ -230,7 +232,9 @@ pub async fn run_observed(
         unchecked,
         skipped_steps,
         stderr,
-    )
+    );
+    done.policy_skips = policy_skips;
+    done
 }
 
 /// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
@@ -266,6 +270,8 @@ struct Executor<'a> {
     skipped_steps: Vec<String>,
     /// `tools/call` requests actually sent (the policy may skip others).
     tool_calls_sent: usize,
+    /// Why each `tools/call` the policy skipped was forbidden.
+    policy_skips: Vec<crate::outcome::Forbidden>,
     /// Per `for_each` step (by line): iterations run, whether it decides the verdict when
     /// it never runs, and the list's name.
     loop_runs: BTreeMap<usize, (usize, bool, String)>,
@@ -311,6 +317,7 @@ impl<'a> Executor<'a> {
             unchecked: Vec::new(),
             skipped_steps: Vec::new(),
             tool_calls_sent: 0,
+            policy_skips: Vec::new(),
             loop_runs: BTreeMap::new(),
             depth: 0,
             not_exercised: None,

@@ -39,6 +39,7 @@ impl Executor<'_> {
                 .unwrap_or_default()
                 .to_owned();
             if let Some(why) = self.forbidden(&name) {
+                self.policy_skips.push(why);
                 self.skipped_steps.push(format!(
                     "{}:{}: tools/call `{name}` skipped: {why}",
                     self.scenario.source, r.line
