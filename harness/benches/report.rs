@@ -83,6 +83,7 @@ fn synthetic() -> RunReport {
                 protocol: vec![],
                 unchecked: vec![],
                 skipped_steps: vec![],
+                policy_skips: vec![],
                 duration_ms: 40,
                 transcript,
                 stderr: mcpcheck::transport::StderrExcerpt::Captured {

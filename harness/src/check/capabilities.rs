@@ -73,13 +73,19 @@ pub fn undeclared_client_feature(
 ) -> Option<(&'static str, Finding)> {
     let cap = client_feature(method)?;
     declared.get(cap).is_none().then(|| {
-        let f = Finding::new(
+        let mut f = Finding::new(
             &rules::LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY,
             revision,
             format!(
                 "the server sent `{method}`, but mcpcheck did not declare the `{cap}` capability"
             ),
         );
+        // basic/lifecycle#operation: "Both parties SHOULD ... Only use capabilities that
+        // were successfully negotiated" until 2025-06-18 made it a MUST.
+        if revision < Revision::V2025_06_18 {
+            f.severity = Severity::Warning;
+            f.message.push_str(&format!(" (a SHOULD in {revision})"));
+        }
         (cap, f)
     })
 }
@@ -90,6 +96,22 @@ mod tests {
     use serde_json::json;
 
     const R3: Revision = Revision::V2025_06_18;
+
+    #[test]
+    fn an_undeclared_client_feature_is_a_should_before_2025_06_18() {
+        let none = json!({});
+        let (_, f) = undeclared_client_feature("roots/list", &none, R3).expect("a MUST in R3");
+        assert_eq!(f.severity, Severity::Failure);
+        for old in [Revision::V2024_11_05, Revision::V2025_03_26] {
+            let (_, f) = undeclared_client_feature("roots/list", &none, old).expect("a SHOULD");
+            assert_eq!(f.severity, Severity::Warning, "{old}");
+            assert!(
+                f.message.ends_with(&format!("(a SHOULD in {old})")),
+                "{}",
+                f.message
+            );
+        }
+    }
 
     #[test]
     fn list_changed_needs_list_changed_true() {

@@ -27,7 +27,9 @@ pub fn invalid_message(reason: &InvalidReason, pointer: &str, revision: Revision
 
 /// A batch of `len` messages: allowed only in revisions that have batches.
 pub fn batch(len: usize, revision: Revision) -> Option<Finding> {
-    (!revision.allows_batches()).then(|| {
+    // 2024-11-05 says nothing of batches while JSON-RPC 2.0 has them; 2025-06-18 removed
+    // them ("Remove support for JSON-RPC batching", changelog): judged from there on.
+    (revision >= Revision::V2025_06_18).then(|| {
         Finding::new(
             &rules::JSONRPC_BATCH,
             revision,
@@ -111,6 +113,10 @@ mod tests {
     #[test]
     fn batches_are_judged_by_revision() {
         assert!(batch(2, Revision::V2025_03_26).is_none());
+        assert!(
+            batch(2, Revision::V2024_11_05).is_none(),
+            "the text is silent"
+        );
         let f = batch(2, R3).expect("no batches in 2025-06-18");
         assert_eq!(f.rule, rules::JSONRPC_BATCH.id);
         assert_eq!(f.message, "the server sent a batch of 2 messages");

@@ -56,7 +56,7 @@ rules! {
     JSONRPC_UNKNOWN_ID = "jsonrpc.response-matches-request", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "A response must answer a request the client sent and has not yet been answered.";
     JSONRPC_BATCH = "jsonrpc.batch-allowed", Failure, [R1 => "basic/messages", R2 => "basic#batching", R3 => "changelog#major-changes"],
-        "JSON-RPC batches exist only in revision 2025-03-26; other revisions send single messages.";
+        "JSON-RPC batches were removed in 2025-06-18: from then on a server sends single messages (2024-11-05 is silent, 2025-03-26 has batches).";
     JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "Every request must be answered with a response.";
 
@@ -104,6 +104,8 @@ rules! {
         "An SSE event id is unique across all streams of the session, and a resumed stream replays only events after Last-Event-ID.";
     HTTP_SSE_REPLAY_SAME_STREAM = "http.sse-replay-same-stream", Failure, [R2 => "basic/transports#resumability-and-redelivery"],
         "A stream resumed with Last-Event-ID replays no message of a different stream.";
+    HTTP_RESPONSE_CONTENT_TYPE = "http.response-content-type", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
+        "A POSTed request is answered with Content-Type application/json or text/event-stream.";
     HTTP_SSE_CLOSED_BEFORE_RESPONSE = "http.sse-closed-before-response", Warning, [R2 => "basic/transports#sending-messages-to-the-server"],
         "Before 2025-11-25, a server does not close a request's SSE stream before sending its response.";
 }

@@ -13,7 +13,7 @@ mod snapshot;
 mod transcript;
 
 pub use finding::{Cause, Finding, Rule, Severity};
-pub use policy::ToolPolicy;
+pub use policy::{Forbidden, ToolPolicy};
 pub use profile::{SchemaStatus, ServerProfile};
 pub use run::{
     Counts, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Entry, Finding};
+use super::{Entry, Finding, Forbidden};
 use crate::transport::StderrExcerpt;
 
 /// The verdict on one scenario.
@@ -70,6 +70,10 @@ pub struct ScenarioOutcome {
     pub unchecked: Vec<String>,
     /// Steps skipped (a tool the policy forbids), with why.
     pub skipped_steps: Vec<String>,
+    /// Why each `tools/call` the tool policy skipped was forbidden (one per call), for
+    /// the summary's count and the flag that enables them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policy_skips: Vec<Forbidden>,
     /// Wall time of the scenario, in milliseconds.
     pub duration_ms: u64,
     /// Everything sent and received, and the connection's events, in order.

@@ -81,6 +81,7 @@ mod tests {
             protocol: vec![],
             unchecked: vec![],
             skipped_steps: vec![],
+            policy_skips: vec![],
             duration_ms: 1,
             transcript: vec![],
             stderr: crate::transport::StderrExcerpt::NotCaptured {

@@ -285,6 +285,9 @@ pub fn footer(report: &RunReport) -> String {
         "{verdict}: {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
         c.failures, c.warnings, c.infos, report.duration_ms
     );
+    for note in super::summary::policy_notes(&report.scenarios) {
+        let _ = writeln!(w, "note: {note}");
+    }
     out
 }
 

@@ -58,6 +58,13 @@ pub fn render(input: &Input<'_>) -> String {
         _ => "❌ FAIL",
     };
     let _ = writeln!(w, "## mcpcheck: {verdict}\n");
+    let notes = summary::policy_notes(&r.scenarios);
+    for note in &notes {
+        let _ = writeln!(w, "> **Not checked:** {}", escape(note));
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(w);
+    }
     let _ = writeln!(w, "| | |\n|---|---|");
     let _ = writeln!(w, "| server | {} |", escape(&r.server));
     if let Some(id) = summary::server_identity(r) {

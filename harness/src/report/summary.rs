@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::outcome::{Finding, RunReport, ScenarioOutcome, Severity, Tally, Verdict};
+use crate::outcome::{Finding, Forbidden, RunReport, ScenarioOutcome, Severity, Tally, Verdict};
 
 /// The area of a scenario: the first segment of its id (`tools/call-unknown` -> `tools`).
 pub fn area(id: &str) -> &str {
@@ -75,6 +75,37 @@ pub fn server_identity(report: &RunReport) -> Option<String> {
         .and_then(|v| v.as_str())
         .unwrap_or("?");
     Some(format!("{name} {version}"))
+}
+
+/// One line per reason the tool policy skipped `tools/call`s in the run: how many calls in
+/// how many scenarios, what forbade them, and the flag that enables them. Empty when the
+/// policy skipped nothing. Shown first in the summaries, since those checks did not run.
+pub fn policy_notes(outcomes: &[ScenarioOutcome]) -> Vec<String> {
+    let mut by_reason: BTreeMap<Forbidden, (usize, usize)> = BTreeMap::new();
+    for o in outcomes {
+        let mut seen = Vec::new();
+        for why in &o.policy_skips {
+            let entry = by_reason.entry(*why).or_default();
+            entry.1 += 1;
+            if !seen.contains(why) {
+                seen.push(*why);
+                entry.0 += 1;
+            }
+        }
+    }
+    by_reason
+        .into_iter()
+        .map(|(why, (scenarios, calls))| {
+            let s = |n: usize| if n == 1 { "" } else { "s" };
+            format!(
+                "{calls} tool call{} in {scenarios} scenario{} skipped: {} forbids them; {}",
+                s(calls),
+                s(scenarios),
+                why.forbidder(),
+                why.remedy()
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

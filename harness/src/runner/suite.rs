@@ -159,6 +159,7 @@ fn not_run(s: &Scenario, revision: Revision, verdict: Verdict) -> ScenarioOutcom
         protocol: vec![],
         unchecked: vec![],
         skipped_steps: vec![],
+        policy_skips: vec![],
         duration_ms: 0,
         transcript: vec![],
         stderr: StderrExcerpt::NotCaptured { reason: why },

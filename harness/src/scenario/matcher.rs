@@ -151,7 +151,7 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
             valid == *want
         }
         Matcher::JsonSchema(want) => {
-            return match (jsonschema::meta::validate(actual), want) {
+            return match (meta_validate(actual), want) {
                 (Ok(()), true) | (Err(_), false) => Ok(()),
                 (Err(e), true) => Err(Unmet::Expected(format!(
                     "a valid JSON Schema ({e} at `{}`)",
@@ -276,6 +276,22 @@ fn short(v: &Value, max: usize) -> String {
     crate::protocol::text::clip(&v.to_string(), max)
 }
 
+/// Validates a JSON Schema against its dialect's metaschema: the declared one when
+/// jsonschema bundles it, else 2020-12, the default of "JSON Schema Usage" (2025-11-25
+/// basic#json-schema-usage). A dialect mcpcheck does not know is never a failure of its own:
+/// implementations "SHOULD handle unsupported dialects gracefully".
+fn meta_validate(schema: &Value) -> Result<(), jsonschema::ValidationError<'_>> {
+    let unknown = schema
+        .get("$schema")
+        .and_then(Value::as_str)
+        .is_some_and(|uri| jsonschema::Draft::from_schema_uri(uri) == jsonschema::Draft::Unknown);
+    if unknown {
+        jsonschema::draft202012::meta::validator().validate(schema)
+    } else {
+        jsonschema::meta::validate(schema)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -331,6 +347,9 @@ mod tests {
             "bad": "a$b",
             "schema": {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]},
             "broken": {"type": 7},
+            // issue 12: a dialect jsonschema does not bundle is checked as 2020-12, not failed
+            "dialect": {"$schema": "https://example.com/my-dialect", "type": "object"},
+            "dialect_broken": {"$schema": "https://example.com/my-dialect", "type": 7},
             "out": {"sum": 3},
             "wrong": {"sum": "3"}
         });
@@ -346,6 +365,8 @@ mod tests {
             check("/bad", Matcher::Base64(false)),
             check("/schema", Matcher::JsonSchema(true)),
             check("/broken", Matcher::JsonSchema(false)),
+            check("/dialect", Matcher::JsonSchema(true)),
+            check("/dialect_broken", Matcher::JsonSchema(false)),
             check("/out", conforms()),
         ];
         assert_eq!(run(&holds, &v), vec![]);

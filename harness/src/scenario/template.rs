@@ -13,6 +13,9 @@ use serde_json::Value;
 use super::model::Template;
 use super::synth;
 
+/// The built-in variable that is new for every step run (a progress token in a loop).
+pub const UNIQUE: &str = "unique";
+
 /// Variables in scope while a scenario runs.
 pub type Vars = BTreeMap<String, Value>;
 

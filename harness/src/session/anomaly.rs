@@ -42,6 +42,19 @@ pub(super) fn finding(anomaly: &StreamAnomaly, revision: Revision) -> Option<Fin
             ),
         )),
         StreamAnomaly::ClosedBeforeResponse { .. } => None,
+        // "If the input is a JSON-RPC request, the server MUST either return Content-Type:
+        // text/event-stream ... or Content-Type: application/json" (basic/transports).
+        StreamAnomaly::WrongContentType { content_type } => Some(
+            Finding::new(
+                &rules::HTTP_RESPONSE_CONTENT_TYPE,
+                revision,
+                format!(
+                    "the server answered a POSTed request with a JSON-RPC body under `Content-Type: {content_type}`{}",
+                    if content_type.is_empty() { " (no Content-Type header)" } else { "" }
+                ),
+            )
+            .expected("Content-Type: application/json (or text/event-stream for an SSE stream)"),
+        ),
     }
 }
 
@@ -55,6 +68,22 @@ mod tests {
             request_id: serde_json::json!(2),
             negotiated,
         }
+    }
+
+    #[test]
+    fn a_mislabelled_json_answer_is_a_failure_quoting_the_header() {
+        let wrong = StreamAnomaly::WrongContentType {
+            content_type: "text/plain; charset=utf-8".into(),
+        };
+        let f = finding(&wrong, Revision::V2025_06_18).expect("a MUST");
+        assert_eq!(f.rule, rules::HTTP_RESPONSE_CONTENT_TYPE.id);
+        assert_eq!(f.severity, crate::check::Severity::Failure);
+        assert!(
+            f.message
+                .contains("`Content-Type: text/plain; charset=utf-8`"),
+            "{}",
+            f.message
+        );
     }
 
     #[test]

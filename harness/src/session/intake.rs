@@ -133,13 +133,18 @@ impl Session {
                     .iter()
                     .find(|(_, p)| carries(p))
                     .map(|(id, _)| id.clone());
+                let timed_out = || {
+                    self.expired
+                        .iter()
+                        .find(|(_, p)| carries(p))
+                        .map(|(id, _)| id.clone())
+                };
                 match active {
                     Some(id) => {
-                        self.progressed.insert(id);
-                        TokenState::Active
+                        self.progressed.insert(id.clone());
+                        TokenState::Active(id)
                     }
-                    None if self.expired.values().any(carries) => TokenState::TimedOut,
-                    None => TokenState::Unknown,
+                    None => timed_out().map_or(TokenState::Unknown, TokenState::TimedOut),
                 }
             }
         };

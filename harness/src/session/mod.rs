@@ -32,6 +32,7 @@ use crate::protocol::{ErrorObject, Message, Outcome, RequestId, Revision};
 use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
 pub use error::SessionError;
+pub use raw::{RawRequest, raw_requests};
 pub use transcript::{Direction, Entry, Transcript};
 
 /// How long to wait for the rest of stdout after the process exits, before judging.

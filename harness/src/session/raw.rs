@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Session, SessionError};
-use crate::protocol::RequestId;
+use crate::protocol::{RequestId, raw_id};
 use crate::session::transcript::Direction;
 use crate::transport::TransportError;
 
@@ -63,32 +63,92 @@ impl Session {
     /// counts as progress of a request in progress (`progress.active-token`).
     fn note_raw_progress_tokens(&mut self, bytes: &[u8]) {
         for line in bytes.split(|b| *b == b'\n') {
-            let Ok(value) = serde_json::from_slice::<Value>(line) else {
-                continue;
-            };
-            let items = match value {
-                Value::Array(items) => items,
-                one => vec![one],
-            };
-            for item in items {
-                let token = item.pointer("/params/_meta/progressToken").cloned();
-                let id = match item.get("id") {
-                    Some(Value::String(s)) => RequestId::String(s.clone()),
-                    Some(Value::Number(n)) => RequestId::Number(n.to_string()),
-                    _ => continue,
+            for request in raw_requests(line) {
+                let Some(token) = request.progress_token else {
+                    continue;
                 };
-                if let Some(token) = token {
-                    match self.pending.get_mut(&id) {
-                        Some(p) => p.progress_token = Some(token),
-                        None => {
-                            self.raw_progress_tokens.insert(id, token);
-                        }
+                match self.pending.get_mut(&request.id) {
+                    Some(p) => p.progress_token = Some(token),
+                    None => {
+                        self.raw_progress_tokens.insert(request.id, token);
                     }
                 }
             }
         }
     }
 }
+
+/// A request found in raw bytes: anything with an id that is not itself a response,
+/// deliberately invalid requests (a method that is not a string) included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawRequest {
+    /// Its id, exactly as written.
+    pub id: RequestId,
+    /// The method, or `(invalid request)` when it is missing or not a string.
+    pub method: String,
+    /// `params._meta.progressToken`, when it carries one.
+    pub progress_token: Option<Value>,
+}
+
+/// The requests in one line of raw JSON (one message or a batch). A line serde_json
+/// refuses (a number beyond `f64`, such as `1e309`) is scanned as text: a server whose
+/// parser takes it answers, and its answer must match the request, not be "unsolicited".
+pub fn raw_requests(line: &[u8]) -> Vec<RawRequest> {
+    if let Ok(value) = serde_json::from_slice::<Value>(line) {
+        let items = match value {
+            Value::Array(items) => items,
+            one => vec![one],
+        };
+        return items.iter().filter_map(parsed_request).collect();
+    }
+    match raw_id::elements(line) {
+        Some(items) => items.into_iter().filter_map(scanned_request).collect(),
+        None => scanned_request(line).into_iter().collect(),
+    }
+}
+
+fn parsed_request(item: &Value) -> Option<RawRequest> {
+    if item.get("result").is_some() || item.get("error").is_some() {
+        return None;
+    }
+    let id = match item.get("id")? {
+        Value::String(s) => RequestId::String(s.clone()),
+        Value::Number(n) => RequestId::Number(n.to_string()),
+        _ => return None,
+    };
+    Some(RawRequest {
+        id,
+        method: item
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or(INVALID)
+            .to_owned(),
+        progress_token: item.pointer("/params/_meta/progressToken").cloned(),
+    })
+}
+
+fn scanned_request(item: &[u8]) -> Option<RawRequest> {
+    let members = raw_id::members(item)?;
+    if members
+        .iter()
+        .any(|(k, _)| matches!(k.as_deref(), Some("result" | "error")))
+    {
+        return None;
+    }
+    let progress_token = raw_id::member(item, "params")
+        .and_then(|p| raw_id::member(p, "_meta"))
+        .and_then(|m| raw_id::member(m, "progressToken"))
+        .and_then(|t| serde_json::from_slice(t).ok());
+    Some(RawRequest {
+        id: raw_id::request_id(item)?,
+        method: raw_id::string_member(item, "method").unwrap_or_else(|| INVALID.into()),
+        progress_token,
+    })
+}
+
+/// The method named for a raw request without a string `method`.
+const INVALID: &str = "(invalid request)";
+
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;

@@ -12,7 +12,7 @@ use crate::scenario::synth;
 /// Why `policy` forbids calling `tool` (a `tools/list` entry), if it does: the
 /// scenario executor's rule ([`ToolPolicy::forbids`]).
 pub fn forbidden(policy: ToolPolicy, tool: &Value) -> Option<String> {
-    policy.forbids(Some(tool))
+    policy.forbids(Some(tool)).map(|why| why.to_string())
 }
 
 /// Arguments for a tool: every required property of its input schema, synthesized as

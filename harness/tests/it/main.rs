@@ -40,3 +40,4 @@ mod stateless_run;
 mod stderr_expect;
 mod stdio_run;
 mod suite_mutation;
+mod verdicts;

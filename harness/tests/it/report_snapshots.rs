@@ -36,6 +36,7 @@ fn outcome(id: &str, verdict: V, findings: Vec<Finding>) -> ScenarioOutcome {
         protocol: vec![],
         unchecked: vec![],
         skipped_steps: vec![],
+        policy_skips: vec![],
         duration_ms: 12,
         transcript: vec![
             entry(

@@ -79,6 +79,7 @@ fn req(method: &str, line: usize) -> RequestStep {
         id: None,
         expect: None,
         capture: BTreeMap::new(),
+        on_error: OnError::Judge,
         line,
     }
 }

@@ -88,6 +88,7 @@ pub async fn run_observed(
             protocol,
             unchecked,
             skipped_steps,
+            policy_skips: Vec::new(),
             duration_ms: started.elapsed().as_millis() as u64,
             transcript,
             stderr,
@@ -167,9 +168,12 @@ pub async fn run_observed(
         unchecked,
         skipped_steps,
         tool_calls_sent,
+        policy_skips,
         loop_runs,
         not_exercised,
         session_findings_reported,
+        errors_allowed,
+        results_judged,
         ..
     } = exec;
     let record = session.finish().await;
@@ -209,18 +213,23 @@ pub async fn run_observed(
 
         // Every tool call the scenario meant to make was forbidden by the policy: nothing
         // was checked, so it is a skip, not a pass.
-        _ if tool_calls_sent == 0 && !skipped_steps.is_empty() => Verdict::Skip {
+        _ if tool_calls_sent == 0 && !policy_skips.is_empty() => Verdict::Skip {
             reason: format!(
                 "every tools/call was skipped by --call-tools ({} calls)",
-                skipped_steps.len()
+                policy_skips.len()
             ),
         },
         _ if unexercised.is_some() => Verdict::Skip {
             reason: unexercised.unwrap_or_default(),
         },
+        _ if errors_allowed > 0 && results_judged == 0 => Verdict::Skip {
+            reason: format!(
+                "nothing to judge: all {errors_allowed} requests were answered with an error, which the spec allows"
+            ),
+        },
         _ => Verdict::Pass,
     };
-    outcome(
+    let mut done = outcome(
         verdict,
         findings,
         protocol,
@@ -228,7 +237,9 @@ pub async fn run_observed(
         unchecked,
         skipped_steps,
         stderr,
-    )
+    );
+    done.policy_skips = policy_skips;
+    done
 }
 
 /// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
@@ -250,6 +261,9 @@ enum Stop {
     Failed,
     /// A problem in the scenario or harness.
     Error(String),
+    /// An allowed error answer (`on_error: next`): the enclosing `for_each` goes on with
+    /// its next item; at the top level the scenario ends there.
+    Next(String),
 }
 
 struct Executor<'a> {
@@ -261,6 +275,8 @@ struct Executor<'a> {
     skipped_steps: Vec<String>,
     /// `tools/call` requests actually sent (the policy may skip others).
     tool_calls_sent: usize,
+    /// Why each `tools/call` the policy skipped was forbidden.
+    policy_skips: Vec<crate::outcome::Forbidden>,
     /// Per `for_each` step (by line): iterations run, whether it decides the verdict when
     /// it never runs, and the list's name.
     loop_runs: BTreeMap<usize, (usize, bool, String)>,
@@ -288,6 +304,11 @@ struct Executor<'a> {
     /// Findings already reported: the executor's, and the session's.
     findings_reported: usize,
     session_findings_reported: usize,
+    /// Fresh values handed out so far (`${unique}`, progress tokens).
+    fresh: u64,
+    /// `on_error: next` requests answered with an error (allowed) and with a result (judged).
+    errors_allowed: usize,
+    results_judged: usize,
 }
 
 impl<'a> Executor<'a> {
@@ -301,6 +322,7 @@ impl<'a> Executor<'a> {
             unchecked: Vec::new(),
             skipped_steps: Vec::new(),
             tool_calls_sent: 0,
+            policy_skips: Vec::new(),
             loop_runs: BTreeMap::new(),
             depth: 0,
             not_exercised: None,
@@ -317,7 +339,17 @@ impl<'a> Executor<'a> {
             steps_started: 0,
             findings_reported: 0,
             session_findings_reported: 0,
+            fresh: 0,
+            errors_allowed: 0,
+            results_judged: 0,
         }
+    }
+
+    /// A value never handed out before in this scenario: progress tokens must be unique
+    /// among active requests (spec: basic/utilities/progress), and a loop repeats its steps.
+    fn fresh(&mut self) -> String {
+        self.fresh += 1;
+        format!("mcpcheck-{}", self.fresh)
     }
 
     fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {

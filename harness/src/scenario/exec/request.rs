@@ -7,8 +7,8 @@ use super::{Executor, Stop};
 use crate::check::Finding;
 use crate::protocol::{ErrorObject, Outcome, RequestId};
 use crate::scenario::matcher::{MatchContext, check_all};
-use crate::scenario::model::{Check, RequestStep, ResponseExpectation};
-use crate::session::Reply;
+use crate::scenario::model::{Check, OnError, RequestStep, ResponseExpectation};
+use crate::session::{Reply, raw_requests};
 
 impl Executor<'_> {
     /// Sends one request; `None` when the tool-call policy skips it.
@@ -23,12 +23,14 @@ impl Executor<'_> {
             .map(|p| self.render(p, r.line))
             .transpose()?;
         if method == "tools/call" {
-            // Ask for progress, so a long-running tool that reports it is not taken for a hang.
+            // Ask for progress, so a long-running tool that reports it is not taken for a hang;
+            // a fresh token each time, since a loop or a `concurrent` step repeats the request.
             if let Some(Value::Object(p)) = &mut params
                 && let Value::Object(meta) = p.entry("_meta").or_insert_with(|| json!({}))
+                && !meta.contains_key("progressToken")
             {
-                meta.entry("progressToken")
-                    .or_insert_with(|| json!(format!("mcpcheck-{}", r.line)));
+                let token = format!("{}-line{}", self.fresh(), r.line);
+                meta.insert("progressToken".into(), json!(token));
             }
             let name = params
                 .as_ref()
@@ -37,6 +39,7 @@ impl Executor<'_> {
                 .unwrap_or_default()
                 .to_owned();
             if let Some(why) = self.forbidden(&name) {
+                self.policy_skips.push(why);
                 self.skipped_steps.push(format!(
                     "{}:{}: tools/call `{name}` skipped: {why}",
                     self.scenario.source, r.line
@@ -79,6 +82,18 @@ impl Executor<'_> {
             return Ok(());
         }
         match self.session.wait_reply(&id).await {
+            Ok(reply) if r.on_error == OnError::Next => {
+                if let Outcome::Error(e) = &reply.outcome {
+                    self.errors_allowed += 1;
+                    return Err(Stop::Next(format!(
+                        "`{method}` answered error {} ({}), which the spec allows; nothing to judge",
+                        e.code, e.message
+                    )));
+                }
+                self.results_judged += 1;
+                self.after_reply(r, &reply, &method, &id);
+                Ok(())
+            }
             Ok(reply) => {
                 self.after_reply(r, &reply, &method, &id);
                 Ok(())
@@ -286,29 +301,12 @@ impl Executor<'_> {
         }
     }
 
-    /// Requests inside raw bytes are registered so their responses are correlated.
+    /// Requests inside raw bytes are registered so their responses are correlated, even
+    /// those serde_json cannot read (see [`raw_requests`]).
     pub(super) fn register_raw_requests(&mut self, text: &str) {
         for line in text.lines() {
-            let Ok(value) = serde_json::from_str::<Value>(line) else {
-                continue;
-            };
-            let items = match &value {
-                Value::Array(a) => a.clone(),
-                v => vec![v.clone()],
-            };
-            for item in items {
-                // Anything with an id that is not itself a response expects an answer,
-                // including deliberately invalid requests (a method that is not a string).
-                let is_response = item.get("result").is_some() || item.get("error").is_some();
-                if let Some(id) = item.get("id").and_then(id_of)
-                    && !is_response
-                {
-                    let method = item
-                        .get("method")
-                        .and_then(Value::as_str)
-                        .unwrap_or("(invalid request)");
-                    self.session.expect_reply(id, method);
-                }
+            for r in raw_requests(line.as_bytes()) {
+                self.session.expect_reply(r.id, &r.method);
             }
         }
     }

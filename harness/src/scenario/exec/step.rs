@@ -9,6 +9,7 @@ use crate::check::Severity;
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::{Expectation, Initialize, Step, StepKind, Template};
 use crate::scenario::observe::{StepEnd, StepStart};
+use crate::scenario::template::UNIQUE;
 use crate::session::Handshake;
 
 impl Executor<'_> {
@@ -70,6 +71,9 @@ impl Executor<'_> {
                 reason: reason.clone(),
             },
             Err(Stop::Failed) => StepEnd::Failed,
+            Err(Stop::Next(reason)) => StepEnd::Skipped {
+                reason: reason.clone(),
+            },
             Ok(()) if raised(Severity::Failure) => StepEnd::Failed,
             Ok(()) if raised(Severity::Warning) => StepEnd::Warned,
             Ok(()) if self.skipped_steps.len() > skipped => StepEnd::Skipped {
@@ -82,6 +86,9 @@ impl Executor<'_> {
 
     pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
         let line = step.line;
+        // `${unique}`: a new value for every step run, each loop iteration included.
+        let unique = self.fresh();
+        self.vars.insert(UNIQUE.into(), Value::String(unique));
         match &step.kind {
             StepKind::Initialize(Initialize::None) => Ok(()),
             StepKind::Initialize(Initialize::Handshake(o)) => {
@@ -234,7 +241,10 @@ impl Executor<'_> {
                     self.depth += 1;
                     let done = self.run_steps(steps).await;
                     self.depth -= 1;
-                    done?;
+                    match done {
+                        Err(Stop::Next(_)) => {} // an allowed error: on to the next item
+                        other => other?,
+                    }
                 }
                 self.vars.remove(bind);
                 Ok(())

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{Executor, ToolPolicy};
+use crate::outcome::Forbidden;
 use crate::scenario::synth::TOOL_ARGS;
 
 impl Executor<'_> {
@@ -20,7 +21,7 @@ impl Executor<'_> {
     /// Why the policy forbids calling `name`, if it does. A name the server's tool list
     /// (already fetched) does not have names no tool, so calling it has no side effect:
     /// that is how unknown-tool handling is tested under any policy but `none`.
-    pub(super) fn forbidden(&self, name: &str) -> Option<String> {
+    pub(super) fn forbidden(&self, name: &str) -> Option<Forbidden> {
         if self.tools_listed && !self.tools.contains_key(name) && self.policy != ToolPolicy::None {
             return None;
         }

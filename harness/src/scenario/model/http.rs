@@ -82,6 +82,9 @@ pub struct HttpExpect {
     pub content_type: Vec<String>,
     /// Headers that must be present, each matching a regex.
     pub headers: Vec<(String, HeaderRegex)>,
+    /// Headers that may be absent, but when present must match a regex (a MAY whose form
+    /// is a MUST: the `Mcp-Session-Id` a server need not issue).
+    pub headers_if_present: Vec<(String, HeaderRegex)>,
     /// A JSON-RPC response with this id must be in the body or the SSE stream;
     /// `error: Some(true)` demands an error response.
     pub response: Option<(Value, Option<bool>)>,

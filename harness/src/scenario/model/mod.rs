@@ -177,8 +177,22 @@ pub struct RequestStep {
     /// Variables set from the response: name -> JSON pointer into the response message
     /// (`/result/tools`).
     pub capture: BTreeMap<String, String>,
+    /// What an error answer means for this step.
+    pub on_error: OnError,
     /// The line it is written on.
     pub line: usize,
+}
+
+/// What a request step does with an error answer (`on_error:`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnError {
+    /// Judged by `expect` like any answer.
+    #[default]
+    Judge,
+    /// `on_error: next`: the spec allows an error here, so nothing is judged and the
+    /// enclosing `for_each` goes on with its next item. A scenario whose every such
+    /// request was answered with an error judged nothing and is skipped.
+    Next,
 }
 
 /// What the response to a request must look like.

@@ -20,6 +20,7 @@ const EXPECT_KEYS: &[&str] = &[
     "body",
     "content_type",
     "headers",
+    "headers_if_present",
     "response",
     "event_ids",
 ];
@@ -144,15 +145,19 @@ fn expect(ctx: &Ctx<'_>, node: &Node) -> R<HttpExpect> {
                 .push(string(ctx, t, "`content_type`")?.to_ascii_lowercase());
         }
     }
-    if let Some(n) = map.get("headers") {
-        for (name, pattern) in string_map(ctx, n, "`headers`")? {
+    for (key, into) in [
+        ("headers", &mut e.headers),
+        ("headers_if_present", &mut e.headers_if_present),
+    ] {
+        let Some(n) = map.get(key) else { continue };
+        for (name, pattern) in string_map(ctx, n, &format!("`{key}`"))? {
             let re = regex::Regex::new(&pattern).map_err(|err| {
                 ctx.error(
                     n,
                     format!("`{name}`: not a valid regular expression: {err}"),
                 )
             })?;
-            e.headers.push((name.to_ascii_lowercase(), HeaderRegex(re)));
+            into.push((name.to_ascii_lowercase(), HeaderRegex(re)));
         }
     }
     if let Some(n) = map.get("event_ids") {

@@ -11,7 +11,9 @@ use super::yaml::{
     Ctx, Map, Node, R, as_str, boolean, duration, is_null, list, nonempty_string, sequence, string,
     suggest, to_json, type_error,
 };
-use crate::scenario::model::{Initialize, InitializeOverrides, RequestStep, Step, StepKind};
+use crate::scenario::model::{
+    Initialize, InitializeOverrides, OnError, RequestStep, Step, StepKind,
+};
 
 /// The key that names what a step does.
 pub const STEP_KINDS: &[&str] = &[
@@ -43,7 +45,7 @@ const LIST_KEYS: &[(&str, &str)] = &[
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
-        "request" => &["capture", "expect"],
+        "request" => &["capture", "expect", "on_error"],
         "initialize" => &["expect"],
         _ => &[],
     }
@@ -272,6 +274,17 @@ fn request(
         }
         None => None,
     };
+    let on_error = match step.get("on_error") {
+        None => OnError::Judge,
+        Some(v) => match string(ctx, v, "`on_error`")? {
+            "next" => OnError::Next,
+            other => {
+                return Err(ctx
+                    .error(v, format!("unknown `on_error: {other}`"))
+                    .with_hint("`on_error: next` skips to the next `for_each` item when the request is answered with an error"));
+            }
+        },
+    };
     let mut capture = std::collections::BTreeMap::new();
     let mut captures = Vec::new();
     if let Some(c) = step.get("capture") {
@@ -306,6 +319,7 @@ fn request(
             id,
             expect,
             capture,
+            on_error,
             line,
         },
         captures,

@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 use super::diagnose::error_chain;
 use super::handle::{HttpHandle, client};
 use super::headers::{POST_ACCEPT, SESSION_HEADER, header_of, record_headers, stateless_headers};
-use super::record::HttpRecord;
+use super::record::{HttpRecord, StreamAnomaly};
 use super::resume::{closed_before_response, resume};
 use super::sse_stream::{StreamTrack, read_sse};
 use super::{BODY_QUOTE, HttpError, HttpOptions, INBOUND_CAPACITY};
@@ -302,9 +302,10 @@ async fn exchange(
     if is_initialize && let Some(id) = response.headers().get(SESSION_HEADER) {
         handle.lock().session_id = Some(String::from_utf8_lossy(id.as_bytes()).into_owned());
     }
-    let content_type = header_of(&response_headers, "content-type")
+    let declared_type = header_of(&response_headers, "content-type")
         .unwrap_or("")
-        .to_ascii_lowercase();
+        .to_owned();
+    let content_type = declared_type.to_ascii_lowercase();
     let sse = content_type.starts_with("text/event-stream");
     if sse {
         if let Some(h) = head {
@@ -374,9 +375,24 @@ async fn exchange(
         }
         return;
     }
+    // A JSON-RPC body under another content type (`text/plain`) breaks a transport rule,
+    // which the session judges; its messages are still delivered, so the run goes on.
+    // A body that is no JSON-RPC at all (an HTML page) is only evidence, as before.
+    let mislabelled = (200..300).contains(&status)
+        && !content_type.starts_with("application/json")
+        && looks_like_jsonrpc(text.trim());
+    if mislabelled {
+        let anomaly = StreamAnomaly::WrongContentType {
+            content_type: declared_type.clone(),
+        };
+        let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
+    }
     // A JSON body carries one message (or a batch); an error status may carry a JSON-RPC
     // error without an id. Anything else is only evidence in the transcript.
-    if content_type.starts_with("application/json") || (!text.trim().is_empty() && status >= 400) {
+    if mislabelled
+        || content_type.starts_with("application/json")
+        || (!text.trim().is_empty() && status >= 400)
+    {
         match serde_json::from_str::<Value>(text.trim()) {
             // An HTTP error may carry "a JSON-RPC error response that has no id"
             // (basic/transports): evidence in the transcript, not a message to correlate.
@@ -398,6 +414,16 @@ async fn exchange(
     }
     if let Some(h) = head {
         let _ = h.send(Head::Body { status, messages });
+    }
+}
+
+/// Whether a body is a JSON-RPC message or batch (an object, or objects, with `jsonrpc`).
+fn looks_like_jsonrpc(text: &str) -> bool {
+    let is_message = |v: &Value| v.get("jsonrpc").is_some();
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) => !items.is_empty() && items.iter().all(is_message),
+        Ok(v) => is_message(&v),
+        Err(_) => false,
     }
 }
 

@@ -120,7 +120,8 @@ impl HttpRecord {
     }
 }
 
-/// What a server did on an SSE stream that the session may judge: facts, not findings.
+/// What a server did on an SSE stream (or in a response head) that the session may judge:
+/// facts, not findings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "anomaly", rename_all = "snake_case")]
 pub enum StreamAnomaly {
@@ -151,6 +152,13 @@ pub enum StreamAnomaly {
         #[serde(skip_serializing_if = "Option::is_none")]
         negotiated: Option<Revision>,
     },
+    /// A 2xx answer to a POST whose body is JSON-RPC but whose `Content-Type` is neither
+    /// `application/json` nor `text/event-stream` (`""` when absent). Its messages were
+    /// delivered all the same.
+    WrongContentType {
+        /// The header as sent.
+        content_type: String,
+    },
 }
 
 impl std::fmt::Display for StreamAnomaly {
@@ -169,6 +177,10 @@ impl std::fmt::Display for StreamAnomaly {
             } => write!(
                 f,
                 "{stream}: the server closed the stream before the response to request {request_id}"
+            ),
+            StreamAnomaly::WrongContentType { content_type } => write!(
+                f,
+                "a JSON-RPC answer came with Content-Type {content_type:?}"
             ),
         }
     }

@@ -104,8 +104,11 @@ pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
             e.content_type.join(" or ")
         ));
     }
-    for (name, re) in &e.headers {
+    let required = e.headers.iter().map(|h| (h, true));
+    let optional = e.headers_if_present.iter().map(|h| (h, false));
+    for ((name, re), required) in required.chain(optional) {
         match a.headers.get(name.as_str()).map(|v| v.to_str()) {
+            None if !required => {}
             None => problems.push(format!("the response to the {what} has no `{name}` header")),
             Some(Err(_)) => problems.push(format!(
                 "the `{name}` header of the response is not visible ASCII"
