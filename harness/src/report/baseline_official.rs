@@ -217,6 +217,7 @@ mod tests {
             protocol: vec![],
             unchecked: vec![],
             skipped_steps: vec![],
+            policy_skips: vec![],
             duration_ms: 0,
             transcript: vec![],
             stderr: crate::transport::StderrExcerpt::NotCaptured {
