@@ -294,6 +294,8 @@ pub enum Matcher {
     Exists(bool),
     /// An object with exactly one of these members (`text` xor `blob`, say).
     ExactlyOne(Vec<String>),
+    /// An object with no members but these (`[_meta]`: an empty result, `_meta` aside).
+    OnlyKeys(Vec<String>),
     /// A string that is (true) or is not (false) valid standard base64 with padding.
     Base64(bool),
     /// A value that is (true) or is not (false) a valid JSON Schema (checked against its
