@@ -57,6 +57,8 @@ rules! {
         "A response must answer a request the client sent and has not yet been answered.";
     JSONRPC_BATCH = "jsonrpc.batch-allowed", Failure, [R1 => "basic/messages", R2 => "basic#batching", R3 => "changelog#major-changes"],
         "JSON-RPC batches exist only in revision 2025-03-26; other revisions send single messages.";
+    JSONRPC_NOTIFICATION_ID = "jsonrpc.notification-without-id", Failure, [R1 => "basic/messages#notifications", R2 => "basic#notifications"],
+        "Notifications must not include an id: a `notifications/*` message with an `id` is a request nobody can answer sensibly.";
     JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "Every request must be answered with a response.";
 
