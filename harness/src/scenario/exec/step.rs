@@ -115,29 +115,20 @@ impl Executor<'_> {
                     )));
                 }
                 for need in &self.scenario.requires {
-                    let mut path = need.capability.split('.');
-                    let top = path.next().unwrap_or_default();
-                    let mut cap = profile.capabilities.get(top);
-                    for sub in path {
-                        cap = cap
-                            .and_then(|c| c.get(sub))
-                            .filter(|v| !matches!(v, Value::Bool(false)));
-                    }
-                    let declared = !cap.is_none_or(Value::is_null);
-                    match (need.declared, declared) {
+                    match (need.declared, need.met_by(&profile.capabilities)) {
+                        (_, true) => {}
                         (true, false) => {
                             return Err(Stop::Skip(format!(
                                 "the server does not declare `{}`",
                                 need.capability
                             )));
                         }
-                        (false, true) => {
+                        (false, false) => {
                             return Err(Stop::Skip(format!(
                                 "the server declares `{}` (this checks servers without it)",
                                 need.capability
                             )));
                         }
-                        _ => {}
                     }
                 }
                 Ok(())

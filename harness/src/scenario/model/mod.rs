@@ -58,6 +58,23 @@ pub struct Requirement {
     pub declared: bool,
 }
 
+impl Requirement {
+    /// Whether `capabilities` (the server's, from `initialize`) meets this condition. A
+    /// sub-key set to `false` counts as not declared.
+    pub fn met_by(&self, capabilities: &Value) -> bool {
+        let mut path = self.capability.split('.');
+        let top = path.next().unwrap_or_default();
+        let mut cap = capabilities.get(top);
+        for sub in path {
+            cap = cap
+                .and_then(|c| c.get(sub))
+                .filter(|v| !matches!(v, Value::Bool(false)));
+        }
+        let declared = !cap.is_none_or(Value::is_null);
+        declared == self.declared
+    }
+}
+
 impl std::fmt::Display for Requirement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if !self.declared {
@@ -169,6 +186,9 @@ pub struct RequestStep {
     pub params: Option<Template>,
     /// An explicit id (to test id echo); otherwise mcpcheck allocates one.
     pub id: Option<Value>,
+    /// Sent only when the server's capabilities meet these (`requires:` beside the
+    /// request); otherwise left out, as if not written.
+    pub requires: Vec<Requirement>,
     /// What the response must look like (none: any response will do).
     pub expect: Option<ResponseExpectation>,
     /// Variables set from the response: name -> JSON pointer into the response message

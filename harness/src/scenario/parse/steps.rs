@@ -42,7 +42,7 @@ const LIST_KEYS: &[(&str, &str)] = &[
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
-        "request" => &["capture", "expect"],
+        "request" => &["capture", "expect", "requires"],
         "initialize" => &["expect"],
         _ => &[],
     }
@@ -263,6 +263,10 @@ fn request(
         }
         None => None,
     };
+    let requires = match step.get("requires") {
+        Some(node) => super::requirements(ctx, node)?,
+        None => Vec::new(),
+    };
     let expect = match step.get("expect") {
         Some(e) => {
             let emap = Map::new(ctx, e, "`expect`")?;
@@ -302,6 +306,7 @@ fn request(
             method,
             params,
             id,
+            requires,
             expect,
             capture,
             line,
