@@ -2,6 +2,7 @@
 //! rule checks: pure functions from a frame or an exchange to findings, with no I/O.
 
 pub mod capabilities;
+pub mod completion;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod progress;

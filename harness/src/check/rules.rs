@@ -90,6 +90,10 @@ rules! {
         "Progress notifications only reference the progressToken of a request still in progress.";
     PROGRESS_INCREASING = "progress.increasing", Failure, [R1 => "basic/utilities/progress#progress-flow", R5 => "basic/patterns/progress"],
         "The `progress` value increases with each notification for a token.";
+    COMPLETION_VALUES_MAX = "completion.values-at-most-100", Failure, [R1 => "server/utilities/completion#completion-results"],
+        "A completion result carries at most 100 values (the schema: values \"Must not exceed 100 items\").";
+    COMPLETION_TOTAL = "completion.total-consistent", Warning, [R1 => "server/utilities/completion#completion-results"],
+        "`total` counts every option available, so it is at least the values sent; `hasMore` says whether options beyond those sent exist.";
     SESSION_EXITED = "session.server-exited", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "The server process ended while a request was waiting for its response.";
     SESSION_TIMEOUT = "session.request-timeout", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
