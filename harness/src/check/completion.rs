@@ -70,8 +70,11 @@ mod tests {
 
     const R: Revision = Revision::V2025_11_25;
 
-    fn rules_of(v: Value) -> Vec<&'static str> {
-        result(&v, R, "/result").iter().map(|f| f.rule).collect()
+    fn rules_of(v: Value) -> Vec<String> {
+        result(&v, R, "/result")
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
     }
 
     #[test]
@@ -91,13 +94,13 @@ mod tests {
     #[test]
     fn too_many_values_and_inconsistent_totals_are_flagged() {
         let many = json!({"completion": {"values": vec!["x"; 101], "total": 101, "hasMore": false}});
-        assert_eq!(rules_of(many), vec![rules::COMPLETION_VALUES_MAX.id]);
+        assert_eq!(rules_of(many), vec![rules::COMPLETION_VALUES_MAX.id.to_owned()]);
         for v in [
             json!({"completion": {"values": ["a", "b"], "total": 1}}),
             json!({"completion": {"values": ["a"], "total": 5, "hasMore": false}}),
             json!({"completion": {"values": ["a"], "total": 1, "hasMore": true}}),
         ] {
-            assert_eq!(rules_of(v.clone()), vec![rules::COMPLETION_TOTAL.id], "{v}");
+            assert_eq!(rules_of(v.clone()), vec![rules::COMPLETION_TOTAL.id.to_owned()], "{v}");
         }
         let f = &result(&json!({"completion": {"values": ["a", "b"], "total": 1}}), R, "/result")[0];
         assert_eq!(f.message, "`total` is 1, but 2 values were sent");
