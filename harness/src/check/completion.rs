@@ -32,7 +32,9 @@ pub fn result(result: &Value, revision: Revision, base: &str) -> Vec<Finding> {
             .expected(format!("at most {MAX_VALUES} values")),
         );
     }
-    let total = completion.and_then(|c| c.get("total")).and_then(Value::as_u64);
+    let total = completion
+        .and_then(|c| c.get("total"))
+        .and_then(Value::as_u64);
     let has_more = completion
         .and_then(|c| c.get("hasMore"))
         .and_then(Value::as_bool);
@@ -93,16 +95,28 @@ mod tests {
 
     #[test]
     fn too_many_values_and_inconsistent_totals_are_flagged() {
-        let many = json!({"completion": {"values": vec!["x"; 101], "total": 101, "hasMore": false}});
-        assert_eq!(rules_of(many), vec![rules::COMPLETION_VALUES_MAX.id.to_owned()]);
+        let many =
+            json!({"completion": {"values": vec!["x"; 101], "total": 101, "hasMore": false}});
+        assert_eq!(
+            rules_of(many),
+            vec![rules::COMPLETION_VALUES_MAX.id.to_owned()]
+        );
         for v in [
             json!({"completion": {"values": ["a", "b"], "total": 1}}),
             json!({"completion": {"values": ["a"], "total": 5, "hasMore": false}}),
             json!({"completion": {"values": ["a"], "total": 1, "hasMore": true}}),
         ] {
-            assert_eq!(rules_of(v.clone()), vec![rules::COMPLETION_TOTAL.id.to_owned()], "{v}");
+            assert_eq!(
+                rules_of(v.clone()),
+                vec![rules::COMPLETION_TOTAL.id.to_owned()],
+                "{v}"
+            );
         }
-        let f = &result(&json!({"completion": {"values": ["a", "b"], "total": 1}}), R, "/result")[0];
+        let f = &result(
+            &json!({"completion": {"values": ["a", "b"], "total": 1}}),
+            R,
+            "/result",
+        )[0];
         assert_eq!(f.message, "`total` is 1, but 2 values were sent");
         assert_eq!(f.pointer.as_deref(), Some("/result/completion"));
     }

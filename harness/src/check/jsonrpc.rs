@@ -162,7 +162,10 @@ mod tests {
             .expect("a notification with an id");
         assert_eq!(f.rule, rules::JSONRPC_NOTIFICATION_ID.id);
         assert_eq!(f.pointer.as_deref(), Some("/0/id"));
-        assert_eq!(f.message, "the notification `notifications/message` carries id 1");
+        assert_eq!(
+            f.message,
+            "the notification `notifications/message` carries id 1"
+        );
     }
 
     #[test]

@@ -373,7 +373,10 @@ mod tests {
             check("/schema", Matcher::JsonSchema(true)),
             check("/broken", Matcher::JsonSchema(false)),
             check("/out", conforms()),
-            check("/out", Matcher::OnlyKeys(vec!["sum".into(), "_meta".into()])),
+            check(
+                "/out",
+                Matcher::OnlyKeys(vec!["sum".into(), "_meta".into()]),
+            ),
         ];
         assert_eq!(run(&holds, &v), vec![]);
         let fails = [

@@ -11,6 +11,7 @@
 //! the server sends on its own (notifications, silence, exit, stderr), [`paginate`]
 //! follows cursors, [`tools`] applies the tool-call policy.
 
+mod burst;
 mod paginate;
 mod request;
 mod step;

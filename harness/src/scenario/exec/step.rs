@@ -168,6 +168,7 @@ impl Executor<'_> {
                 }
                 Ok(())
             }
+            StepKind::Burst { method, count } => self.burst(method, *count, line).await,
             StepKind::Check { value, checks } => {
                 let v = self.render(value, line)?;
                 self.apply_checks(checks, &v, "", None, "the checked value");
@@ -286,6 +287,7 @@ fn action(kind: &StepKind) -> String {
         StepKind::Expect(Expectation::Stderr { .. }) => "expect stderr".into(),
         StepKind::Expect(Expectation::Response { id, .. }) => format!("expect response {id}"),
         StepKind::Concurrent(rs) => format!("{} concurrent requests", rs.len()),
+        StepKind::Burst { method, count } => format!("burst of {count} {method}"),
         StepKind::Check { .. } => "check".into(),
         StepKind::ForEach { list, .. } => format!("for each in {list}"),
         StepKind::Paginate { method, .. } => format!("paginate {method}"),

@@ -115,6 +115,15 @@ pub enum StepKind {
     /// Several requests sent back to back before any response is read; responses may
     /// arrive in any order and each is matched by id.
     Concurrent(Vec<RequestStep>),
+    /// `count` requests of `method` (no params) in two writes of half each, each answer
+    /// awaited; the server's resident memory is sampled between the halves and after
+    /// (stdio, Linux), and the second half's growth per request judged.
+    Burst {
+        /// The method of every request.
+        method: String,
+        /// How many requests.
+        count: usize,
+    },
     /// Runs `steps` once per element of a captured list (those matching `filter`), binding
     /// it to `as`. With no element to run on, the scenario has nothing to check: it is
     /// skipped (unless something already failed).

@@ -334,4 +334,3 @@ pub(crate) fn requirements(ctx: &Ctx<'_>, node: &Node) -> R<Vec<Requirement>> {
 
 #[cfg(test)]
 mod tests;
-

@@ -21,6 +21,7 @@ pub const STEP_KINDS: &[&str] = &[
     "send_raw",
     "expect",
     "concurrent",
+    "burst",
     "paginate",
     "for_each",
     "check",
@@ -184,6 +185,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         }
         "expect" => StepKind::Expect(expectation(ctx, value, scope)?),
         "concurrent" => concurrent(ctx, value, scope)?,
+        "burst" => burst(ctx, value)?,
         "paginate" => paginate(ctx, value, scope)?,
         "for_each" => for_each(ctx, value, scope)?,
         "check" => check_step(ctx, value, scope)?,
@@ -418,6 +420,25 @@ fn concurrent(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     }
     define_captures(ctx, scope, &all_captures)?;
     Ok(StepKind::Concurrent(requests))
+}
+
+/// Most requests one `burst` may send.
+const MAX_BURST: i64 = 100_000;
+
+fn burst(ctx: &Ctx<'_>, value: &Node) -> R<StepKind> {
+    let map = Map::new(ctx, value, "`burst`")?;
+    map.only(ctx, &["method", "count"], "`burst`")?;
+    let m = map.require(ctx, "method", "`burst`")?;
+    let method = super::yaml::nonempty_string(ctx, m, "`method`")?.to_owned();
+    let c = map.require(ctx, "count", "`burst`")?;
+    let count = super::yaml::integer(ctx, c, "`count`")?;
+    if !(2..=MAX_BURST).contains(&count) {
+        return Err(ctx.error(c, format!("`count` must be from 2 to {MAX_BURST}")));
+    }
+    Ok(StepKind::Burst {
+        method,
+        count: usize::try_from(count).unwrap_or(2),
+    })
 }
 
 fn paginate(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {

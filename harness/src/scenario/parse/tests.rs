@@ -72,3 +72,23 @@ fn a_request_may_require_capabilities() {
     ));
     assert_eq!(e.message, "`tools list` is not a capability", "{e}");
 }
+
+#[test]
+fn a_burst_names_a_method_and_a_count() {
+    let s = parse_scenario(
+        "t.yaml",
+        &format!("{HEAD}steps:\n  - burst: {{ method: ping, count: 1000 }}\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        s.steps[1].kind,
+        StepKind::Burst {
+            method: "ping".into(),
+            count: 1000
+        }
+    );
+    let e = err(&format!(
+        "{HEAD}steps:\n  - burst: {{ method: ping, count: 1 }}\n"
+    ));
+    assert_eq!(e.message, "`count` must be from 2 to 100000", "{e}");
+}
