@@ -38,6 +38,8 @@ rules! {
         "Each message should end with a newline; the stream ended inside one.";
     FRAME_TOO_LARGE = "harness.frame-too-large", Warning, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "A line exceeded the configured maximum frame size (--max-frame-size) and was skipped.";
+    STDIO_FLUSHED = "stdio.stdout-flushed", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
+        "Messages reach stdout when they are written: answers that arrive only once stdin is closed sat in an unflushed buffer, so their requests went unanswered.";
     STDIO_SHUTDOWN = "stdio.exit-on-stdin-close", Warning, [R1 => "basic/lifecycle#stdio", R5 => "basic/transports/stdio#shutdown"],
         "After the client closes its input, the server should exit before the client has to send SIGTERM.";
 
