@@ -18,7 +18,13 @@ impl Session {
         }
         let rev = self.revision;
         let held = unanswered.saturating_sub(waiting(&self));
-        if held > 0 && report.stage != ShutdownStage::AlreadyExited {
+        // An answer left without its newline also completes only at the end of the stream:
+        // that is the framing's finding, not a buffer's.
+        let unterminated = self
+            .findings
+            .iter()
+            .any(|f| f.rule == rules::STDIO_UNTERMINATED.id);
+        if held > 0 && report.stage != ShutdownStage::AlreadyExited && !unterminated {
             self.findings.push(
                 Finding::new(
                     &rules::STDIO_FLUSHED,
