@@ -83,6 +83,25 @@ pub fn id_echo(
     })
 }
 
+/// A request whose method is a notification's (`notifications/...`, the prefix every MCP
+/// notification has and no request has): the sender meant a notification and gave it an id.
+pub fn notification_with_id(
+    method: &str,
+    id: &RequestId,
+    revision: Revision,
+    base: &str,
+) -> Option<Finding> {
+    method.starts_with("notifications/").then(|| {
+        Finding::new(
+            &rules::JSONRPC_NOTIFICATION_ID,
+            revision,
+            format!("the notification `{method}` carries id {id}"),
+        )
+        .pointer(format!("{base}/id"))
+        .expected("no `id` member in a notification")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +157,21 @@ mod tests {
         let stray = unmatched_response(&id, false, R3, "");
         assert!(stray.message.contains("matches no request"));
         assert_eq!(stray.rule, rules::JSONRPC_UNKNOWN_ID.id);
+    }
+
+    #[test]
+    fn a_notification_method_with_an_id_is_flagged_and_requests_are_not() {
+        let id = RequestId::int(1);
+        assert!(notification_with_id("tools/list", &id, R3, "").is_none());
+        assert!(notification_with_id("ping", &id, R3, "").is_none());
+        let f = notification_with_id("notifications/message", &id, R3, "/0")
+            .expect("a notification with an id");
+        assert_eq!(f.rule, rules::JSONRPC_NOTIFICATION_ID.id);
+        assert_eq!(f.pointer.as_deref(), Some("/0/id"));
+        assert_eq!(
+            f.message,
+            "the notification `notifications/message` carries id 1"
+        );
     }
 
     #[test]

@@ -38,6 +38,8 @@ rules! {
         "Each message should end with a newline; the stream ended inside one.";
     FRAME_TOO_LARGE = "harness.frame-too-large", Warning, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "A line exceeded the configured maximum frame size (--max-frame-size) and was skipped.";
+    STDIO_FLUSHED = "stdio.stdout-flushed", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
+        "Messages reach stdout when they are written: answers that arrive only once stdin is closed sat in an unflushed buffer, so their requests went unanswered.";
     STDIO_SHUTDOWN = "stdio.exit-on-stdin-close", Warning, [R1 => "basic/lifecycle#stdio", R5 => "basic/transports/stdio#shutdown"],
         "After the client closes its input, the server should exit before the client has to send SIGTERM.";
 
@@ -57,6 +59,8 @@ rules! {
         "A response must answer a request the client sent and has not yet been answered.";
     JSONRPC_BATCH = "jsonrpc.batch-allowed", Failure, [R1 => "basic/messages", R2 => "basic#batching", R3 => "changelog#major-changes"],
         "JSON-RPC batches were removed in 2025-06-18: from then on a server sends single messages (2024-11-05 is silent, 2025-03-26 has batches).";
+    JSONRPC_NOTIFICATION_ID = "jsonrpc.notification-without-id", Failure, [R1 => "basic/messages#notifications", R2 => "basic#notifications"],
+        "Notifications must not include an id: a `notifications/*` message with an `id` is a request nobody can answer sensibly.";
     JSONRPC_RESPONSE_REQUIRED = "jsonrpc.response-required", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "Every request must be answered with a response.";
 
@@ -88,6 +92,10 @@ rules! {
         "Progress notifications only reference the progressToken of a request still in progress.";
     PROGRESS_INCREASING = "progress.increasing", Failure, [R1 => "basic/utilities/progress#progress-flow", R5 => "basic/patterns/progress"],
         "The `progress` value increases with each notification for a token.";
+    COMPLETION_VALUES_MAX = "completion.values-at-most-100", Failure, [R1 => "server/utilities/completion#completion-results"],
+        "A completion result carries at most 100 values (the schema: values \"Must not exceed 100 items\").";
+    COMPLETION_TOTAL = "completion.total-consistent", Warning, [R1 => "server/utilities/completion#completion-results"],
+        "`total` counts every option available, so it is at least the values sent; `hasMore` says whether options beyond those sent exist.";
     SESSION_EXITED = "session.server-exited", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "The server process ended while a request was waiting for its response.";
     SESSION_TIMEOUT = "session.request-timeout", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],

@@ -125,17 +125,7 @@ pub fn normalize(line: &str) -> String {
     out
 }
 
-/// Resident memory of a process in KiB, from `/proc/PID/status` (Linux only).
-pub fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
+pub use crate::transport::rss_kib;
 
 /// What an oracle saw.
 #[derive(Debug)]

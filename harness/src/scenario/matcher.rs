@@ -143,6 +143,24 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
         Matcher::ExactlyOne(keys) => actual
             .as_object()
             .is_some_and(|o| keys.iter().filter(|k| o.contains_key(*k)).count() == 1),
+        Matcher::OnlyKeys(keys) => {
+            let Some(o) = actual.as_object() else {
+                return Err(Unmet::Expected(describe(m, cx)));
+            };
+            let extra: Vec<String> = o
+                .keys()
+                .filter(|k| !keys.contains(k))
+                .map(|k| format!("`{k}`"))
+                .collect();
+            if !extra.is_empty() {
+                return Err(Unmet::Expected(format!(
+                    "{} (found {})",
+                    describe(m, cx),
+                    extra.join(", ")
+                )));
+            }
+            true
+        }
         Matcher::Base64(want) => {
             use base64::Engine as _;
             let valid = actual
@@ -210,6 +228,14 @@ pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
         Matcher::Exists(false) => "no value here".into(),
         Matcher::ExactlyOne(keys) => format!(
             "an object with exactly one of {}",
+            keys.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Matcher::OnlyKeys(keys) if keys.is_empty() => "an empty object".into(),
+        Matcher::OnlyKeys(keys) => format!(
+            "an object with no members but {}",
             keys.iter()
                 .map(|k| format!("`{k}`"))
                 .collect::<Vec<_>>()
@@ -368,6 +394,10 @@ mod tests {
             check("/dialect", Matcher::JsonSchema(true)),
             check("/dialect_broken", Matcher::JsonSchema(false)),
             check("/out", conforms()),
+            check(
+                "/out",
+                Matcher::OnlyKeys(vec!["sum".into(), "_meta".into()]),
+            ),
         ];
         assert_eq!(run(&holds, &v), vec![]);
         let fails = [
@@ -375,9 +405,16 @@ mod tests {
             check("/bad", Matcher::Base64(true)),
             check("/broken", Matcher::JsonSchema(true)),
             check("/wrong", conforms()),
+            check("/text", Matcher::OnlyKeys(vec!["_meta".into()])),
+            check("/blob", Matcher::OnlyKeys(vec![])),
         ];
         let m = run(&fails, &v);
-        assert_eq!(m.len(), 4, "{m:#?}");
+        assert_eq!(m.len(), 6, "{m:#?}");
+        assert_eq!(
+            m[4].expected,
+            "an object with no members but `_meta` (found `uri`, `text`)"
+        );
+        assert_eq!(m[5].expected, "an empty object");
         assert!(m[0].expected.contains("exactly one of `text`, `blob`"));
         assert!(
             m[2].expected.starts_with("a valid JSON Schema"),

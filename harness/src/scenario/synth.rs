@@ -8,7 +8,45 @@
 use serde_json::{Map, Value, json};
 
 /// The filters a `${...|filter}` reference may name.
-pub const FILTERS: &[&str] = &["sample_arguments", "required_arguments"];
+pub const FILTERS: &[&str] = &["sample_arguments", "required_arguments", "repeat:BYTES"];
+
+/// The most bytes `repeat:BYTES` builds: large requests, not memory exhaustion.
+pub const MAX_REPEAT: usize = 64 * 1024 * 1024;
+
+/// Whether `filter` is one of [`FILTERS`]: a name, or `repeat:` with a byte count of at
+/// most [`MAX_REPEAT`]. `Err` says what is wrong with a `repeat:` count.
+pub fn known_filter(filter: &str) -> Result<bool, String> {
+    match filter.strip_prefix("repeat:") {
+        Some(n) => repeat_len(n).map(|_| true),
+        None => Ok(FILTERS[..2].contains(&filter)),
+    }
+}
+
+fn repeat_len(n: &str) -> Result<usize, String> {
+    match n.trim().parse::<usize>() {
+        Ok(len) if (1..=MAX_REPEAT).contains(&len) => Ok(len),
+        _ => Err(format!(
+            "`repeat:{n}` needs a byte count from 1 to {MAX_REPEAT}"
+        )),
+    }
+}
+
+/// The value's text repeated, then cut, to exactly `len` bytes (at a char boundary at or
+/// below it; a value with no text gives `x`s).
+fn repeat(value: &Value, len: usize) -> Value {
+    let unit = match value {
+        Value::String(s) if !s.is_empty() => s.clone(),
+        Value::String(_) => "x".to_owned(),
+        other => other.to_string(),
+    };
+    let mut out = unit.repeat(len / unit.len() + 1);
+    let mut cut = len;
+    while !out.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    out.truncate(cut);
+    Value::String(out)
+}
 
 /// The built-in variable holding `--tool-args`: tool name -> arguments object.
 pub const TOOL_ARGS: &str = "tool_args";
@@ -25,6 +63,9 @@ pub fn apply(filter: &str, value: &Value, tool_args: Option<&Value>) -> Result<V
             Ok(given.cloned().unwrap_or_else(|| sample_arguments(value)))
         }
         "required_arguments" => Ok(required_arguments(value)),
+        other if other.starts_with("repeat:") => {
+            Ok(repeat(value, repeat_len(&other["repeat:".len()..])?))
+        }
         other => Err(format!(
             "no filter `{other}` (filters: {})",
             FILTERS.join(", ")
@@ -193,6 +234,20 @@ fn sample(schema: &Value, depth: usize) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeat_builds_exactly_the_bytes_asked_for() {
+        let v = apply("repeat:1048576", &json!("2025-11-25"), None).unwrap();
+        assert_eq!(v.as_str().unwrap().len(), 1_048_576);
+        assert!(v.as_str().unwrap().starts_with("2025-11-252025"));
+        let multibyte = apply("repeat:5", &json!("é"), None).unwrap();
+        assert_eq!(multibyte, json!("éé"));
+        assert_eq!(known_filter("repeat:10"), Ok(true));
+        assert_eq!(known_filter("sample_arguments"), Ok(true));
+        assert_eq!(known_filter("repeat"), Ok(false));
+        assert!(known_filter("repeat:0").is_err());
+        assert!(known_filter("repeat:999999999999").is_err());
+    }
 
     fn validates(schema: &Value, v: &Value) -> bool {
         jsonschema::is_valid(schema, v)

@@ -423,6 +423,10 @@ impl Session {
                     self.push_all(typed.finding, index);
                     result_def = typed.definition.or(result_def);
                 }
+                if pending.method == "completion/complete" {
+                    let base = format!("{base}/result");
+                    self.push_all(check::completion::result(result, rev, &base), index);
+                }
                 if let Some(def) = result_def {
                     self.validate(
                         pending.revision,

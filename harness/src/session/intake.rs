@@ -111,7 +111,15 @@ impl Session {
                 });
             }
             Message::Request(request) => {
-                self.check_schema(value, index, base, &request.method, MessageKind::Request);
+                let rev = self.revision;
+                match jsonrpc::notification_with_id(&request.method, &request.id, rev, base) {
+                    // Its schema is a notification's; as a request it would only add an
+                    // "unknown request method" warning for the same fault.
+                    Some(f) => self.push_at(f, index),
+                    None => {
+                        self.check_schema(value, index, base, &request.method, MessageKind::Request)
+                    }
+                }
                 self.answer_server_request(&request, index).await;
                 self.keep_unsolicited(Unsolicited {
                     frame: index,

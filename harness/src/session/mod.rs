@@ -291,6 +291,17 @@ impl Session {
         self.transcript.push_http(record)
     }
 
+    /// Records what a scenario step measured, as an event in the transcript.
+    pub fn record_event(&mut self, text: String) -> Option<usize> {
+        self.transcript.push(Direction::Event, text)
+    }
+
+    /// The server process's resident memory in KiB, when mcpcheck started it (stdio) and
+    /// the system tells (Linux `/proc`).
+    pub fn server_rss_kib(&self) -> Option<u64> {
+        crate::transport::rss_kib(self.transport.pid()?)
+    }
+
     /// Records a finding raised outside the session (by a runner check).
     pub fn add_finding(&mut self, finding: Finding) {
         self.keep_finding(finding);

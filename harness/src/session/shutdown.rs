@@ -9,12 +9,31 @@ use crate::transport::ShutdownStage;
 impl Session {
     /// Ends the session with the transport's shutdown sequence and returns the record.
     pub async fn finish(mut self) -> SessionRecord {
+        let waiting = |s: &Session| s.pending.len() + s.expired.len();
+        let unanswered = waiting(&self);
         let report = self.transport.shutdown().await;
         // Whatever the server wrote on the way out is still checked.
         while let Ok(Some(item)) = tokio::time::timeout(EXIT_GRACE, self.transport.recv()).await {
             self.ingest(item).await;
         }
         let rev = self.revision;
+        let held = unanswered.saturating_sub(waiting(&self));
+        // An answer left without its newline also completes only at the end of the stream:
+        // that is the framing's finding, not a buffer's.
+        let unterminated = self
+            .findings
+            .iter()
+            .any(|f| f.rule == rules::STDIO_UNTERMINATED.id);
+        if held > 0 && report.stage != ShutdownStage::AlreadyExited && !unterminated {
+            self.findings.push(
+                Finding::new(
+                    &rules::STDIO_FLUSHED,
+                    rev,
+                    format!("the answers to {held} request(s) arrived only once stdin was closed: the server does not flush stdout after each message"),
+                )
+                .expected("each message flushed to stdout as it is written"),
+            );
+        }
         self.transcript.push(
             Direction::Event,
             format!("shutdown: {:?} after {:?}", report.stage, report.took),

@@ -197,3 +197,16 @@ pub trait Transport: Send {
         None
     }
 }
+
+/// Resident memory of a process in KiB, from `/proc/PID/status` (Linux only; `None`
+/// elsewhere or once the process is gone).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}

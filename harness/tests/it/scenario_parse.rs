@@ -77,6 +77,7 @@ fn req(method: &str, line: usize) -> RequestStep {
         method: t(json!(method)),
         params: None,
         id: None,
+        requires: Vec::new(),
         expect: None,
         capture: BTreeMap::new(),
         on_error: OnError::Judge,

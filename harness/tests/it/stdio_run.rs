@@ -88,6 +88,11 @@ const DEFECTS: &[(&str, &[&str])] = &[
     ("respond-to-notification", &["jsonrpc.id-type"]),
     ("version-mismatch", &["lifecycle.version-negotiation"]),
     ("no-trailing-newline", &["session.request-timeout"]),
+    // Answers held until stdin closes are named for what they are.
+    (
+        "unflushed-stdout",
+        &["session.request-timeout", "stdio.stdout-flushed"],
+    ),
 ];
 
 #[test]

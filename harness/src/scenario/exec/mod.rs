@@ -12,6 +12,7 @@
 //! follows cursors, `tools` applies the tool-call policy, `http` runs the raw `http` step.
 
 mod auth;
+mod burst;
 mod http;
 mod paginate;
 mod request;

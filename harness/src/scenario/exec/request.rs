@@ -16,6 +16,12 @@ impl Executor<'_> {
         &mut self,
         r: &RequestStep,
     ) -> Result<Option<(RequestId, String)>, Stop> {
+        if !r.requires.is_empty() {
+            let caps = self.session.profile().map(|p| &p.capabilities);
+            if !caps.is_some_and(|c| r.requires.iter().all(|need| need.met_by(c))) {
+                return Ok(None);
+            }
+        }
         let method = self.render_text(&r.method, r.line)?;
         let mut params = r
             .params

@@ -122,29 +122,20 @@ impl Executor<'_> {
                     )));
                 }
                 for need in &self.scenario.requires {
-                    let mut path = need.capability.split('.');
-                    let top = path.next().unwrap_or_default();
-                    let mut cap = profile.capabilities.get(top);
-                    for sub in path {
-                        cap = cap
-                            .and_then(|c| c.get(sub))
-                            .filter(|v| !matches!(v, Value::Bool(false)));
-                    }
-                    let declared = !cap.is_none_or(Value::is_null);
-                    match (need.declared, declared) {
+                    match (need.declared, need.met_by(&profile.capabilities)) {
+                        (_, true) => {}
                         (true, false) => {
                             return Err(Stop::Skip(format!(
                                 "the server does not declare `{}`",
                                 need.capability
                             )));
                         }
-                        (false, true) => {
+                        (false, false) => {
                             return Err(Stop::Skip(format!(
                                 "the server declares `{}` (this checks servers without it)",
                                 need.capability
                             )));
                         }
-                        _ => {}
                     }
                 }
                 Ok(())
@@ -184,6 +175,7 @@ impl Executor<'_> {
                 }
                 Ok(())
             }
+            StepKind::Burst { method, count } => self.burst(method, *count, line).await,
             StepKind::Check { value, checks } => {
                 let v = self.render(value, line)?;
                 self.apply_checks(checks, &v, "", None, "the checked value");
@@ -316,6 +308,7 @@ fn action(kind: &StepKind) -> String {
         StepKind::Expect(Expectation::Stderr { .. }) => "expect stderr".into(),
         StepKind::Expect(Expectation::Response { id, .. }) => format!("expect response {id}"),
         StepKind::Concurrent(rs) => format!("{} concurrent requests", rs.len()),
+        StepKind::Burst { method, count } => format!("burst of {count} {method}"),
         StepKind::Check { .. } => "check".into(),
         StepKind::ForEach { list, .. } => format!("for each in {list}"),
         StepKind::Paginate { method, .. } => format!("paginate {method}"),

@@ -59,6 +59,23 @@ pub struct Requirement {
     pub declared: bool,
 }
 
+impl Requirement {
+    /// Whether `capabilities` (the server's, from `initialize`) meets this condition. A
+    /// sub-key set to `false` counts as not declared.
+    pub fn met_by(&self, capabilities: &Value) -> bool {
+        let mut path = self.capability.split('.');
+        let top = path.next().unwrap_or_default();
+        let mut cap = capabilities.get(top);
+        for sub in path {
+            cap = cap
+                .and_then(|c| c.get(sub))
+                .filter(|v| !matches!(v, Value::Bool(false)));
+        }
+        let declared = !cap.is_none_or(Value::is_null);
+        declared == self.declared
+    }
+}
+
 impl std::fmt::Display for Requirement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if !self.declared {
@@ -99,6 +116,15 @@ pub enum StepKind {
     /// Several requests sent back to back before any response is read; responses may
     /// arrive in any order and each is matched by id.
     Concurrent(Vec<RequestStep>),
+    /// `count` requests of `method` (no params) in two writes of half each, each answer
+    /// awaited; the server's resident memory is sampled between the halves and after
+    /// (stdio, Linux), and the second half's growth per request judged.
+    Burst {
+        /// The method of every request.
+        method: String,
+        /// How many requests.
+        count: usize,
+    },
     /// Runs `steps` once per element of a captured list (those matching `filter`), binding
     /// it to `as`. With no element to run on, the scenario has nothing to check: it is
     /// skipped (unless something already failed).
@@ -172,6 +198,9 @@ pub struct RequestStep {
     pub params: Option<Template>,
     /// An explicit id (to test id echo); otherwise mcpcheck allocates one.
     pub id: Option<Value>,
+    /// Sent only when the server's capabilities meet these (`requires:` beside the
+    /// request); otherwise left out, as if not written.
+    pub requires: Vec<Requirement>,
     /// What the response must look like (none: any response will do).
     pub expect: Option<ResponseExpectation>,
     /// Variables set from the response: name -> JSON pointer into the response message
@@ -311,6 +340,8 @@ pub enum Matcher {
     Exists(bool),
     /// An object with exactly one of these members (`text` xor `blob`, say).
     ExactlyOne(Vec<String>),
+    /// An object with no members but these (`[_meta]`: an empty result, `_meta` aside).
+    OnlyKeys(Vec<String>),
     /// A string that is (true) or is not (false) valid standard base64 with padding.
     Base64(bool),
     /// A value that is (true) or is not (false) a valid JSON Schema (checked against its

@@ -20,6 +20,7 @@ pub const MATCHERS: &[&str] = &[
     "schema",
     "exists",
     "exactly_one",
+    "only_keys",
     "base64",
     "json_schema",
     "conforms_to",
@@ -174,6 +175,10 @@ fn matcher(ctx: &Ctx<'_>, name: &str, knode: &Node, value: &Node, scope: &Scope)
                     .with_hint("to require one member, use `exists: true` at its pointer"));
             }
             Matcher::ExactlyOne(keys.into_iter().map(|(k, _)| k.to_owned()).collect())
+        }
+        "only_keys" => {
+            let keys = super::yaml::string_list(ctx, value, "only_keys")?;
+            Matcher::OnlyKeys(keys.into_iter().map(|(k, _)| k.to_owned()).collect())
         }
         "base64" => Matcher::Base64(super::yaml::boolean(ctx, value, "`base64`")?),
         "json_schema" => Matcher::JsonSchema(super::yaml::boolean(ctx, value, "`json_schema`")?),

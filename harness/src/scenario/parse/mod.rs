@@ -211,29 +211,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
 
     let requires = match map.get("requires") {
         None => Vec::new(),
-        Some(node) => string_list(ctx, node, "requires")?
-            .into_iter()
-            .map(|(s, n)| {
-                let (declared, name) = match s.strip_prefix('!') {
-                    Some(rest) => (false, rest),
-                    None => (true, s),
-                };
-                let ok = name.split('.').all(|part| {
-                    part.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                        && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                });
-                if ok {
-                    Ok(Requirement {
-                        capability: name.to_owned(),
-                        declared,
-                    })
-                } else {
-                    Err(ctx
-                        .error(n, format!("`{s}` is not a capability"))
-                        .with_hint("name a key of the server's `capabilities`, or a dotted sub-key like `resources.subscribe`; `!tools` means the server must not declare `tools`"))
-                }
-            })
-            .collect::<R<_>>()?,
+        Some(node) => requirements(ctx, node)?,
     };
 
     let severity = match map.get("severity") {
@@ -325,6 +303,33 @@ fn is_id(s: &str, sep: char) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     })
+}
+
+/// A `requires` list: capability names, `!name` for "must not declare".
+pub(crate) fn requirements(ctx: &Ctx<'_>, node: &Node) -> R<Vec<Requirement>> {
+    string_list(ctx, node, "requires")?
+        .into_iter()
+        .map(|(s, n)| {
+            let (declared, name) = match s.strip_prefix('!') {
+                Some(rest) => (false, rest),
+                None => (true, s),
+            };
+            let ok = name.split('.').all(|part| {
+                part.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if ok {
+                Ok(Requirement {
+                    capability: name.to_owned(),
+                    declared,
+                })
+            } else {
+                Err(ctx
+                    .error(n, format!("`{s}` is not a capability"))
+                    .with_hint("name a key of the server's `capabilities`, or a dotted sub-key like `resources.subscribe`; `!tools` means the server must not declare `tools`"))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

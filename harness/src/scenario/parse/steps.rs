@@ -23,6 +23,7 @@ pub const STEP_KINDS: &[&str] = &[
     "send_raw",
     "expect",
     "concurrent",
+    "burst",
     "paginate",
     "for_each",
     "check",
@@ -45,7 +46,7 @@ const LIST_KEYS: &[(&str, &str)] = &[
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
-        "request" => &["capture", "expect", "on_error"],
+        "request" => &["capture", "expect", "on_error", "requires"],
         "initialize" => &["expect"],
         _ => &[],
     }
@@ -187,6 +188,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         }
         "expect" => StepKind::Expect(expectation(ctx, value, scope)?),
         "concurrent" => concurrent(ctx, value, scope)?,
+        "burst" => burst(ctx, value)?,
         "paginate" => paginate(ctx, value, scope)?,
         "for_each" => for_each(ctx, value, scope)?,
         "check" => check_step(ctx, value, scope)?,
@@ -267,6 +269,10 @@ fn request(
         }
         None => None,
     };
+    let requires = match step.get("requires") {
+        Some(node) => super::requirements(ctx, node)?,
+        None => Vec::new(),
+    };
     let expect = match step.get("expect") {
         Some(e) => {
             let emap = Map::new(ctx, e, "`expect`")?;
@@ -317,6 +323,7 @@ fn request(
             method,
             params,
             id,
+            requires,
             expect,
             capture,
             on_error,
@@ -429,6 +436,25 @@ fn concurrent(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     }
     define_captures(ctx, scope, &all_captures)?;
     Ok(StepKind::Concurrent(requests))
+}
+
+/// Most requests one `burst` may send.
+const MAX_BURST: i64 = 100_000;
+
+fn burst(ctx: &Ctx<'_>, value: &Node) -> R<StepKind> {
+    let map = Map::new(ctx, value, "`burst`")?;
+    map.only(ctx, &["method", "count"], "`burst`")?;
+    let m = map.require(ctx, "method", "`burst`")?;
+    let method = super::yaml::nonempty_string(ctx, m, "`method`")?.to_owned();
+    let c = map.require(ctx, "count", "`burst`")?;
+    let count = super::yaml::integer(ctx, c, "`count`")?;
+    if !(2..=MAX_BURST).contains(&count) {
+        return Err(ctx.error(c, format!("`count` must be from 2 to {MAX_BURST}")));
+    }
+    Ok(StepKind::Burst {
+        method,
+        count: usize::try_from(count).unwrap_or(2),
+    })
 }
 
 fn paginate(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {

@@ -53,3 +53,45 @@ fn for_each_variables_are_scoped_to_the_loop() {
         (8, "undefined variable `tool`")
     );
 }
+
+#[test]
+fn a_request_may_require_capabilities() {
+    let text = format!(
+        "{HEAD}steps:\n  - concurrent:\n      - request: ping\n      - request: tools/list\n        requires: [tools, \"!logging\"]\n"
+    );
+    let s = parse_scenario("t.yaml", &text).unwrap();
+    let StepKind::Concurrent(rs) = &s.steps[1].kind else {
+        panic!("{:?}", s.steps[1].kind)
+    };
+    assert!(rs[0].requires.is_empty());
+    let caps = serde_json::json!({"tools": {}});
+    assert_eq!(rs[1].requires.len(), 2);
+    assert!(rs[1].requires.iter().all(|r| r.met_by(&caps)));
+    let with_logging = serde_json::json!({"tools": {}, "logging": {}});
+    assert!(!rs[1].requires.iter().all(|r| r.met_by(&with_logging)));
+
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: tools/list\n    requires: [\"tools list\"]\n"
+    ));
+    assert_eq!(e.message, "`tools list` is not a capability", "{e}");
+}
+
+#[test]
+fn a_burst_names_a_method_and_a_count() {
+    let s = parse_scenario(
+        "t.yaml",
+        &format!("{HEAD}steps:\n  - burst: {{ method: ping, count: 1000 }}\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        s.steps[1].kind,
+        StepKind::Burst {
+            method: "ping".into(),
+            count: 1000
+        }
+    );
+    let e = err(&format!(
+        "{HEAD}steps:\n  - burst: {{ method: ping, count: 1 }}\n"
+    ));
+    assert_eq!(e.message, "`count` must be from 2 to 100000", "{e}");
+}

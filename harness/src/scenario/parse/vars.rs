@@ -131,7 +131,9 @@ pub(crate) fn check_string_refs(ctx: &Ctx<'_>, node: &Node, s: &str, scope: &Sco
         let mut inner = &after[..end];
         if let Some((reference, filter)) = inner.split_once('|') {
             let filter = filter.trim();
-            if !crate::scenario::synth::FILTERS.contains(&filter) {
+            let known = crate::scenario::synth::known_filter(filter)
+                .map_err(|why| ctx.error(node, format!("{why} in `${{{inner}}}`")))?;
+            if !known {
                 let e = ctx.error(node, format!("no filter `{filter}` in `${{{inner}}}`"));
                 return Err(match suggest(filter, crate::scenario::synth::FILTERS) {
                     Some(s) => e.with_hint(format!("did you mean `{s}`?")),
