@@ -463,12 +463,18 @@ fn result_types_are_checked() {
     assert!(text.contains("resultType"), "{text}");
 
     // `input_required` is judged as an InputRequiredResult, not as a ListToolsResult
-    // (which would want `tools`).
+    // (which would want `tools`): no schema failure. But `tools/list` may not answer one,
+    // and it carries neither `inputRequests` nor `requestState` (basic/patterns/mrtr).
     let server =
         scripted_server(r#"["2026-07-28"]"#, r#"{"resultType": "input_required"}"#).unwrap();
     let (code, report, text) = probe_only(&server);
-    assert_eq!(code, 0, "{text}");
-    assert!(failures(&report).is_empty(), "{text}");
+    assert_eq!(code, 1, "{text}");
+    let rules = failures(&report);
+    assert!(!rules.is_empty(), "{text}");
+    assert!(
+        rules.iter().all(|r| r == "stateless.input-required"),
+        "{rules:?} {text}"
+    );
 }
 
 #[test]
