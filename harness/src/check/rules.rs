@@ -82,6 +82,16 @@ rules! {
         "2026-07-28: servers must implement `server/discover` and answer it with a DiscoverResult for a version they support.";
     STATELESS_RESULT_TYPE = "stateless.result-type", Failure, [R5 => "basic#resulttype"],
         "2026-07-28: every result carries `resultType`, one of the core values (`complete`, `input_required`) unless an advertised extension adds more.";
+    STATELESS_NO_SERVER_REQUESTS = "stateless.no-server-requests", Failure, [R5 => "basic/patterns/mrtr"],
+        "2026-07-28: servers send no JSON-RPC requests of their own; what they need from the client they ask for in an `input_required` result (multi round-trip requests).";
+    STATELESS_CHANGE_NOTIFICATIONS_REQUESTED = "stateless.change-notifications-requested-only", Failure, [R5 => "basic/patterns/subscriptions#opening-a-stream"],
+        "2026-07-28: change notifications (`notifications/*/list_changed`, `notifications/resources/updated`) go only to a `subscriptions/listen` stream that asked for them.";
+    STATELESS_INPUT_REQUIRED = "stateless.input-required", Failure, [R5 => "basic/patterns/mrtr#server-requirements-basic-workflow"],
+        "2026-07-28: an `input_required` result answers only `tools/call`, `prompts/get` or `resources/read`, carries `inputRequests` or `requestState`, and asks only for client features the request declared.";
+    STATELESS_LOG_AT_OR_ABOVE_LEVEL = "stateless.log-at-or-above-level", Warning, [R5 => "server/utilities/logging#per-request-log-level"],
+        "2026-07-28: log messages for a request are at or above the level its `_meta` asked for (the spec allows those; it gives no keyword for the rest: should).";
+    STATELESS_LOG_REQUESTED_ONLY = "stateless.log-requested-only", Failure, [R5 => "server/utilities/logging#per-request-log-level"],
+        "2026-07-28: no `notifications/message` for a request whose `_meta` does not set `io.modelcontextprotocol/logLevel`.";
     LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],
         "The server must only use client features (roots, sampling, elicitation) the client declared.";
     LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, [R1 => "basic/lifecycle#initialization"],

@@ -1,5 +1,6 @@
 //! Rules of the stateless revision (2026-07-28): `server/discover` answers for a supported
-//! version, and every result's `resultType` is a core one. Pure: a reply in, findings out.
+//! version, every result's `resultType` is a core one, the server sends no requests of its
+//! own, and logs only for requests that ask. Pure: a message in, findings out.
 
 use serde_json::Value;
 
@@ -37,6 +38,167 @@ pub fn discover_failed(requested: &str, error: &ErrorObject, revision: Revision)
         ),
     )
     .expected("a DiscoverResult listing the requested version in `supportedVersions`")
+}
+
+/// `_meta` key of a request: the lowest log level the client wants for it.
+pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// A request `method` the server sent: at a revision without a handshake there are none
+/// (2026-07-28 basic/patterns/mrtr: server-to-client requests MUST use the MRTR pattern).
+pub fn server_request(method: &str, revision: Revision) -> Option<Finding> {
+    (!revision.has_handshake()).then(|| {
+        Finding::new(
+            &rules::STATELESS_NO_SERVER_REQUESTS,
+            revision,
+            format!("the server sent a `{method}` request; in {revision} servers send no requests, they return an `input_required` result whose `inputRequests` carry them"),
+        )
+        .expected("no server-to-client request: an InputRequiredResult instead")
+    })
+}
+
+/// The log levels (RFC 5424 severities), lowest first (2026-07-28 server/utilities/logging).
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// Where `level` stands in [`LOG_LEVELS`]; `None` for no level of the protocol.
+pub fn log_rank(level: &str) -> Option<usize> {
+    LOG_LEVELS.iter().position(|l| *l == level)
+}
+
+/// A `notifications/message` with `params`, when the lowest log level any request sent so
+/// far asked for is `lowest` (`None`: no request set one). 2026-07-28
+/// server/utilities/logging#per-request-log-level: the server "MUST NOT emit
+/// `notifications/message` for a request that does not include this field" (with no such
+/// request, the message can belong to none that asked), and "MAY send" messages "at or
+/// above the requested level".
+pub fn log_message(
+    params: Option<&Value>,
+    lowest: Option<usize>,
+    revision: Revision,
+) -> Option<Finding> {
+    if revision.has_handshake() {
+        return None;
+    }
+    let Some(lowest) = lowest else {
+        return Some(
+            Finding::new(
+                &rules::STATELESS_LOG_REQUESTED_ONLY,
+                revision,
+                format!("the server sent `notifications/message`, but no request mcpcheck sent set `{LOG_LEVEL}` in its `_meta`"),
+            )
+            .expected("log messages only for requests that set a log level"),
+        );
+    };
+    let level = params
+        .and_then(|p| p.get("level"))
+        .and_then(Value::as_str)?;
+    let rank = log_rank(level)?;
+    (rank < lowest).then(|| {
+        Finding::new(
+            &rules::STATELESS_LOG_AT_OR_ABOVE_LEVEL,
+            revision,
+            format!("the server sent a `{level}` log message, below `{}`, the lowest level any request asked for", LOG_LEVELS[lowest]),
+        )
+        .pointer("/params/level")
+        .expected(format!("a level of `{}` or above", LOG_LEVELS[lowest]))
+    })
+}
+
+/// The requests an `InputRequiredResult` may answer (2026-07-28 basic/patterns/mrtr#supported-requests).
+pub const INPUT_REQUIRED_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// Checks an `input_required` result to a `method` request that declared the client
+/// capabilities `declared` (2026-07-28 basic/patterns/mrtr, server requirements: "MUST NOT
+/// send InputRequiredResult responses on any other client requests", "MUST include at least
+/// one of inputRequests or requestState", "MUST NOT send an inputRequests that the client
+/// has not declared support for"). Any other result: nothing.
+pub fn input_required(
+    method: &str,
+    result: &Value,
+    declared: &Value,
+    revision: Revision,
+    base: &str,
+) -> Vec<Finding> {
+    if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        return Vec::new();
+    }
+    let finding = |message: String, pointer: &str| {
+        Finding::new(&rules::STATELESS_INPUT_REQUIRED, revision, message)
+            .pointer(format!("{base}/result{pointer}"))
+    };
+    let mut findings = Vec::new();
+    if !INPUT_REQUIRED_METHODS.contains(&method) {
+        findings.push(
+            finding(
+                format!("`{method}` was answered with an `input_required` result"),
+                "/resultType",
+            )
+            .expected("input_required only for tools/call, prompts/get or resources/read"),
+        );
+    }
+    let requests = result.get("inputRequests").and_then(Value::as_object);
+    if requests.is_none() && result.get("requestState").is_none() {
+        findings.push(
+            finding(
+                "the `input_required` result has neither `inputRequests` nor `requestState`".into(),
+                "",
+            )
+            .expected("at least one of inputRequests and requestState"),
+        );
+    }
+    for (key, request) in requests.into_iter().flatten() {
+        let asked = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let needs = match asked {
+            "elicitation/create" => "elicitation",
+            "sampling/createMessage" => "sampling",
+            "roots/list" => "roots",
+            _ => continue,
+        };
+        if declared.get(needs).is_none() {
+            findings.push(
+                finding(
+                    format!("`inputRequests` asks for `{asked}`, but the request declared no `{needs}` capability"),
+                    &format!("/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
+                )
+                .expected(format!("no {asked} without the client's {needs} capability")),
+            );
+        }
+    }
+    findings
+}
+
+/// Notifications that report a change: at 2026-07-28 only a `subscriptions/listen` stream
+/// that asked for them carries them.
+pub const CHANGE_NOTIFICATIONS: [&str; 4] = [
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+];
+
+/// A change notification `method` while no `subscriptions/listen` was sent
+/// (2026-07-28 basic/patterns/subscriptions#opening-a-stream: "The server MUST NOT send
+/// notification types the client has not explicitly requested").
+pub fn change_notification(method: &str, listening: bool, revision: Revision) -> Option<Finding> {
+    (!revision.has_handshake() && !listening && CHANGE_NOTIFICATIONS.contains(&method)).then(|| {
+        Finding::new(
+            &rules::STATELESS_CHANGE_NOTIFICATIONS_REQUESTED,
+            revision,
+            format!("the server sent `{method}`, but mcpcheck opened no `subscriptions/listen` stream asking for it"),
+        )
+        .expected("change notifications only on a subscriptions/listen stream that requested them")
+    })
 }
 
 /// A successful `server/discover` whose `supportedVersions` (an array) leaves out `requested`.
@@ -134,6 +296,63 @@ mod tests {
             discover_failed("2026-07-28", &other, R5)
                 .message
                 .contains("handshake revisions")
+        );
+    }
+
+    #[test]
+    fn server_requests_and_unrequested_logs_break_only_the_stateless_revision() {
+        let old = Revision::V2025_11_25;
+        assert!(server_request("roots/list", old).is_none());
+        let f = server_request("roots/list", R5).expect("a request at 2026-07-28");
+        assert_eq!(f.rule, rules::STATELESS_NO_SERVER_REQUESTS.id);
+        assert!(f.message.contains("`roots/list`"));
+        let debug = json!({ "level": "debug", "data": "x" });
+        assert!(log_message(Some(&debug), None, old).is_none());
+        assert!(log_message(Some(&debug), Some(0), R5).is_none());
+        let f = log_message(Some(&debug), None, R5).expect("no request asked");
+        assert_eq!(f.rule, rules::STATELESS_LOG_REQUESTED_ONLY.id);
+        let error = log_rank("error");
+        let f = log_message(Some(&debug), error, R5).expect("below error");
+        assert_eq!(f.rule, rules::STATELESS_LOG_AT_OR_ABOVE_LEVEL.id);
+        let alert = json!({ "level": "alert" });
+        assert!(log_message(Some(&alert), error, R5).is_none());
+        let changed = "notifications/tools/list_changed";
+        assert!(change_notification(changed, false, old).is_none());
+        assert!(change_notification(changed, true, R5).is_none());
+        assert!(change_notification("notifications/progress", false, R5).is_none());
+        let f = change_notification(changed, false, R5).expect("no listen stream");
+        assert_eq!(f.rule, rules::STATELESS_CHANGE_NOTIFICATIONS_REQUESTED.id);
+    }
+
+    #[test]
+    fn input_required_results_where_allowed_and_well_formed() {
+        let ok = json!({ "resultType": "input_required", "requestState": "s" });
+        assert!(input_required("tools/call", &ok, &json!({}), R5, "").is_empty());
+        assert!(
+            input_required(
+                "tools/list",
+                &json!({ "resultType": "complete" }),
+                &json!({}),
+                R5,
+                ""
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            input_required("tools/list", &ok, &json!({}), R5, "").len(),
+            1
+        );
+        let empty = json!({ "resultType": "input_required" });
+        let f = input_required("prompts/get", &empty, &json!({}), R5, "/1");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, rules::STATELESS_INPUT_REQUIRED.id);
+        let asks = json!({ "resultType": "input_required",
+            "inputRequests": { "a/b": { "method": "elicitation/create", "params": {} } } });
+        let f = input_required("tools/call", &asks, &json!({}), R5, "");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].pointer.as_deref(), Some("/result/inputRequests/a~1b"));
+        assert!(
+            input_required("tools/call", &asks, &json!({ "elicitation": {} }), R5, "").is_empty()
         );
     }
 

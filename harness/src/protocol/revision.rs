@@ -66,12 +66,40 @@ impl Revision {
     }
 
     /// A link to a section of this revision's specification, e.g. `basic/transports#stdio`.
+    ///
+    /// Sections are named as the handshake revisions name them; 2026-07-28 moved some pages
+    /// (cancellation and progress to `basic/patterns/`, each transport to its own page), and
+    /// the link follows them there.
     pub fn spec_url(self, section: &str) -> String {
+        let section = if self.has_handshake() {
+            section.to_owned()
+        } else {
+            moved_in_2026(section)
+        };
         format!(
             "https://modelcontextprotocol.io/specification/{}/{}",
             self.as_str(),
             section
         )
+    }
+}
+
+/// Where a section of the handshake revisions lives in 2026-07-28.
+fn moved_in_2026(section: &str) -> String {
+    let (page, anchor) = match section.split_once('#') {
+        Some((page, anchor)) => (page, Some(anchor)),
+        None => (section, None),
+    };
+    let page = match (page, anchor) {
+        ("basic/utilities/cancellation", _) => "basic/patterns/cancellation",
+        ("basic/utilities/progress", _) => "basic/patterns/progress",
+        ("basic/transports", Some("stdio")) => return "basic/transports/stdio".to_owned(),
+        ("basic/transports", _) => "basic/transports/streamable-http",
+        (page, _) => page,
+    };
+    match anchor {
+        Some(anchor) => format!("{page}#{anchor}"),
+        None => page.to_owned(),
     }
 }
 
@@ -115,6 +143,34 @@ impl FromStr for Revision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_follow_the_pages_2026_07_28_moved() {
+        let new = Revision::V2026_07_28;
+        let base = "https://modelcontextprotocol.io/specification/2026-07-28/";
+        for (section, there) in [
+            (
+                "basic/utilities/progress#progress-flow",
+                "basic/patterns/progress#progress-flow",
+            ),
+            (
+                "basic/utilities/cancellation",
+                "basic/patterns/cancellation",
+            ),
+            ("basic/transports#stdio", "basic/transports/stdio"),
+            (
+                "basic/transports#security-warning",
+                "basic/transports/streamable-http#security-warning",
+            ),
+            ("server/tools#error-handling", "server/tools#error-handling"),
+        ] {
+            assert_eq!(new.spec_url(section), format!("{base}{there}"));
+        }
+        assert_eq!(
+            Revision::V2025_11_25.spec_url("basic/transports#stdio"),
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio"
+        );
+    }
 
     #[test]
     fn round_trips_and_orders() {

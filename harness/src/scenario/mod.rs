@@ -8,6 +8,7 @@
 //! the layers above.
 
 pub mod builtin;
+pub mod builtin_vars;
 pub mod exec;
 pub mod matcher;
 pub mod model;

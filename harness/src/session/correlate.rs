@@ -72,6 +72,16 @@ impl Session {
                 ),
             )
         };
+        self.listen_sent |= method == "subscriptions/listen";
+        let requested = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::check::stateless::LOG_LEVEL))
+            .and_then(Value::as_str)
+            .and_then(crate::check::stateless::log_rank);
+        if let Some(rank) = requested {
+            self.lowest_log_level = Some(self.lowest_log_level.map_or(rank, |l| l.min(rank)));
+        }
         let bytes = request_json(&id, method, params.as_ref());
         let progress_token = params
             .as_ref()
@@ -421,6 +431,15 @@ impl Session {
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);
                     self.push_all(typed.finding, index);
+                    let declared = &self.config.client_capabilities;
+                    let asked = check::stateless::input_required(
+                        &pending.method,
+                        result,
+                        declared,
+                        rev,
+                        base,
+                    );
+                    self.push_all(asked, index);
                     result_def = typed.definition.or(result_def);
                 }
                 if pending.method == "completion/complete" {

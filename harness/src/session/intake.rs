@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{Session, Unsolicited};
 use crate::check::progress::TokenState;
 use crate::check::schema::MessageKind;
-use crate::check::{capabilities, jsonrpc, progress};
+use crate::check::{self, capabilities, jsonrpc, progress};
 use crate::protocol::{Classified, Message, classify};
 use crate::session::transcript::Direction;
 use crate::transport::{Inbound, RawFrame};
@@ -101,6 +101,20 @@ impl Session {
                 {
                     self.check_progress(params, index, base);
                 }
+                if n.method == "notifications/message" {
+                    let f = check::stateless::log_message(
+                        n.params.as_ref(),
+                        self.lowest_log_level,
+                        self.revision,
+                    );
+                    self.push_all(f, index);
+                }
+                let f = check::stateless::change_notification(
+                    &n.method,
+                    self.listen_sent,
+                    self.revision,
+                );
+                self.push_all(f, index);
                 let declared = self.profile.as_ref().map(|p| &p.capabilities);
                 let finding =
                     capabilities::server_notification(&n.method, declared, self.revision, base);

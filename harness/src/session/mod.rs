@@ -188,6 +188,11 @@ pub struct Session {
     schema_skipped: Option<String>,
     schema_source: Option<(String, bool)>,
     profile: Option<ServerProfile>,
+    /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
+    /// as a rank in `check::stateless::LOG_LEVELS`.
+    lowest_log_level: Option<usize>,
+    /// A `subscriptions/listen` was sent (2026-07-28 change notifications).
+    listen_sent: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -233,6 +238,8 @@ impl Session {
             schema_skipped: None,
             schema_source: None,
             profile: None,
+            lowest_log_level: None,
+            listen_sent: false,
         }
     }
 

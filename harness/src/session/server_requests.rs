@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::Session;
-use crate::check::{capabilities, lifecycle};
+use crate::check::{self, capabilities, lifecycle};
 use crate::protocol::{ErrorObject, Outcome, Request, codes, response_json};
 use crate::session::transcript::Direction;
 
@@ -18,6 +18,7 @@ impl Session {
             lifecycle::request_before_initialized(method, self.initialized_sent, rev),
             index,
         );
+        self.push_all(check::stateless::server_request(method, rev), index);
         let undeclared =
             capabilities::undeclared_client_feature(method, &self.config.client_capabilities, rev);
         let outcome = match (method, undeclared) {

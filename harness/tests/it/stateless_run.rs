@@ -17,6 +17,51 @@ fn sent(report: &serde_json::Value) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Where mcp 2.3's low-level server (thirdparty/mcp_sdk_server.py) breaks a rule that now
+/// also runs at 2026-07-28, each `--exclude`d from the full-suite runs and caught on its own
+/// by [`python_sdk_deviations_are_caught`]: resources/read of an unknown uri answers -32002
+/// (2026-07-28 requires -32602); it does not answer a line that is not JSON, nor
+/// `"jsonrpc":"1.0"` (at 2025-11-25 too); `prompts/get` without its required argument
+/// succeeds; it has no `resources/templates/list`.
+const SDK_DEVIATIONS: [(&str, &str); 6] = [
+    ("stateless/resource-not-found-invalid-params", "fail"),
+    ("jsonrpc/parse-error", "warn"),
+    ("jsonrpc/invalid-request", "warn"),
+    ("prompts/missing-argument-error", "warn"),
+    ("resources/templates-list-result", "warn"),
+    ("resources/templates-pagination-terminates", "warn"),
+];
+
+/// `--exclude` for each of [`SDK_DEVIATIONS`].
+fn without_sdk_deviations() -> Vec<&'static str> {
+    SDK_DEVIATIONS
+        .iter()
+        .flat_map(|(id, _)| ["--exclude", *id])
+        .collect()
+}
+
+#[test]
+fn python_sdk_deviations_are_caught() {
+    let Some(server) = python_sdk_stdio() else {
+        return;
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let mut args = vec!["--protocol-version", "2026-07-28"];
+    for (id, _) in SDK_DEVIATIONS {
+        args.extend(["--include", id]);
+    }
+    args.extend(FAST);
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 1, "{text}");
+    for (id, verdict) in SDK_DEVIATIONS {
+        assert!(
+            scenarios_with(&report, verdict).iter().any(|s| s == id),
+            "{id} is not {verdict}: {text}"
+        );
+    }
+    assert!(text.contains("-32002"), "{text}");
+}
+
 #[test]
 fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
     let Some(server) = python_sdk_stdio() else {
@@ -25,6 +70,7 @@ fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let mut args = vec!["--protocol-version", "2026-07-28"];
     args.extend(FAST);
+    args.extend(without_sdk_deviations());
     let (code, report, text) = run_json(&args, &server);
     assert_eq!(code, 0, "{text}");
     assert_eq!(report["revision"], "2026-07-28", "{text}");
@@ -158,7 +204,12 @@ fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
     let Some(server) = python_sdk_http("--http", &[]) else {
         return;
     };
-    let args = [&["--protocol-version", "2026-07-28"][..], &FAST].concat();
+    let args = [
+        &["--protocol-version", "2026-07-28"][..],
+        &FAST,
+        &without_sdk_deviations(),
+    ]
+    .concat();
     let (code, report, text) = run_url_json(&server.url, &args);
     assert_eq!(code, 0, "{text}");
     assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
@@ -412,12 +463,18 @@ fn result_types_are_checked() {
     assert!(text.contains("resultType"), "{text}");
 
     // `input_required` is judged as an InputRequiredResult, not as a ListToolsResult
-    // (which would want `tools`).
+    // (which would want `tools`): no schema failure. But `tools/list` may not answer one,
+    // and it carries neither `inputRequests` nor `requestState` (basic/patterns/mrtr).
     let server =
         scripted_server(r#"["2026-07-28"]"#, r#"{"resultType": "input_required"}"#).unwrap();
     let (code, report, text) = probe_only(&server);
-    assert_eq!(code, 0, "{text}");
-    assert!(failures(&report).is_empty(), "{text}");
+    assert_eq!(code, 1, "{text}");
+    let rules = failures(&report);
+    assert!(!rules.is_empty(), "{text}");
+    assert!(
+        rules.iter().all(|r| r == "stateless.input-required"),
+        "{rules:?} {text}"
+    );
 }
 
 #[test]

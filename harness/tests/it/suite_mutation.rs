@@ -83,6 +83,8 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
     let handshake = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
     // The rmcp reference speaks no stateless revision; the misbehaving fixture does.
     let every = [&handshake[..], &["2026-07-28"]].concat();
+    // Scenarios executed (not skipped) by the dual-era fixture, per revision.
+    let mut executed = BTreeMap::new();
     for (server, revs) in [
         (vec![reference()], &handshake[..]),
         (vec![misbehaving()], &every[..]),
@@ -92,6 +94,9 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
             let server: Vec<&str> = server.iter().map(String::as_str).collect();
             let (_, report, text) = run_json(&args, &server);
             let v = verdicts(&report);
+            if server[0] == misbehaving() {
+                executed.insert(rev, v.values().filter(|x| *x != "skip").count());
+            }
             assert!(!v.is_empty(), "no scenarios ran: {text}");
             assert!(
                 failing(&v).is_empty() && errors(&v).is_empty(),
@@ -105,12 +110,18 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
                     .filter(|(id, x)| id.starts_with("stateless/") && *x == "pass");
                 assert_eq!(
                     passed.count(),
-                    7,
+                    18,
                     "the stdio stateless scenarios must run and pass: {text}"
                 );
             }
         }
     }
+    // 2026-07-28 at parity: the stateless run of a dual-era server checks at least as much
+    // as its 2025-11-25 run.
+    assert!(
+        executed["2026-07-28"] >= executed["2025-11-25"],
+        "scenarios executed per revision: {executed:?}"
+    );
 }
 
 #[test]
@@ -118,20 +129,37 @@ fn each_defect_fails_exactly_its_scenarios() {
     let revs = suite::revisions();
     let mut problems = Vec::new();
     // The `http-*` defects break transport rules: http_mutation.rs runs them over HTTP.
+    let defects = suite::defects();
     for (defect, expected) in defect_table(|d| !d.starts_with("http-") && !d.starts_with("auth-")) {
-        let runs = suite::revisions_to_run(&expected, &revs);
+        let mut runs = suite::revisions_to_run(&expected, &revs);
+        // Scenarios that also apply at 2026-07-28 must fail there too, in the stateless
+        // form of the session, not only at the handshake revision (unless the defect
+        // breaks something 2026-07-28 does not have).
+        let stateless_rows = if defects[&defect].stateless {
+            suite::applying_at(&expected, &revs, suite::STATELESS)
+        } else {
+            BTreeSet::new()
+        };
+        if !stateless_rows.is_empty() {
+            runs.insert(suite::STATELESS.to_owned());
+        }
         let mut got = BTreeSet::new();
+        let mut missed_stateless = BTreeSet::new();
         let mut errs = Vec::new();
         let mut text = String::new();
         for rev in &runs {
             let args = [&FAST[..], &["--protocol-version", rev]].concat();
             let (_, report, out) = run_json(&args, &[&misbehaving(), "--defect", &defect]);
             let v = verdicts(&report);
-            got.extend(failing(&v));
+            let failed = failing(&v);
+            if rev == suite::STATELESS {
+                missed_stateless.extend(stateless_rows.difference(&failed).cloned());
+            }
+            got.extend(failed);
             errs.extend(errors(&v));
             text.push_str(&out);
         }
-        if got != expected || !errs.is_empty() {
+        if got != expected || !errs.is_empty() || !missed_stateless.is_empty() {
             let missed: Vec<_> = expected.difference(&got).collect();
             let extra: Vec<_> = got.difference(&expected).collect();
             let detail: Vec<&str> = text
@@ -139,7 +167,7 @@ fn each_defect_fails_exactly_its_scenarios() {
                 .filter(|l| l.trim_start().starts_with('['))
                 .take(12)
                 .collect();
-            problems.push(format!("--defect {defect} ({runs:?}): not caught by {missed:?}; also failed {extra:?}; errors {errs:?}\n{}", detail.join("\n")));
+            problems.push(format!("--defect {defect} ({runs:?}): not caught by {missed:?}; not caught at {} by {missed_stateless:?}; also failed {extra:?}; errors {errs:?}\n{}", suite::STATELESS, detail.join("\n")));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));

@@ -24,8 +24,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::builtin_vars;
 use super::model::{Scenario, Template, TransportKind};
 use super::observe::{Attribution, Observer, Unobserved};
 use super::synth::TOOL_ARGS;
@@ -156,6 +157,8 @@ pub async fn run_observed(
     }
     let stderr_log = session.stderr_log();
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    exec.capabilities = config.session.client_capabilities.clone();
+    exec.set_revision_vars();
     exec.observer = observer.clone();
     // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
     exec.vars.insert(
@@ -300,6 +303,8 @@ struct Executor<'a> {
     rule: String,
     /// Where steps and findings are reported as they happen (nowhere by default).
     observer: Arc<dyn Observer>,
+    /// The client capabilities the session declares (in `${probe_params}`).
+    capabilities: Value,
     /// Steps started so far (the `step` number reported to the observer).
     steps_started: usize,
     /// Findings already reported: the executor's, and the session's.
@@ -314,8 +319,7 @@ struct Executor<'a> {
 
 impl<'a> Executor<'a> {
     fn new(scenario: &'a Scenario, session: Session, policy: ToolPolicy, spec: String) -> Self {
-        let mut vars = Vars::new();
-        vars.insert("revision".into(), json!(session.revision().as_str()));
+        let vars = builtin_vars::for_revision(session.revision(), &Value::Null);
         Executor {
             scenario,
             vars,
@@ -337,6 +341,7 @@ impl<'a> Executor<'a> {
             rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
             session,
             observer: Arc::new(Unobserved),
+            capabilities: Value::Null,
             steps_started: 0,
             findings_reported: 0,
             session_findings_reported: 0,
@@ -351,6 +356,13 @@ impl<'a> Executor<'a> {
     fn fresh(&mut self) -> String {
         self.fresh += 1;
         format!("mcpcheck-{}", self.fresh)
+    }
+
+    /// (Re)sets the built-in variables that follow the revision spoken.
+    fn set_revision_vars(&mut self) {
+        let revision = self.session.revision();
+        self.vars
+            .extend(builtin_vars::for_revision(revision, &self.capabilities));
     }
 
     fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {

@@ -1,7 +1,7 @@
 //! Steps in order: each step dispatched to what runs it, and reported (started, its
 //! findings, how it ended) to whoever observes the run.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::report_finding;
 use super::{Executor, Stop};
@@ -107,8 +107,7 @@ impl Executor<'_> {
                 if let Some(expect) = &o.expect {
                     self.check_reply(expect, &reply, line, "initialize");
                 }
-                self.vars
-                    .insert("revision".into(), json!(self.session.revision().as_str()));
+                self.set_revision_vars();
                 // The scenario applies to the revision actually negotiated, not just the one asked for.
                 let spoken = self.session.revision();
                 if !self.scenario.revisions.contains(&spoken) {

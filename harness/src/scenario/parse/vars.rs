@@ -6,11 +6,7 @@ use crate::scenario::model::Template;
 use saphyr::YamlDataOwned;
 
 /// Variables every scenario can use.
-pub const BUILTINS: &[&str] = &[
-    "revision",
-    crate::scenario::synth::TOOL_ARGS,
-    crate::scenario::template::UNIQUE,
-];
+pub const BUILTINS: &[&str] = crate::scenario::builtin_vars::NAMES;
 
 /// The variables in scope at a point of the scenario, in definition order.
 #[derive(Debug, Default)]

@@ -39,6 +39,15 @@ pub struct Defect {
     pub does: String,
     /// The scenario ids it must fail.
     pub fails: BTreeSet<String>,
+    /// Whether the defect has a 2026-07-28 form (default: yes). `false` for one that
+    /// breaks what only the handshake revisions have (`initialize`, `ping`,
+    /// `notifications/initialized`): its rows are not expected to fail at 2026-07-28.
+    #[serde(default = "yes")]
+    pub stateless: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Defect name -> what it must fail, from `fixtures/misbehaving/defects.toml`.
@@ -65,6 +74,26 @@ pub fn defect_table(keep: impl Fn(&str) -> bool) -> BTreeMap<String, BTreeSet<St
         .into_iter()
         .filter(|(name, _)| keep(name))
         .map(|(name, d)| (name, d.fails))
+        .collect()
+}
+
+/// The stateless revision: a defect's rows that apply there are verified there too.
+pub const STATELESS: &str = "2026-07-28";
+
+/// The `expected` scenarios that apply at `revision`.
+pub fn applying_at(
+    expected: &BTreeSet<String>,
+    revisions: &BTreeMap<String, Vec<String>>,
+    revision: &str,
+) -> BTreeSet<String> {
+    expected
+        .iter()
+        .filter(|id| {
+            revisions
+                .get(*id)
+                .is_some_and(|r| r.iter().any(|x| x == revision))
+        })
+        .cloned()
         .collect()
 }
 
