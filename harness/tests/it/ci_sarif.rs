@@ -189,20 +189,12 @@ fn sarif_has_one_result_per_finding_and_stable_fingerprints() {
 /// when `CI` is set). The tool exits 0 whatever it finds, so its output log is read.
 fn multitool_complaints(sarif: &std::path::Path) -> Option<Vec<String>> {
     let tools = workspace().join(".ci/tools/node_modules/@microsoft");
-    let binary: PathBuf = ["sarif-multitool-linux", "sarif-multitool-darwin"]
-        .iter()
-        .map(|p| tools.join(p).join("Sarif.Multitool"))
-        .find(|p| p.is_file())
-        .unwrap_or_default();
-    if !binary.is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the SARIF validator is missing under {}: run `npm ci --prefix .ci/tools`",
-            tools.display()
-        );
-        eprintln!("SKIPPED: SARIF validator not installed (npm ci --prefix .ci/tools)");
-        return None;
-    }
+    let binary: PathBuf = crate::support::require(&crate::support::SARIF_VALIDATOR, || {
+        ["sarif-multitool-linux", "sarif-multitool-darwin"]
+            .iter()
+            .map(|p| tools.join(p).join("Sarif.Multitool"))
+            .find(|p| p.is_file())
+    })?;
     let out_file = tempfile_path("validation.sarif");
     let out = std::process::Command::new(&binary)
         .args([

@@ -546,12 +546,14 @@ fn auto_runs_a_handshake_only_server_at_its_negotiated_revision() {
 /// where the server negotiates 2025-06-18.
 #[test]
 fn auto_treats_a_silent_discover_as_a_legacy_server() {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: no python3 on PATH");
+    let python3 = crate::support::require(&crate::support::PYTHON3, || {
+        std::process::Command::new("python3")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+            .then_some(())
+    });
+    if python3.is_none() {
         return;
     }
     let script = r#"

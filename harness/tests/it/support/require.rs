@@ -25,6 +25,11 @@ pub const PYTHON_VENV: Prerequisite = Prerequisite {
     install: "bash thirdparty/setup.sh",
 };
 
+pub const SARIF_VALIDATOR: Prerequisite = Prerequisite {
+    what: "Microsoft's SARIF validator (npm @microsoft/sarif-multitool in .ci/tools)",
+    install: "npm ci --prefix .ci/tools",
+};
+
 pub const PYTHON3: Prerequisite = Prerequisite {
     what: "python3 on PATH",
     install: "apt-get install python3",
