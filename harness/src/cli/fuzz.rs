@@ -84,15 +84,9 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         }
     };
     let target = match &args.http.url {
-        Some(url) => super::resolve::http_target(
-            &super::resolve::HttpTarget {
-                url,
-                headers: &args.http.headers,
-                bearer_env: args.http.bearer_env.as_deref(),
-                transport: args.http.transport,
-                max_frame: crate::transport::framing::DEFAULT_MAX_FRAME,
-                cacert: args.http.cacert.as_deref(),
-            },
+        Some(_) => super::resolve::http_target(
+            &args.http,
+            crate::transport::framing::DEFAULT_MAX_FRAME,
             revision,
             timeout,
         )?,

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::flags::{HttpTransportArg, RevisionArg};
+use super::flags::{HttpFlags, HttpTransportArg, RevisionArg};
 use super::{RunArgs, UsageError};
 use crate::protocol::Revision;
 use crate::runner::probe::ProbeConfig;
@@ -115,18 +115,7 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 /// `mcpcheck run --url`: the endpoint, its headers and its bearer token.
 fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let (timeout, session) = session_config(args)?;
-    let target = http_target(
-        &HttpTarget {
-            url: args.http.url.as_deref().unwrap_or_default(),
-            headers: &args.http.headers,
-            bearer_env: args.http.bearer_env.as_deref(),
-            transport: args.http.transport,
-            max_frame: args.max_frame_size,
-            cacert: args.http.cacert.as_deref(),
-        },
-        session.revision,
-        timeout,
-    )?;
+    let target = http_target(&args.http, args.max_frame_size, session.revision, timeout)?;
     let target = super::auth::with_auth_tokens(target, args)?;
     Ok((
         ProbeConfig { target, session },
@@ -134,31 +123,16 @@ fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     ))
 }
 
-/// The HTTP flags `run` and `fuzz` share.
-#[derive(Debug)]
-pub struct HttpTarget<'a> {
-    /// `--url`.
-    pub url: &'a str,
-    /// `--header` values, as `"Name: value"`.
-    pub headers: &'a [String],
-    /// `--bearer-env`: the variable holding the bearer token.
-    pub bearer_env: Option<&'a str>,
-    /// Which HTTP transport to speak (detected by default).
-    pub transport: HttpTransportArg,
-    /// `--max-frame-size`, in bytes.
-    pub max_frame: usize,
-    /// `--cacert FILE`: a PEM CA bundle to trust for https:// URLs.
-    pub cacert: Option<&'a std::path::Path>,
-}
-
 /// `--url` with its headers, bearer token and `--transport`, for a revision. `auto` is
 /// resolved to Streamable HTTP here; [`detect`] probes for HTTP+SSE once the run starts.
 pub fn http_target(
-    args: &HttpTarget<'_>,
+    args: &HttpFlags,
+    max_frame: usize,
     revision: Revision,
     timeout: Duration,
 ) -> Result<Target, UsageError> {
-    let mut options = http_options(args.url, args.headers, args.bearer_env)?;
+    let url = args.url.as_deref().unwrap_or_default();
+    let mut options = http_options(url, &args.headers, args.bearer_env.as_deref())?;
     options.timeout = timeout;
     if !revision.has_handshake() {
         if args.transport == HttpTransportArg::Sse {
@@ -168,8 +142,8 @@ pub fn http_target(
         }
         options.stateless_version = Some(revision.as_str().to_owned());
     }
-    options.max_frame = args.max_frame;
-    if let Some(file) = args.cacert {
+    options.max_frame = max_frame;
+    if let Some(file) = &args.cacert {
         options.ca_pem = Some(read_cacert(file)?);
     }
     Ok(match args.transport {

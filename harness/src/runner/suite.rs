@@ -148,11 +148,7 @@ fn not_run(s: &Scenario, revision: Revision, verdict: Verdict) -> ScenarioOutcom
     ScenarioOutcome {
         id: s.id.clone(),
         title: s.title.clone(),
-        spec: if s.spec.starts_with("https://") {
-            s.spec.clone()
-        } else {
-            revision.spec_url(&s.spec)
-        },
+        spec: s.spec_url(revision),
         official: s.official.clone(),
         verdict,
         findings: vec![],

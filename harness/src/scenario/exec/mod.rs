@@ -71,11 +71,7 @@ pub async fn run_observed(
 ) -> ScenarioOutcome {
     let started = Instant::now();
     let revision = config.session.revision;
-    let spec = if scenario.spec.starts_with("https://") {
-        scenario.spec.clone()
-    } else {
-        revision.spec_url(&scenario.spec)
-    };
+    let spec = scenario.spec_url(revision);
     let not_started = || StderrExcerpt::NotCaptured {
         reason: "no server was started for this scenario".into(),
     };

@@ -49,6 +49,18 @@ pub struct Scenario {
     pub source: String,
 }
 
+impl Scenario {
+    /// The link to the spec section behind this scenario, for `revision`: a full URL as
+    /// written, else the section under that revision's specification.
+    pub fn spec_url(&self, revision: Revision) -> String {
+        if self.spec.starts_with("https://") {
+            self.spec.clone()
+        } else {
+            revision.spec_url(&self.spec)
+        }
+    }
+}
+
 /// A condition on the server's declared capabilities: `tools`, `resources.subscribe`, or
 /// negated `!tools` (for checks of what a server without the capability does).
 #[derive(Clone, Debug, PartialEq, Eq)]
