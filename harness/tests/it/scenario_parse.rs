@@ -275,6 +275,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     key: "tools".into(),
                     into: "all_tools".into(),
                     params: None,
+                    on_error: OnError::Judge,
                 },
             },
             Step {
@@ -284,6 +285,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     key: "items".into(),
                     into: "items".into(),
                     params: Some(t(json!({ "filter": "${first.name}" }))),
+                    on_error: OnError::Judge,
                 },
             },
             Step {

@@ -201,3 +201,52 @@ fn the_summary_says_how_many_tool_calls_the_policy_skipped_and_how_to_run_them()
         "{text}"
     );
 }
+
+/// The template scenarios warned (and `official/resources-templates-read` failed) on the
+/// Python SDK's low-level server, which answers `resources/templates/list` with -32601: the
+/// `resources` capability does not promise templates and no text requires the method. The
+/// error is now allowed (a skip, so `--fail-on warning` exits 0), while a server that serves
+/// templates still has its results judged (the reference passes them).
+#[test]
+fn a_server_without_resource_templates_is_not_judged_for_them() {
+    const TEMPLATES: [&str; 3] = [
+        "resources/templates-list-result",
+        "resources/templates-pagination-terminates",
+        "official/resources-templates-read",
+    ];
+    let include: Vec<&str> = TEMPLATES.iter().flat_map(|id| ["--include", *id]).collect();
+    let args = [&include[..], &["--fail-on", "warning", "--timeout", "10s"]].concat();
+
+    let (code, report, text) = run_json(&args, &[&reference()]);
+    assert_eq!(code, 0, "{text}");
+    for id in [
+        "resources/templates-list-result",
+        "resources/templates-pagination-terminates",
+    ] {
+        assert_eq!(outcome(&report, id)["verdict"], "pass", "{id}: {text}");
+    }
+
+    let Some(server) = python_sdk_stdio() else {
+        return; // `require` has failed the test under CI
+    };
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &server);
+    for id in TEMPLATES {
+        let s = outcome(&report, id);
+        assert_eq!(s["verdict"], "skip", "{id}: {s:#}\n{text}");
+        assert!(
+            s["reason"].as_str().unwrap_or_default().contains("-32601")
+                || s["reason"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("nothing to judge"),
+            "{id}: {s:#}"
+        );
+    }
+    assert!(
+        all_findings(&report).is_empty(),
+        "{:#?}",
+        all_findings(&report)
+    );
+    assert_eq!(code, 0, "{text}");
+}

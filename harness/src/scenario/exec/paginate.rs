@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::{Executor, Stop};
+use crate::scenario::model::OnError;
 
 impl Executor<'_> {
     pub(super) async fn paginate(
@@ -13,6 +14,7 @@ impl Executor<'_> {
         method: &str,
         key: &str,
         base: Option<Value>,
+        on_error: OnError,
         line: usize,
     ) -> Result<Vec<Value>, Stop> {
         let mut items = Vec::new();
@@ -33,6 +35,16 @@ impl Executor<'_> {
                 Err(e) => return Err(self.session_failure(&e)),
             };
             let Some(result) = reply.result() else {
+                // `on_error: next`: the spec lets the server refuse the method (it need
+                // not serve `resources/templates/list`), so an error on the first page
+                // judges nothing. A later page's error breaks a cursor the server issued.
+                if let (OnError::Next, None, Some(e)) = (on_error, &cursor, reply.error()) {
+                    self.errors_allowed += 1;
+                    return Err(Stop::Next(format!(
+                        "`{method}` answered error {} ({}), which the spec allows; nothing to judge",
+                        e.code, e.message
+                    )));
+                }
                 let f = self.fail(
                     line,
                     format!("`{method}` answered with an error while paginating"),
@@ -41,6 +53,9 @@ impl Executor<'_> {
                 self.findings.push(f);
                 return Err(Stop::Failed);
             };
+            if on_error == OnError::Next && cursor.is_none() {
+                self.results_judged += 1;
+            }
             if let Some(page) = result.get(key).and_then(Value::as_array) {
                 items.extend(page.iter().cloned());
             }

@@ -169,6 +169,9 @@ pub enum StepKind {
         into: String,
         /// Params sent with every page (besides `cursor`).
         params: Option<Template>,
+        /// What an error answer to a page means (`on_error: next` beside the step: the
+        /// spec does not require the method, as with `resources/templates/list`).
+        on_error: OnError,
     },
     /// Waits this long, still reading (and checking) what the server sends.
     Sleep(Duration),

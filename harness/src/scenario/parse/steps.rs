@@ -48,6 +48,7 @@ fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
         "request" => &["capture", "expect", "on_error", "requires"],
         "initialize" => &["expect"],
+        "paginate" => &["on_error"],
         _ => &[],
     }
 }
@@ -189,7 +190,7 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         "expect" => StepKind::Expect(expectation(ctx, value, scope)?),
         "concurrent" => concurrent(ctx, value, scope)?,
         "burst" => burst(ctx, value)?,
-        "paginate" => paginate(ctx, value, scope)?,
+        "paginate" => paginate(ctx, value, on_error(ctx, map.get("on_error"))?, scope)?,
         "for_each" => for_each(ctx, value, scope)?,
         "check" => check_step(ctx, value, scope)?,
         "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
@@ -280,17 +281,7 @@ fn request(
         }
         None => None,
     };
-    let on_error = match step.get("on_error") {
-        None => OnError::Judge,
-        Some(v) => match string(ctx, v, "`on_error`")? {
-            "next" => OnError::Next,
-            other => {
-                return Err(ctx
-                    .error(v, format!("unknown `on_error: {other}`"))
-                    .with_hint("`on_error: next` skips to the next `for_each` item when the request is answered with an error"));
-            }
-        },
-    };
+    let on_error = on_error(ctx, step.get("on_error"))?;
     let mut capture = std::collections::BTreeMap::new();
     let mut captures = Vec::new();
     if let Some(c) = step.get("capture") {
@@ -457,7 +448,20 @@ fn burst(ctx: &Ctx<'_>, value: &Node) -> R<StepKind> {
     })
 }
 
-fn paginate(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
+/// `on_error:` beside a `request` or `paginate` step.
+fn on_error(ctx: &Ctx<'_>, node: Option<&Node>) -> R<OnError> {
+    let Some(v) = node else {
+        return Ok(OnError::Judge);
+    };
+    match string(ctx, v, "`on_error`")? {
+        "next" => Ok(OnError::Next),
+        other => Err(ctx
+            .error(v, format!("unknown `on_error: {other}`"))
+            .with_hint("`on_error: next` skips to the next `for_each` item when the request is answered with an error")),
+    }
+}
+
+fn paginate(ctx: &Ctx<'_>, value: &Node, on_error: OnError, scope: &mut Scope) -> R<StepKind> {
     let map = Map::new(ctx, value, "`paginate`")?;
     map.only(ctx, &["method", "key", "into", "params"], "`paginate`")?;
     let mnode = map.require(ctx, "method", "`paginate`")?;
@@ -488,6 +492,7 @@ fn paginate(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
         key,
         into: into.to_owned(),
         params,
+        on_error,
     })
 }
 
