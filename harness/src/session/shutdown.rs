@@ -11,6 +11,13 @@ impl Session {
     pub async fn finish(mut self) -> SessionRecord {
         let waiting = |s: &Session| s.pending.len() + s.expired.len();
         let unanswered = waiting(&self);
+        // Whether the server got an answer out before the end of its input, and which
+        // handshake requests were still open: evidence that it writes at all.
+        let answered_before = !self.answered.is_empty();
+        let opening_open: Vec<_> = (self.pending.iter().chain(self.expired.iter()))
+            .filter(|(_, p)| matches!(p.method.as_str(), "initialize" | "server/discover"))
+            .map(|(id, _)| id.clone())
+            .collect();
         let report = self.transport.shutdown().await;
         // Whatever the server wrote on the way out is still checked.
         while let Ok(Some(item)) = tokio::time::timeout(EXIT_GRACE, self.transport.recv()).await {
@@ -24,7 +31,12 @@ impl Session {
             .findings
             .iter()
             .any(|f| f.rule == rules::STDIO_UNTERMINATED.id);
-        if held > 0 && report.stage != ShutdownStage::AlreadyExited && !unterminated {
+        // A buffer shows when the server wrote before (the handshake's answer got out, the
+        // rest did not) or when even the handshake's answer waited for the end. A server that
+        // answered nothing else and held one request it got before `initialize` (mcp 2.x
+        // answers it with an error as it shuts down) deferred that request: no buffer.
+        let buffered = answered_before || opening_open.iter().any(|id| self.answered.contains(id));
+        if held > 0 && buffered && report.stage != ShutdownStage::AlreadyExited && !unterminated {
             self.findings.push(
                 Finding::new(
                     &rules::STDIO_FLUSHED,
