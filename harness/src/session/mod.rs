@@ -263,6 +263,23 @@ impl Session {
         &self.findings
     }
 
+    /// How long to wait for an answer asked for `within`: until the server has sent
+    /// anything at all, the wait also covers its start-up (`startup_timeout`), as the
+    /// handshake's does. A request written before `initialize` reaches a server that may
+    /// still be loading (a Python SDK takes seconds on a busy machine).
+    pub fn answer_wait(&self, within: Duration) -> Duration {
+        let heard = self
+            .transcript
+            .entries()
+            .iter()
+            .any(|e| e.direction == transcript::Direction::Received);
+        if heard {
+            within
+        } else {
+            within.max(self.config.startup_timeout)
+        }
+    }
+
     /// The transcript so far.
     pub fn transcript(&self) -> &Transcript {
         &self.transcript

@@ -292,3 +292,25 @@ fn a_request_held_before_initialize_is_not_called_an_unflushed_stdout() {
     );
     assert_eq!(code, 0, "{text}");
 }
+
+/// `lifecycle/request-before-initialize` writes its request as the server starts and gave it
+/// 5 s: on a busy machine a Python or Node server was still loading, answered at about 7 s,
+/// and got a warning (and, with the answer landing after stdin closed, a flush failure). A
+/// wait before the server's first message now includes the start-up, like the handshake's.
+#[test]
+fn a_slow_starting_server_is_not_judged_silent_before_initialize() {
+    let reference = reference();
+    let script = format!("sleep 6; exec '{reference}'");
+    let (code, report, text) = run_json(
+        &["--include", "lifecycle/request-before-initialize"],
+        &["sh", "-c", &script],
+    );
+    let s = outcome(&report, "lifecycle/request-before-initialize");
+    assert_eq!(s["verdict"], "pass", "{s:#}\n{text}");
+    assert!(
+        all_findings(&report).is_empty(),
+        "{:#?}",
+        all_findings(&report)
+    );
+    assert_eq!(code, 0, "{text}");
+}
