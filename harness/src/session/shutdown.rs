@@ -33,8 +33,8 @@ impl Session {
             .any(|f| f.rule == rules::STDIO_UNTERMINATED.id);
         // A buffer shows when the server wrote before (the handshake's answer got out, the
         // rest did not) or when even the handshake's answer waited for the end. A server that
-        // answered nothing else and held one request it got before `initialize` (mcp 2.x
-        // answers it with an error as it shuts down) deferred that request: no buffer.
+        // answered nothing else and answered a request sent before `initialize` only after
+        // stdin closed (mcp 2.x, still starting on a loaded machine) was late: no buffer.
         let buffered = answered_before || opening_open.iter().any(|id| self.answered.contains(id));
         if held > 0 && buffered && report.stage != ShutdownStage::AlreadyExited && !unterminated {
             self.findings.push(

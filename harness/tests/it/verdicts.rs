@@ -251,10 +251,10 @@ fn a_server_without_resource_templates_is_not_judged_for_them() {
     assert_eq!(code, 0, "{text}");
 }
 
-/// mcp 2.x (`MCPServer`, thirdparty/fastmcp_files.py) holds a request it gets before
-/// `initialize` and answers it with an error only as it shuts down. That was reported as
-/// the failure `stdio.stdout-flushed` ("does not flush stdout"), though the server had
-/// written nothing else to hold back; the silence itself stays the scenario's warning.
+/// mcp 2.x (`MCPServer`, thirdparty/fastmcp_files.py) on a loaded machine answered a
+/// request sent before `initialize` only after stdin had closed (it was still starting).
+/// That was reported as the failure `stdio.stdout-flushed` ("does not flush stdout"),
+/// though the server had written nothing else that a buffer could have held.
 #[test]
 fn a_request_held_before_initialize_is_not_called_an_unflushed_stdout() {
     let Some(python) = python_venv() else {
