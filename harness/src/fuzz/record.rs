@@ -195,6 +195,7 @@ impl Fuzzer<'_> {
             },
             tools: ToolPolicy::None,
             tool_args: Default::default(),
+            negotiation: Default::default(),
         };
         let schemas = self.schemas.clone();
         let rule = o.finding.rule.clone();

@@ -14,6 +14,7 @@
 mod auth;
 mod burst;
 mod http;
+mod negotiate;
 mod paginate;
 mod request;
 mod step;
@@ -38,6 +39,7 @@ use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
 pub use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
+pub use negotiate::NegotiationProbe;
 
 /// What a scenario run needs.
 #[derive(Clone, Debug)]
@@ -51,6 +53,8 @@ pub struct ExecConfig {
     /// User-given arguments per tool name (`--tool-args`): those tools may be called
     /// under `readonly` too, with these arguments.
     pub tool_args: Arc<BTreeMap<String, Value>>,
+    /// The run's version-negotiation probe, shared by its `negotiate` scenarios.
+    pub negotiation: NegotiationProbe,
 }
 
 /// Runs one scenario on a fresh server process.
@@ -126,6 +130,23 @@ pub async fn run_observed(
             vec![],
             vec![],
             not_started(),
+        );
+    }
+    if let Some(check) = scenario.negotiation() {
+        // Its own fresh sessions, one per version asked: no session for the scenario.
+        let (verdict, findings, transcript) =
+            negotiate::run(check, scenario, config, schemas, &spec, observer.as_ref()).await;
+        let stderr = StderrExcerpt::NotCaptured {
+            reason: "not kept: the scenario's sessions were the negotiation probe's".into(),
+        };
+        return outcome(
+            verdict,
+            findings,
+            vec![],
+            transcript,
+            vec![],
+            vec![],
+            stderr,
         );
     }
     let transport = match config.target.open(started) {

@@ -283,6 +283,11 @@ impl Executor<'_> {
                 Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
                 Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
             },
+            // The parser keeps it the only step, and `exec::run` runs such a scenario
+            // without a session of its own.
+            StepKind::Negotiate(_) => Err(Stop::Error(
+                "a `negotiate` step runs only as the scenario's only step".into(),
+            )),
         }
     }
 }
@@ -314,5 +319,6 @@ fn action(kind: &StepKind) -> String {
         StepKind::Sleep(d) => format!("sleep {}", humantime::format_duration(*d)),
         StepKind::Http(_) => "HTTP exchange".into(),
         StepKind::Auth(c) => format!("auth {}", c.name()),
+        StepKind::Negotiate(c) => format!("negotiate {} (fresh sessions)", c.name()),
     }
 }

@@ -264,7 +264,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
     if !matches!(
         steps.first(),
         Some(Step {
-            kind: StepKind::Initialize(_),
+            kind: StepKind::Initialize(_) | StepKind::Negotiate(_),
             ..
         })
     ) {
