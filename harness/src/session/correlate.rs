@@ -87,12 +87,17 @@ impl Session {
             .as_ref()
             .and_then(|p| p.pointer("/_meta/progressToken"))
             .cloned();
+        let log_level = (method == "logging/setLevel")
+            .then(|| params.as_ref()?.get("level")?.as_str())
+            .flatten()
+            .and_then(crate::check::stateless::log_rank);
         self.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
                 revision: self.revision,
                 progress_token,
+                log_level,
             },
         );
         self.transcript
@@ -263,6 +268,7 @@ impl Session {
                 method: method.to_owned(),
                 revision: self.revision,
                 progress_token,
+                log_level: None,
             },
         );
     }
@@ -427,6 +433,7 @@ impl Session {
         }
         match &response.outcome {
             Outcome::Result(result) => {
+                self.log_level_set = pending.log_level.or(self.log_level_set);
                 let mut result_def = self.result_definition(pending.revision, &pending.method);
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);

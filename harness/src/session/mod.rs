@@ -113,6 +113,9 @@ struct Pending {
     revision: Revision,
     /// The request's `_meta.progressToken`: progress on it restarts the timeout.
     progress_token: Option<Value>,
+    /// For `logging/setLevel`: the rank (in `check::stateless::LOG_LEVELS`) of the level
+    /// it asks for, in force once it is answered with a result.
+    log_level: Option<usize>,
 }
 
 /// However much progress a request reports, it gets at most this many timeouts in all.
@@ -191,6 +194,9 @@ pub struct Session {
     /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
     /// as a rank in `check::stateless::LOG_LEVELS`.
     lowest_log_level: Option<usize>,
+    /// The minimum log level the last answered `logging/setLevel` set (handshake
+    /// revisions), as a rank in `check::stateless::LOG_LEVELS`.
+    log_level_set: Option<usize>,
     /// A `subscriptions/listen` was sent (2026-07-28 change notifications).
     listen_sent: bool,
 }
@@ -239,6 +245,7 @@ impl Session {
             schema_source: None,
             profile: None,
             lowest_log_level: None,
+            log_level_set: None,
             listen_sent: false,
         }
     }
