@@ -47,7 +47,8 @@ const TOP_KEYS: &[&str] = &[
 ///
 /// If the first step is not `initialize`, the scenario starts with the default handshake:
 /// the parser inserts an `initialize` step (on the line of `steps:`), so the first step of
-/// a parsed scenario is always [`StepKind::Initialize`].
+/// a parsed scenario is always [`StepKind::Initialize`], except in a scenario made of one
+/// `negotiate` step, which opens its own sessions ([`Scenario::negotiation`]).
 pub fn parse_scenario(source_name: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let ctx = Ctx::new(source_name, text);
     let root = yaml::load(&ctx, text)?;
