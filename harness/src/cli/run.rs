@@ -40,6 +40,12 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
 /// The run itself, once the server is known: a leg per revision, then the reports of the
 /// whole matrix and the exit code over every leg.
 async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
+    // Usage errors first, before any probe starts a server.
+    let tool_args = Arc::new({
+        let mut all = args.tool_args_inline.clone();
+        all.extend(resolve::tool_args(args.tool_args.as_deref())?);
+        all
+    });
     let planned = legs::plan(&mut args).await?;
     let multi = planned.len() > 1;
     // The sinks are resolved at a revision that resolves (secrets do not depend on it).
@@ -74,7 +80,7 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             ));
         }
         let take_snapshot = ends.iter().all(|e| !matches!(e, LegEnd::Ran(_)));
-        let ran = leg(&mut args, revision, &sinks, take_snapshot).await?;
+        let ran = leg(&mut args, revision, &sinks, &tool_args, take_snapshot).await?;
         sinks.terminal.print(&human::footer(&ran.report));
         redact_all.get_or_insert(ran.redact.clone());
         emitters.push(ran.events);
@@ -168,6 +174,7 @@ async fn leg(
     args: &mut RunArgs,
     revision: Revision,
     sinks: &Sinks,
+    tool_args: &Arc<std::collections::BTreeMap<String, serde_json::Value>>,
     take_snapshot: bool,
 ) -> anyhow::Result<Ran> {
     let (mut probe, search) = legs::at(args, revision)?;
@@ -192,11 +199,7 @@ async fn leg(
         target: probe.target.clone(),
         session: probe.session.clone(),
         tools: args.call_tools,
-        tool_args: Arc::new({
-            let mut all = args.tool_args_inline.clone();
-            all.extend(resolve::tool_args(args.tool_args.as_deref())?);
-            all
-        }),
+        tool_args: tool_args.clone(),
     });
     let plan = RunPlan {
         probe,

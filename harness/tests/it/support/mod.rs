@@ -146,6 +146,21 @@ pub fn json_report(
     )
 }
 
+/// reports/results.schema.json narrowed to one leg (`$defs/leg`), for a report that
+/// [`single_leg`] unwrapped.
+pub fn leg_schema() -> serde_json::Value {
+    let mut schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("reports/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let root = schema.as_object_mut().unwrap();
+    for key in ["type", "required", "additionalProperties", "properties"] {
+        root.remove(key);
+    }
+    root.insert("$ref".into(), "#/$defs/leg".into());
+    schema
+}
+
 /// A `run` report of exactly one leg as that leg; anything else as it is.
 pub fn single_leg(report: serde_json::Value) -> serde_json::Value {
     match report["legs"].as_array() {
