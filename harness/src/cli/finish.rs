@@ -5,8 +5,8 @@ use crate::cli::args::ReportArgs;
 use crate::outcome::RunReport;
 use crate::protocol::Revision;
 use crate::report::baseline::{self, Baseline, BaselineError, Comparison};
-use crate::report::matrix::{Leg, Matrix};
 use crate::report::deterministic::{self, Scrubber};
+use crate::report::matrix::{Leg, Matrix};
 use crate::report::{self, Input, ReportError};
 
 /// Why finishing a run (baseline, reports) failed: exit 2.

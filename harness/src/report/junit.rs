@@ -41,12 +41,17 @@ pub fn render_matrix(m: &Matrix<'_>) -> Result<String, quick_junit::SerializeErr
                     suite.set_time(time);
                 }
                 for part in one.test_suites {
-                    suite.add_properties(part.properties.into_iter().filter(|p| {
-                        p.name.as_str() != "revision"
-                    }));
+                    suite.add_properties(
+                        part.properties
+                            .into_iter()
+                            .filter(|p| p.name.as_str() != "revision"),
+                    );
                     for mut tc in part.test_cases {
                         let class = tc.classname.take().map(|c| c.to_string());
-                        tc.set_classname(format!("{rev}.{}", class.unwrap_or(part.name.to_string())));
+                        tc.set_classname(format!(
+                            "{rev}.{}",
+                            class.unwrap_or(part.name.to_string())
+                        ));
                         suite.add_test_case(tc);
                     }
                 }

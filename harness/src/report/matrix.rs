@@ -278,7 +278,8 @@ pub fn sarif(m: &Matrix<'_>) -> Result<String, serde_json::Error> {
         match &mut log {
             None => log = Some(one),
             Some(all) => {
-                if let (Some(runs), Some(more)) = (all["runs"].as_array_mut(), one["runs"].as_array())
+                if let (Some(runs), Some(more)) =
+                    (all["runs"].as_array_mut(), one["runs"].as_array())
                 {
                     runs.extend(more.iter().cloned());
                 }
@@ -293,4 +294,70 @@ pub fn sarif(m: &Matrix<'_>) -> Result<String, serde_json::Error> {
         })
     });
     serde_json::to_string_pretty(&log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{RunReport, ScenarioOutcome, Verdict};
+
+    fn input(run: &RunReport) -> Input<'_> {
+        Input {
+            run,
+            baseline: None,
+            deterministic: true,
+        }
+    }
+
+    #[test]
+    fn the_exit_code_covers_every_leg() {
+        let pass = RunReport::empty("srv", Revision::V2025_11_25);
+        let mut fail = RunReport::empty("srv", Revision::V2026_07_28);
+        let failing = ScenarioOutcome {
+            id: "tools/x".into(),
+            title: "x".into(),
+            spec: String::new(),
+            official: vec![],
+            verdict: Verdict::Fail,
+            findings: vec![],
+            protocol: vec![],
+            unchecked: vec![],
+            skipped_steps: vec![],
+            policy_skips: vec![],
+            duration_ms: 1,
+            transcript: vec![],
+            stderr: crate::transport::StderrExcerpt::NotCaptured {
+                reason: "test".into(),
+            },
+        };
+        fail.add_scenarios(vec![failing], 1);
+        let both = Matrix {
+            legs: vec![Leg::Ran(input(&pass)), Leg::Ran(input(&fail))],
+        };
+        assert_eq!(exit_code(&both), 1);
+        assert_eq!(both.rows()[1].status, "fail");
+        assert!(terminal_lines(&both).contains("overall: FAIL over 2 legs"));
+        // A revision not spoken fails nothing; a run where no leg ran does not pass.
+        let spoken_one = Matrix {
+            legs: vec![
+                Leg::NotSpoken {
+                    revision: Revision::V2024_11_05,
+                    reason: "negotiated 2025-11-25",
+                },
+                Leg::Ran(input(&pass)),
+            ],
+        };
+        assert_eq!(exit_code(&spoken_one), 0);
+        assert_eq!(spoken_one.rows()[0].status, "not spoken");
+        let none = Matrix {
+            legs: vec![Leg::NotSpoken {
+                revision: Revision::V2026_07_28,
+                reason: "server/discover: no answer",
+            }],
+        };
+        assert_eq!(exit_code(&none), 1);
+        assert!(terminal_lines(&none).contains("speaks none of the revisions"));
+        let md = markdown(&none);
+        assert!(md.contains("## 2026-07-28: not spoken"), "{md}");
+    }
 }

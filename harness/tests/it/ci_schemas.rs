@@ -213,7 +213,14 @@ fn a_negotiated_revision_without_a_schema_is_an_error() {
     let (base, server) = serve_schemas(5, Some("2025-11-25"));
     let out = cold(&home, &base)
         // One revision asked for: the server negotiating another is this test's subject.
-        .args(["run", "--protocol-version", "2025-11-25", "--include", "lifecycle/*", "--"])
+        .args([
+            "run",
+            "--protocol-version",
+            "2025-11-25",
+            "--include",
+            "lifecycle/*",
+            "--",
+        ])
         .arg(misbehaving())
         .args(["--defect", "version-downgrade"])
         .output()

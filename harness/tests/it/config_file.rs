@@ -39,11 +39,10 @@ fn the_file_configures_the_run_and_its_reports() {
         .unwrap();
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let json: serde_json::Value =
-        single_leg(
-            serde_json::from_str(&std::fs::read_to_string(dir.join("out/results.json")).unwrap())
-                .unwrap(),
-        );
+    let json: serde_json::Value = single_leg(
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/results.json")).unwrap())
+            .unwrap(),
+    );
     let ids: Vec<&str> = json["scenarios"]
         .as_array()
         .unwrap()
@@ -168,11 +167,9 @@ json = "results.json"
         .unwrap();
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    let json: serde_json::Value =
-        single_leg(
-            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap())
-                .unwrap(),
-        );
+    let json: serde_json::Value = single_leg(
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap(),
+    );
     assert!(
         json["server"].as_str().unwrap().contains(&server.url),
         "{text}"

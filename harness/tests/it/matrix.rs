@@ -61,24 +61,35 @@ fn the_default_run_checks_each_era_in_every_report() {
         "{out}"
     );
     // Terminal: a header per leg, a line per leg, the overall verdict.
-    for line in ["== 2025-11-25 ==", "== 2026-07-28 ==", "overall: PASS over 2 legs"] {
+    for line in [
+        "== 2025-11-25 ==",
+        "== 2026-07-28 ==",
+        "overall: PASS over 2 legs",
+    ] {
         assert!(out.contains(line), "missing {line:?} in\n{out}");
     }
 
     let report = json(&dir);
     assert_eq!(report["format_version"], 2);
-    assert_eq!((report["verdict"].as_str(), report["exit_code"].as_u64()), (Some("pass"), Some(0)));
+    assert_eq!(
+        (report["verdict"].as_str(), report["exit_code"].as_u64()),
+        (Some("pass"), Some(0))
+    );
     assert_eq!(revisions(&report), ["2025-11-25", "2026-07-28"]);
     let executed = |n: usize| report["revisions"][n]["executed"].as_u64().unwrap();
     // The parity goal, as the suite stands: 2026-07-28 executes at least 67.
-    assert!(executed(0) > 0 && executed(1) >= 67, "{}", report["revisions"]);
+    assert!(
+        executed(0) > 0 && executed(1) >= 67,
+        "{}",
+        report["revisions"]
+    );
     for (n, leg) in report["legs"].as_array().unwrap().iter().enumerate() {
         assert_eq!(leg["verdict"], "pass", "leg {n}");
         assert_eq!(leg["revision"], leg["requested_revision"]);
         let tally = &leg["tally"];
         assert_eq!(
             tally["pass"].as_u64().unwrap() + tally["warn"].as_u64().unwrap(),
-            executed(n) as u64
+            executed(n)
         );
     }
 
@@ -96,12 +107,21 @@ fn the_default_run_checks_each_era_in_every_report() {
     assert!(html.contains("<h2>Revision matrix</h2>"));
     for rev in ["2025-11-25", "2026-07-28"] {
         assert!(html.contains(&format!("<section class=\"leg\" id=\"leg-{rev}\">")));
-        assert!(html.contains(&format!("id=\"r{rev}-s0\"")), "anchors are per leg");
+        assert!(
+            html.contains(&format!("id=\"r{rev}-s0\"")),
+            "anchors are per leg"
+        );
     }
 
     let md = read(&dir, "summary.md");
-    assert!(md.starts_with("# mcpcheck revision matrix: ✅ PASS"), "{md}");
-    assert!(md.contains(&format!("| 2026-07-28 | pass | {} |", executed(1))), "{md}");
+    assert!(
+        md.starts_with("# mcpcheck revision matrix: ✅ PASS"),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("| 2026-07-28 | pass | {} |", executed(1))),
+        "{md}"
+    );
     assert!(md.contains("## 2025-11-25: ✅ PASS") && md.contains("## 2026-07-28: ✅ PASS"));
 
     let sarif: Value = serde_json::from_str(&read(&dir, "results.sarif")).unwrap();
@@ -112,7 +132,10 @@ fn the_default_run_checks_each_era_in_every_report() {
         .map(|r| r["automationDetails"]["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids.len(), 2);
-    assert!(ids[0].ends_with("/2025-11-25/") && ids[1].ends_with("/2026-07-28/"), "{ids:?}");
+    assert!(
+        ids[0].ends_with("/2025-11-25/") && ids[1].ends_with("/2026-07-28/"),
+        "{ids:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -132,7 +155,10 @@ fn a_defect_of_one_era_fails_that_leg_only_and_the_baseline_names_it() {
     let report = json(&dir);
     assert_eq!(revisions(&report), ["2025-11-25", "2026-07-28"]);
     let legs = report["legs"].as_array().unwrap();
-    assert_eq!(legs[0]["verdict"], "pass", "the handshake leg has no such rule");
+    assert_eq!(
+        legs[0]["verdict"], "pass",
+        "the handshake leg has no such rule"
+    );
     assert_eq!(legs[1]["verdict"], "fail");
     assert_eq!(
         support::report::scenarios_with(&legs[1], "fail"),
@@ -162,7 +188,10 @@ fn a_defect_of_one_era_fails_that_leg_only_and_the_baseline_names_it() {
     );
     let (code, out, _) = with_baseline(false);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("baseline (2026-07-28): 1 expected, 0 unexpected"), "{out}");
+    assert!(
+        out.contains("baseline (2026-07-28): 1 expected, 0 unexpected"),
+        "{out}"
+    );
     // An old single-revision baseline (no `revision:`) applies to each leg: the entry is
     // confirmed by the leg that fails it, not made stale by the leg that passes.
     std::fs::write(
@@ -179,12 +208,23 @@ fn a_defect_of_one_era_fails_that_leg_only_and_the_baseline_names_it() {
 fn all_plans_the_five_revisions() {
     let server = misbehaving();
     let (code, report, out) = support::run_json(
-        &["--protocol-version", "all", "--include", "tools/list-result"],
+        &[
+            "--protocol-version",
+            "all",
+            "--include",
+            "tools/list-result",
+        ],
         &[&server],
     );
     assert_eq!(
         revisions(&report),
-        ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+        [
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ],
         "{out}"
     );
     for leg in report["legs"].as_array().unwrap() {
@@ -194,5 +234,9 @@ fn all_plans_the_five_revisions() {
             None => assert!(leg["tally"]["pass"].as_u64() == Some(1), "{leg}"),
         }
     }
-    assert_eq!(code, if report["verdict"] == "pass" { 0 } else { 1 }, "{out}");
+    assert_eq!(
+        code,
+        if report["verdict"] == "pass" { 0 } else { 1 },
+        "{out}"
+    );
 }

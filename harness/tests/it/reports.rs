@@ -45,11 +45,13 @@ fn run_with_reports(extra: &[&str], server: &[&str]) -> Outputs {
         .arg("run")
         .args(FAST)
         // One leg: these tests are about each report's shape (matrix.rs has the legs).
-        .args(if extra.iter().any(|a| a.starts_with("--protocol-version")) {
-            &[][..]
-        } else {
-            &["--protocol-version", "2025-11-25"][..]
-        })
+        .args(
+            if extra.iter().any(|a| a.starts_with("--protocol-version")) {
+                &[][..]
+            } else {
+                &["--protocol-version", "2025-11-25"][..]
+            },
+        )
         .args(["--report", &arg("html", "report.html")])
         .args(["--report", &arg("junit", "junit.xml")])
         .args(["--report", &arg("json", "results.json")])
@@ -299,7 +301,6 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
     );
     assert_eq!(o.code, 1, "{}", o.text);
     let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
-    let json = single_leg(full.clone());
     assert!(validate(&full).is_empty());
     let xml = o.read("junit.xml");
     let doc = junit(&xml);
