@@ -38,20 +38,14 @@ pub async fn plan(args: &mut RunArgs) -> anyhow::Result<Vec<Planned>> {
     match requested {
         RevisionArg::Exact(r) => Ok(vec![Planned::Run(r)]),
         RevisionArg::Auto | RevisionArg::Eras => {
-            let (support, _) = detect(args).await?;
-            let eras = if requested == RevisionArg::Auto {
+            let support = detect(args).await?;
+            let eras: Vec<Revision> = if requested == RevisionArg::Auto {
+                eprintln!("{}", support.summary());
                 support.chosen().into_iter().collect()
             } else {
+                eprintln!("revisions: {}", support.seen());
                 support.eras()
             };
-            let summary = support.summary();
-            let summary = match requested {
-                RevisionArg::Auto => summary,
-                _ => summary
-                    .replace("--protocol-version auto", "revisions")
-                    .replace("; running at ", "; newest shared: "),
-            };
-            eprintln!("{summary}");
             if eras.is_empty() {
                 // Nothing shared: the run at the offered revision gives the verdict (a
                 // failed handshake is a finding, not a usage error).
@@ -95,10 +89,10 @@ pub fn at(args: &mut RunArgs, revision: Revision) -> anyhow::Result<(ProbeConfig
 
 /// Both probes of `auto` and `eras`: `server/discover` (when the transport has a stateless
 /// form) and `initialize` offering the newest handshake revision.
-async fn detect(args: &mut RunArgs) -> anyhow::Result<(auto::Support, SearchPath)> {
+async fn detect(args: &mut RunArgs) -> anyhow::Result<auto::Support> {
     // `--transport sse` has no stateless form: then only the handshake is probed.
     let modern = at(args, Revision::V2026_07_28).ok().map(|(c, _)| c);
     let (legacy, search) = at(args, Revision::DEFAULT)?;
-    let store = Arc::new(SchemaStore::new(search.clone()));
-    Ok((auto::detect(modern.as_ref(), &legacy, store).await, search))
+    let store = Arc::new(SchemaStore::new(search));
+    Ok(auto::detect(modern.as_ref(), &legacy, store).await)
 }

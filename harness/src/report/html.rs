@@ -86,7 +86,7 @@ struct Page {
 }
 
 /// One leg: the run at one revision.
-#[derive(Serialize)]
+#[derive(Default, Serialize)]
 struct LegPage {
     /// The revision asked for (headings and anchors).
     requested: String,
@@ -515,10 +515,7 @@ fn page(m: &Matrix<'_>) -> Page {
         .map(|leg| match leg {
             Leg::Ran(input) if single => leg_page(input, ""),
             Leg::Ran(input) => leg_page(input, &format!("r{}-", input.run.requested_revision)),
-            Leg::NotSpoken { revision, reason } => LegPage {
-                not_spoken: Some((*reason).to_owned()),
-                ..not_spoken(*revision)
-            },
+            Leg::NotSpoken { revision, reason } => not_spoken(*revision, reason),
         })
         .collect();
     let (verdict, verdict_text) = match (single, legs.first()) {
@@ -545,32 +542,18 @@ fn page(m: &Matrix<'_>) -> Page {
     }
 }
 
-/// The frame of a leg that did not run.
-fn not_spoken(revision: crate::protocol::Revision) -> LegPage {
+/// A leg that did not run, and why.
+fn not_spoken(revision: crate::protocol::Revision, reason: &str) -> LegPage {
     LegPage {
         requested: revision.to_string(),
-        not_spoken: None,
+        not_spoken: Some(reason.to_owned()),
         verdict: "skip",
         verdict_text: "NOT SPOKEN".into(),
-        server: String::new(),
-        identity: None,
         revision: revision.to_string(),
         requested_revision: revision.to_string(),
-        capabilities: None,
-        instructions: None,
-        schema: String::new(),
-        duration: String::new(),
         version: env!("CARGO_PKG_VERSION"),
         format_version: crate::outcome::REPORT_FORMAT_VERSION,
-        counts: Counts::default(),
-        tally: Tally::default(),
-        areas: Vec::new(),
-        snapshot: None,
-        stderr_bytes: 0,
-        stderr_tail: Vec::new(),
-        shutdown: None,
-        baseline: None,
-        sections: Vec::new(),
+        ..LegPage::default()
     }
 }
 

@@ -99,7 +99,7 @@ impl<'a> Matrix<'a> {
 pub struct LegRow {
     /// The revision checked.
     pub revision: Revision,
-    /// `pass`, `fail`, `error` or `not spoken`.
+    /// `pass`, `fail`, `error` or `not_spoken`.
     pub status: &'static str,
     /// Scenarios that ran to a verdict (pass, fail or warn) at this revision.
     pub executed: usize,
@@ -142,7 +142,7 @@ impl LegRow {
             }
             Leg::NotSpoken { revision, reason } => LegRow {
                 revision: *revision,
-                status: "not spoken",
+                status: "not_spoken",
                 executed: 0,
                 pass: 0,
                 fail: 0,
@@ -235,7 +235,14 @@ fn markdown_table(rows: &[LegRow]) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.revision, r.status, r.executed, r.pass, r.fail, r.warn, r.skip, r.sweep_failures
+            r.revision,
+            r.status.replace('_', " "),
+            r.executed,
+            r.pass,
+            r.fail,
+            r.warn,
+            r.skip,
+            r.sweep_failures
         );
     }
     out
@@ -348,7 +355,7 @@ mod tests {
             ],
         };
         assert_eq!(exit_code(&spoken_one), 0);
-        assert_eq!(spoken_one.rows()[0].status, "not spoken");
+        assert_eq!(spoken_one.rows()[0].status, "not_spoken");
         let none = Matrix {
             legs: vec![Leg::NotSpoken {
                 revision: Revision::V2026_07_28,

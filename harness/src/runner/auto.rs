@@ -99,8 +99,17 @@ impl Support {
         legacy.into_iter().chain(modern).collect()
     }
 
-    /// One paragraph for the terminal: what each probe saw and what the run will speak.
+    /// One paragraph for the terminal: what each probe saw and what `auto` will speak.
     pub fn summary(&self) -> String {
+        let chosen = match self.chosen() {
+            Some(r) => format!("running at {r}"),
+            None => "no revision mcpcheck speaks".to_owned(),
+        };
+        format!("--protocol-version auto: {}; {chosen}", self.seen())
+    }
+
+    /// What each probe saw, in a line.
+    pub fn seen(&self) -> String {
         let discover = match &self.discover {
             Discover::Modern { supported } => {
                 format!("server/discover: supports {}", supported.join(", "))
@@ -113,11 +122,7 @@ impl Support {
             }
             Handshaken::Refused(why) => format!("initialize offering {}: {why}", self.offered),
         };
-        let chosen = match self.chosen() {
-            Some(r) => format!("running at {r}"),
-            None => "no revision mcpcheck speaks".to_owned(),
-        };
-        format!("--protocol-version auto: {discover}; {handshake}; {chosen}")
+        format!("{discover}; {handshake}")
     }
 }
 
