@@ -205,16 +205,20 @@ fn a_defect_of_one_era_fails_that_leg_only_and_the_baseline_names_it() {
 }
 
 #[test]
-fn all_plans_the_five_revisions() {
-    let server = misbehaving();
+fn all_runs_five_legs_and_says_which_revision_the_server_does_not_speak() {
+    // The reference fixture speaks the four handshake revisions over stdio, not 2026-07-28.
     let (code, report, out) = support::run_json(
         &[
             "--protocol-version",
             "all",
             "--include",
-            "tools/list-result",
+            "lifecycle/ping-result",
         ],
-        &[&server],
+        &[&support::reference()],
+    );
+    assert_eq!(
+        code, 0,
+        "a revision not spoken fails nothing by itself: {out}"
     );
     assert_eq!(
         revisions(&report),
@@ -227,16 +231,18 @@ fn all_plans_the_five_revisions() {
         ],
         "{out}"
     );
-    for leg in report["legs"].as_array().unwrap() {
-        // Each leg ran, or says why not; none passes silently.
-        match leg.get("not_spoken") {
-            Some(why) => assert!(why.as_str().is_some_and(|w| !w.is_empty())),
-            None => assert!(leg["tally"]["pass"].as_u64() == Some(1), "{leg}"),
-        }
+    let legs = report["legs"].as_array().unwrap();
+    for leg in &legs[..4] {
+        assert_eq!(leg["revision"], leg["requested_revision"], "{leg}");
+        assert_eq!(leg["tally"]["pass"], 1, "{leg}");
     }
-    assert_eq!(
-        code,
-        if report["verdict"] == "pass" { 0 } else { 1 },
+    let why = legs[4]["not_spoken"]
+        .as_str()
+        .expect("the stateless leg says why");
+    assert!(why.contains("server/discover"), "{why}");
+    assert_eq!(report["revisions"][4]["status"], "not_spoken");
+    assert!(
+        out.contains("2026-07-28  not spoken: server/discover"),
         "{out}"
     );
 }
