@@ -279,6 +279,7 @@ pub fn apply(
     {
         args.protocol.protocol_version = v
             .parse()
+            .map(Some)
             .map_err(|e| UsageError(format!("[run] protocol-version = {v:?}: {e}")))?;
     }
     let duration = |id: &str, key: &str, value: &Option<String>, slot: &mut std::time::Duration| {
@@ -415,9 +416,12 @@ command = ["python3", "server.py"]
 # foreign-token-env = "MCP_FOREIGN_TOKEN"
 
 [run]
-# Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, the stateless
-# 2026-07-28, or "auto" (ask the server with server/discover and initialize, run at the newest).
-# protocol-version = "2025-11-25"
+# Protocol revisions to check, each a leg of the run: one of 2024-11-05, 2025-03-26,
+# 2025-06-18, 2025-11-25, the stateless 2026-07-28, a comma-separated list of them, "all",
+# "auto" (ask the server with server/discover and initialize, run at the newest), or "eras"
+# (the default: the newest handshake revision the server negotiates, plus 2026-07-28 when
+# server/discover lists it).
+# protocol-version = "2025-11-25,2026-07-28"
 # How long to wait for each response, and for `initialize` (which includes start-up).
 # timeout = "10s"
 # startup-timeout = "30s"

@@ -25,6 +25,7 @@ mod html_xss;
 mod http_mutation;
 mod http_run;
 mod http_tls;
+mod matrix;
 mod official_fixture;
 mod report_snapshots;
 mod reports;
