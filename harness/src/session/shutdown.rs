@@ -9,7 +9,12 @@ use crate::transport::ShutdownStage;
 impl Session {
     /// Ends the session with the transport's shutdown sequence and returns the record.
     pub async fn finish(mut self) -> SessionRecord {
-        let waiting = |s: &Session| s.pending.len() + s.expired.len();
+        // Only requests mcpcheck already gave up on count: an answer to one still in
+        // flight may just be slow (a loaded machine), while an answer that missed its
+        // whole timeout and then came the moment stdin closed was held in a buffer. Over
+        // HTTP there is no stdin to close.
+        let stdio = self.transport.pid().is_some();
+        let waiting = |s: &Session| s.expired.len();
         let unanswered = waiting(&self);
         let report = self.transport.shutdown().await;
         // Whatever the server wrote on the way out is still checked.
@@ -24,7 +29,7 @@ impl Session {
             .findings
             .iter()
             .any(|f| f.rule == rules::STDIO_UNTERMINATED.id);
-        if held > 0 && report.stage != ShutdownStage::AlreadyExited && !unterminated {
+        if stdio && held > 0 && report.stage != ShutdownStage::AlreadyExited && !unterminated {
             self.findings.push(
                 Finding::new(
                     &rules::STDIO_FLUSHED,
