@@ -53,6 +53,8 @@ BROKEN = {
     "binary-as-text": "test://static-binary is served as text, not as a blob",
     "prompt-image-as-text": "test_prompt_with_image has no image content",
     "prompt-resource-as-text": "test_prompt_with_embedded_resource has no embedded resource",
+    "sampling-not-requested": "test_sampling answers without asking the client to sample",
+    "elicitation-not-requested": "test_elicitation answers without asking the client",
 }
 
 
@@ -154,6 +156,8 @@ def build(broken: str | None) -> MCPServer:
 
     @mcp.tool(name="test_sampling", description="Asks the client to sample a message.")
     async def sampling(prompt: str, ctx: Context) -> types.CallToolResult:
+        if broken == "sampling-not-requested":
+            return types.CallToolResult(content=[text("LLM response: (not asked)")])
         if not client_declares(ctx, "sampling"):
             return tool_error("the client does not support sampling (no `sampling` capability)")
         result = await ctx.session.create_message(
@@ -164,6 +168,8 @@ def build(broken: str | None) -> MCPServer:
 
     @mcp.tool(name="test_elicitation", description="Asks the client for a username and email.")
     async def elicitation(message: str, ctx: Context) -> types.CallToolResult:
+        if broken == "elicitation-not-requested":
+            return types.CallToolResult(content=[text("User response: (not asked)")])
         if not client_declares(ctx, "elicitation"):
             return tool_error("the client does not support elicitation (no `elicitation` capability)")
         result = await ctx.session.elicit(

@@ -3,7 +3,7 @@
 //!
 //! A server listing one of these tools is such a fixture, and the tool does what the
 //! official suite documents for it (return content, log, report progress, fail as a tool
-//! error): no side effects. So the scenarios in `scenarios/official/` may call exactly these
+//! error, ask the client to sample or elicit): no side effects. So the scenarios in `scenarios/official/` may call exactly these
 //! tools under any `--call-tools` but `none`, the way the official suite would, unless the
 //! server itself annotates one `destructiveHint: true`.
 
@@ -19,6 +19,8 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "test_tool_with_logging",
     "test_tool_with_progress",
     "test_error_handling",
+    "test_sampling",
+    "test_elicitation",
 ];
 
 /// Whether `name` is an official fixture tool that may be called whatever the policy
