@@ -21,6 +21,8 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "test_error_handling",
     "test_sampling",
     "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
 ];
 
 /// Whether `name` is an official fixture tool that may be called whatever the policy

@@ -83,22 +83,22 @@ fn elicitation_answer(params: &Option<Value>) -> Value {
     json!({ "action": "accept", "content": content })
 }
 
-/// A value for one property of an elicitation form (primitive types only, by the spec).
+/// A value for one property of an elicitation form (primitive types and enum arrays, by
+/// the spec): a single choice is the first option, a multi-select the first option alone.
 fn form_value(name: &str, property: &Value) -> Value {
     if let Some(default) = property.get("default") {
         return default.clone();
     }
-    let first_of = |key: &str| property.get(key).and_then(Value::as_array)?.first().cloned();
-    if let Some(first) = first_of("enum") {
-        return first;
-    }
-    if let Some(first) = first_of("oneOf").and_then(|c| c.get("const").cloned()) {
+    if let Some(first) = first_option(property) {
         return first;
     }
     match property.get("type").and_then(Value::as_str) {
         Some("boolean") => json!(false),
         Some("number" | "integer") => property.get("minimum").cloned().unwrap_or(json!(0)),
-        Some("array") => json!([]),
+        Some("array") => {
+            let item = property.get("items").and_then(first_option);
+            Value::Array(item.into_iter().collect())
+        }
         _ => match property.get("format").and_then(Value::as_str) {
             Some("email") => json!("mcpcheck@example.com"),
             Some("uri") => json!("https://example.com/mcpcheck"),
@@ -109,32 +109,47 @@ fn form_value(name: &str, property: &Value) -> Value {
     }
 }
 
+/// The first option of an enum schema: `enum`, titled `oneOf`/`anyOf` (`const`s).
+fn first_option(schema: &Value) -> Option<Value> {
+    let first_of = |key: &str| schema.get(key).and_then(Value::as_array)?.first().cloned();
+    first_of("enum")
+        .or_else(|| first_of("oneOf")?.get("const").cloned())
+        .or_else(|| first_of("anyOf")?.get("const").cloned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_form_is_accepted_with_a_value_of_each_property() {
-        let params = Some(json!({"message": "who?", "requestedSchema": {"type": "object",
+        let params = Some(
+            json!({"message": "who?", "requestedSchema": {"type": "object",
             "properties": {
                 "username": {"type": "string"},
                 "email": {"type": "string", "format": "email"},
                 "age": {"type": "integer", "minimum": 18},
                 "color": {"type": "string", "enum": ["red", "green"]},
                 "tier": {"type": "string", "oneOf": [{"const": "gold", "title": "Gold"}]},
-                "ok": {"type": "boolean", "default": true}}}}));
+                "ok": {"type": "boolean", "default": true},
+                "many": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                "picks": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}},
+                "none": {"type": "array"}}}}),
+        );
         assert_eq!(
             elicitation_answer(&params),
             json!({"action": "accept", "content": {"username": "mcpcheck-username",
                 "email": "mcpcheck@example.com", "age": 18, "color": "red", "tier": "gold",
-                "ok": true}})
+                "ok": true, "many": ["a"], "picks": ["x"], "none": []}})
         );
     }
 
     #[test]
     fn a_url_elicitation_is_declined() {
-        let params = Some(json!({"mode": "url", "url": "https://example.com", "message": "m",
-            "elicitationId": "e1"}));
+        let params = Some(
+            json!({"mode": "url", "url": "https://example.com", "message": "m",
+            "elicitationId": "e1"}),
+        );
         assert_eq!(elicitation_answer(&params), json!({"action": "decline"}));
         assert_eq!(sampling_answer()["content"]["text"], SAMPLING_REPLY);
     }
