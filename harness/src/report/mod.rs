@@ -16,6 +16,7 @@ pub mod json;
 pub mod jsonl;
 pub mod junit;
 pub mod markdown;
+pub mod official_checks;
 pub mod sarif;
 pub mod summary;
 pub mod terminal;

@@ -120,3 +120,47 @@ fn the_official_scenarios_skip_on_a_server_without_the_fixture_names() {
     assert!(!v.is_empty());
     assert!(v.values().all(|v| v == "skip"), "{v:?}");
 }
+
+#[test]
+fn the_profile_runs_the_official_ids_and_the_reports_tabulate_them() {
+    let Some(line) = serve(Some("image-as-text")) else {
+        return;
+    };
+    let markdown = crate::support::tempfile_path("summary.md");
+    let html = crate::support::tempfile_path("report.html");
+    let reports = [
+        format!("markdown={}", markdown.display()),
+        format!("html={}", html.display()),
+    ];
+    let args = [
+        "--serve",
+        &line,
+        "--profile",
+        "official-fixture",
+        "--jobs",
+        "4",
+    ];
+    let args = [
+        &args[..],
+        &["--report", &reports[0], "--report", &reports[1]],
+    ]
+    .concat();
+    let (code, report, out) = json_report("run", &args, &[]);
+    assert_eq!(code, 1, "{out}");
+    let ran = verdicts(&report);
+    let named: BTreeSet<String> = suite::listed()
+        .into_iter()
+        .filter(|s| !s.official.is_empty())
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ran.keys().cloned().collect::<BTreeSet<_>>(), named, "{out}");
+    let md = std::fs::read_to_string(&markdown).expect("markdown written");
+    assert!(
+        md.contains("| tools-call-image | fail | `official/tools-call-image` fail |"),
+        "{md}"
+    );
+    assert!(md.contains("| tools-call-audio | pass |"), "{md}");
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.contains("<h2>Official checks</h2>"));
+    assert!(page.contains("<code>tools-call-image</code>"));
+}
