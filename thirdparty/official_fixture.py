@@ -52,6 +52,7 @@ BROKEN = {
     "no-logging": "test_tool_with_logging sends no log notifications",
     "template-ignores-id": "test://template/{id}/data does not mention the id it was read with",
     "binary-as-text": "test://static-binary is served as text, not as a blob",
+    "text-empty": "test://static-text reads as an empty text",
     "prompt-image-as-text": "test_prompt_with_image has no image content",
     "prompt-resource-as-text": "test_prompt_with_embedded_resource has no embedded resource",
     "sampling-not-requested": "test_sampling answers without asking the client to sample",
@@ -300,6 +301,8 @@ def build(broken: str | None) -> MCPServer:
 
     @mcp.resource("test://static-text", name="static-text", mime_type="text/plain")
     def static_text() -> str:
+        if broken == "text-empty":
+            return ""
         return "This is the content of the static text resource."
 
     if broken == "binary-as-text":
