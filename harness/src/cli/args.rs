@@ -45,6 +45,10 @@ pub struct RunArgs {
     /// Skip scenarios whose id matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Run a named selection of scenarios: `official-fixture` keeps those standing for the
+    /// official suite's scenarios (their `official` ids), for an SDK's fixture server.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub profile: Option<crate::scenario::official::Profile>,
     /// Scenarios run in parallel, each with its own server (default: number of cores).
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,

@@ -181,6 +181,7 @@ async fn leg(
     probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
     let scenarios =
         resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
+    let scenarios = crate::scenario::official::select(args.profile, scenarios);
     let scenarios = super::ci::partition(&args.ci, scenarios);
     let store = Arc::new(super::ci::schema_store(&args.ci, search, probe.session.revision).await?);
     let jobs = args.jobs.unwrap_or_else(|| {

@@ -107,6 +107,8 @@ struct LegPage {
     counts: Counts,
     tally: Tally,
     areas: Vec<AreaTotals>,
+    /// The "official checks" table (empty unless the server is an official fixture).
+    official: Vec<super::official_checks::OfficialRow>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
     snapshot: Option<crate::snapshot::Comparison>,
     stderr_bytes: u64,
@@ -464,6 +466,7 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
         counts: r.counts,
         tally: r.tally,
         areas: summary::by_area(&r.scenarios),
+        official: super::official_checks::rows(&r.scenarios),
         snapshot: r.snapshot.clone(),
         stderr_bytes: r.stderr.bytes,
         stderr_tail: r.stderr.tail.clone(),

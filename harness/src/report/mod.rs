@@ -17,6 +17,7 @@ pub mod jsonl;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod official_checks;
 pub mod sarif;
 pub mod summary;
 pub mod terminal;
