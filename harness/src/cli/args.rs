@@ -45,9 +45,14 @@ pub struct RunArgs {
     /// Skip scenarios whose id matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// Scenarios run in parallel, each with its own server (default: number of cores).
+    /// Scenarios run in parallel (default: number of cores).
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Start a fresh server for every scenario. By default, over stdio, scenarios that
+    /// only read (the default handshake, then list/get/read/ping requests) share a server
+    /// per worker; a shared server that misbehaves is replaced.
+    #[arg(long)]
+    pub isolate: bool,
     /// Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all
     /// (except destructiveHint).
     #[arg(long, value_enum, default_value_t = ToolPolicy::Readonly)]

@@ -74,6 +74,7 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             all.extend(resolve::tool_args(args.tool_args.as_deref())?);
             all
         }),
+        isolate: args.isolate,
     });
     let plan = RunPlan {
         probe,

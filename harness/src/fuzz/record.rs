@@ -195,6 +195,7 @@ impl Fuzzer<'_> {
             },
             tools: ToolPolicy::None,
             tool_args: Default::default(),
+            isolate: true,
         };
         let schemas = self.schemas.clone();
         let rule = o.finding.rule.clone();
