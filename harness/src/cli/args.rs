@@ -50,7 +50,8 @@ pub struct RunArgs {
     pub jobs: Option<usize>,
     /// Start a fresh server for every scenario. By default, over stdio, scenarios that
     /// only read (the default handshake, then list/get/read/ping requests) share a server
-    /// per worker; a shared server that misbehaves is replaced.
+    /// per worker; a shared server that misbehaves is replaced. Implied by
+    /// `--deterministic` (which scenario opens a shared session depends on timing).
     #[arg(long)]
     pub isolate: bool,
     /// Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all

@@ -74,7 +74,10 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             all.extend(resolve::tool_args(args.tool_args.as_deref())?);
             all
         }),
-        isolate: args.isolate,
+        // Which scenario opens a shared session and which reuses one depends on timing
+        // (with more than one job), and so do their transcripts: deterministic output
+        // needs a server per scenario.
+        isolate: args.isolate || args.reports.deterministic,
     });
     let plan = RunPlan {
         probe,
