@@ -30,7 +30,7 @@ impl Pool {
     /// session, if any, and the question whether any shared scenario is still to come.
     pub fn lease(&self) -> Lease {
         self.lease_count();
-        let session = self.lock().pop();
+        let session = self.lock().pop().map(Box::new);
         let waiting = self.waiting.clone();
         Lease::Shared {
             session,

@@ -92,8 +92,8 @@ pub enum Lease {
     /// says so, a session still healthy afterwards is handed back for the next scenario;
     /// otherwise, or when it is not healthy, it is shut down within this scenario.
     Shared {
-        /// The session an earlier scenario left.
-        session: Option<Session>,
+        /// The session an earlier scenario left (boxed: a session is large).
+        session: Option<Box<Session>>,
         /// Whether another scenario may still want it.
         wanted: Wanted,
     },
@@ -178,7 +178,7 @@ pub async fn run_leased(
     let mut session = match kept {
         Some(mut session) => {
             session.begin_window(started);
-            session
+            *session
         }
         None => match config.target.open(started) {
             Ok(transport) => Session::new(transport, schemas, config.session.clone(), started),
@@ -323,7 +323,7 @@ impl Lease {
     fn into_session(self) -> Option<Session> {
         match self {
             Lease::Fresh => None,
-            Lease::Shared { session, .. } => session,
+            Lease::Shared { session, .. } => session.map(|s| *s),
         }
     }
 }
