@@ -70,3 +70,32 @@ impl Pool {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wanted(lease: Lease) -> bool {
+        match lease {
+            Lease::Shared { session, wanted } => {
+                assert!(session.is_none(), "nothing was handed back");
+                wanted()
+            }
+            Lease::Fresh => panic!("a pool lease is shared"),
+        }
+    }
+
+    /// The last shared scenario to start shuts its session down (so the shutdown is in
+    /// a window); a blocked one counts as started.
+    #[test]
+    fn only_the_last_shared_scenario_lets_its_session_go() {
+        let pool = Pool::new(3);
+        let first = pool.lease();
+        pool.pass();
+        assert!(!wanted(pool.lease()), "the third and last");
+        assert!(!wanted(first), "asked after the last one started");
+        // A miscount never wraps around into "wanted forever".
+        pool.pass();
+        assert!(!wanted(pool.lease()));
+    }
+}
