@@ -93,6 +93,8 @@ pub struct RunSection {
     pub kill_wait: Option<String>,
     /// `--jobs`.
     pub jobs: Option<usize>,
+    /// `--isolate`.
+    pub isolate: Option<bool>,
     /// `--call-tools`.
     pub call_tools: Option<String>,
     /// `--fail-on`.
@@ -307,6 +309,11 @@ pub fn apply(
     if !from_cli("jobs") && r.jobs.is_some() {
         args.jobs = r.jobs;
     }
+    if !from_cli("isolate")
+        && let Some(isolate) = r.isolate
+    {
+        args.isolate = isolate;
+    }
     if let Some(policy) = r.call_tools.as_ref().filter(|_| !from_cli("call_tools")) {
         args.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(policy, true)
             .map_err(|_| {
@@ -430,8 +437,10 @@ command = ["python3", "server.py"]
 # kill-wait = "2s"
 # The whole run's budget: when it passes, running scenarios are cut off, the rest blocked.
 # deadline = "10m"
-# Scenarios run in parallel, each with its own server (default: number of cores).
+# Scenarios run in parallel (default: number of cores).
 # jobs = 4
+# A fresh server for every scenario (by default scenarios that only read share one).
+# isolate = true
 # Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all. The
 # default calls only tools that say they are read-only: safe against any server. For your
 # own server in CI (a test instance whose tools may run), "all" exercises every check that

@@ -202,6 +202,10 @@ async fn leg(
         tools: args.call_tools,
         tool_args: tool_args.clone(),
         negotiation: Default::default(),
+        // Which scenario opens a shared session and which reuses one depends on timing
+        // (with more than one job), and so do their transcripts: deterministic output
+        // needs a server per scenario.
+        isolate: args.isolate || args.reports.deterministic,
     });
     let plan = RunPlan {
         probe,

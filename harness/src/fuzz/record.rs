@@ -196,6 +196,7 @@ impl Fuzzer<'_> {
             tools: ToolPolicy::None,
             tool_args: Default::default(),
             negotiation: Default::default(),
+            isolate: true,
         };
         let schemas = self.schemas.clone();
         let rule = o.finding.rule.clone();

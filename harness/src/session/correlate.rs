@@ -273,6 +273,18 @@ impl Session {
         );
     }
 
+    /// `window`, or the start-up allowance if that is longer and the server has not
+    /// answered anything yet: a response awaited before the first one (a request sent
+    /// before `initialize`) also waits for a slow server to start, as `wait_reply` does,
+    /// so a verdict does not depend on how loaded the machine is.
+    pub fn window_for_first_answer(&mut self, window: Duration) -> Duration {
+        if self.server_up {
+            return window;
+        }
+        self.server_up = true;
+        window.max(self.config.startup_timeout)
+    }
+
     /// Waits up to `window` for the response to `id` without treating its absence as a
     /// failure (no timeout finding, no cancellation): for "nothing comes back" checks.
     pub async fn poll_reply(&mut self, id: &RequestId, window: Duration) -> Option<Reply> {

@@ -19,6 +19,7 @@ mod shutdown;
 pub mod stateless;
 pub mod transcript;
 mod validate;
+mod window;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;

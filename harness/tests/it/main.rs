@@ -33,6 +33,7 @@ mod scenario_parse;
 mod scenario_parse_props;
 mod schema_dispatch_props;
 mod serve;
+mod shared_sessions;
 mod snapshot_cli;
 mod snapshot_order;
 mod snapshot_reference;

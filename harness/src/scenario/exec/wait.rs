@@ -141,10 +141,14 @@ impl Executor<'_> {
                 present,
             } => self.expect_stderr(pattern, *present, *within, line).await,
             Expectation::Response { id, within, expect } => {
+                let window = match expect {
+                    ResponseExpectation::Nothing(_) => *within,
+                    _ => self.session.window_for_first_answer(*within),
+                };
                 let reply = match id {
-                    Value::Null => self.null_id_response(*within).await,
+                    Value::Null => self.null_id_response(window).await,
                     other => match id_of(other) {
-                        Some(rid) => self.session.poll_reply(&rid, *within).await,
+                        Some(rid) => self.session.poll_reply(&rid, window).await,
                         None => {
                             return Err(Stop::Error(format!(
                                 "{}:{line}: id {other} is not a string, number or null",
@@ -160,7 +164,7 @@ impl Executor<'_> {
                             line,
                             format!(
                                 "no response with id {id} arrived within {}",
-                                humantime::format_duration(*within)
+                                humantime::format_duration(window)
                             ),
                             None,
                         );

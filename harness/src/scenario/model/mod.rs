@@ -42,6 +42,9 @@ pub struct Scenario {
     pub official: Vec<String>,
     /// The rule id reported when an expectation fails (defaults to the scenario id).
     pub rule: Option<String>,
+    /// `fresh: true`: always run on a server of its own, even where the runner would judge
+    /// its steps safe to run on a session shared with other scenarios (`scenario::share`).
+    pub fresh: bool,
     /// What it does, in order.
     pub steps: Vec<Step>,
     /// Where the scenario came from, for messages (`scenarios/lifecycle/x.yaml`, or

@@ -40,6 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "severity",
     "official",
     "rule",
+    "fresh",
     "steps",
 ];
 
@@ -258,6 +259,11 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         }
     };
 
+    let fresh = match map.get("fresh") {
+        None => false,
+        Some(node) => yaml::boolean(ctx, node, "`fresh`")?,
+    };
+
     let steps_key = map.key_node("steps");
     let steps_node = map.require(ctx, "steps", "the scenario")?;
     let mut scope = Scope::default();
@@ -289,6 +295,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         severity,
         official,
         rule,
+        fresh,
         steps,
         source: ctx.file.to_owned(),
     })
