@@ -6,7 +6,8 @@ SDK (2.x `MCPServer`), the way the SDKs' "everything servers" do: what
 
 Tools:     test_simple_text, test_image_content, test_audio_content, test_embedded_resource,
            test_multiple_content_types, test_tool_with_logging, test_tool_with_progress,
-           test_error_handling, test_sampling, test_elicitation
+           test_error_handling, test_sampling, test_elicitation, test_elicitation_sep1034_defaults,
+           test_elicitation_sep1330_enums, json_schema_2020_12_tool (listed, never called)
 Resources: test://static-text, test://static-binary, test://watched-resource (subscribable),
            template test://template/{id}/data
 Prompts:   test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource,
@@ -51,8 +52,86 @@ BROKEN = {
     "no-logging": "test_tool_with_logging sends no log notifications",
     "template-ignores-id": "test://template/{id}/data does not mention the id it was read with",
     "binary-as-text": "test://static-binary is served as text, not as a blob",
+    "text-empty": "test://static-text reads as an empty text",
     "prompt-image-as-text": "test_prompt_with_image has no image content",
     "prompt-resource-as-text": "test_prompt_with_embedded_resource has no embedded resource",
+    "sampling-not-requested": "test_sampling answers without asking the client to sample",
+    "elicitation-not-requested": "test_elicitation answers without asking the client",
+    "elicitation-no-defaults": "test_elicitation_sep1034_defaults sends its form without defaults",
+    "elicitation-titles-as-enum": "test_elicitation_sep1330_enums sends titled choices as a plain enum of titles",
+    "json-schema-stripped": "json_schema_2020_12_tool lists an input schema without $schema, $defs and the 2020-12 keywords",
+}
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+# An input schema using the JSON Schema 2020-12 keywords the official json-schema-2020-12
+# scenario wants kept as written: $schema, $defs with an $anchor, additionalProperties,
+# allOf/anyOf and if/then/else.
+SCHEMA_2020_12 = {
+    "$schema": DIALECT,
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+# A form with a default for each primitive type (SEP-1034).
+FORM_WITH_DEFAULTS = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+        "verified": {"type": "boolean", "default": True},
+    },
+}
+
+
+def titled(prefix: str, titles: list[str]) -> list[dict]:
+    return [{"const": f"{prefix}{i}", "title": t} for i, t in enumerate(titles, 1)]
+
+
+# The five enum shapes of SEP-1330: untitled and titled single-select, the legacy enumNames,
+# untitled and titled multi-select.
+FORM_WITH_ENUMS = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": titled("value", ["First Option", "Second Option", "Third Option"]),
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {"anyOf": titled("value", ["First Choice", "Second Choice", "Third Choice"])},
+        },
+    },
 }
 
 
@@ -154,6 +233,8 @@ def build(broken: str | None) -> MCPServer:
 
     @mcp.tool(name="test_sampling", description="Asks the client to sample a message.")
     async def sampling(prompt: str, ctx: Context) -> types.CallToolResult:
+        if broken == "sampling-not-requested":
+            return types.CallToolResult(content=[text("LLM response: (not asked)")])
         if not client_declares(ctx, "sampling"):
             return tool_error("the client does not support sampling (no `sampling` capability)")
         result = await ctx.session.create_message(
@@ -164,6 +245,8 @@ def build(broken: str | None) -> MCPServer:
 
     @mcp.tool(name="test_elicitation", description="Asks the client for a username and email.")
     async def elicitation(message: str, ctx: Context) -> types.CallToolResult:
+        if broken == "elicitation-not-requested":
+            return types.CallToolResult(content=[text("User response: (not asked)")])
         if not client_declares(ctx, "elicitation"):
             return tool_error("the client does not support elicitation (no `elicitation` capability)")
         result = await ctx.session.elicit(
@@ -181,8 +264,45 @@ def build(broken: str | None) -> MCPServer:
             content=[text(f"User response: action={result.action}, content={result.content}")]
         )
 
+    async def elicit_form(ctx: Context, message: str, form: dict) -> types.CallToolResult:
+        if not client_declares(ctx, "elicitation"):
+            return tool_error("the client does not support elicitation (no `elicitation` capability)")
+        result = await ctx.session.elicit(message=message, requested_schema=form)
+        return types.CallToolResult(
+            content=[text(f"Elicitation completed: action={result.action}, content={result.content}")]
+        )
+
+    @mcp.tool(name="test_elicitation_sep1034_defaults", description="Asks for a form with defaults.")
+    async def elicitation_defaults(ctx: Context) -> types.CallToolResult:
+        form = FORM_WITH_DEFAULTS
+        if broken == "elicitation-no-defaults":
+            form = {**form, "properties": {
+                k: {key: v for key, v in p.items() if key != "default"}
+                for k, p in form["properties"].items()
+            }}
+        return await elicit_form(ctx, "Please review and update the form fields with defaults", form)
+
+    @mcp.tool(name="test_elicitation_sep1330_enums", description="Asks for a form with enum fields.")
+    async def elicitation_enums(ctx: Context) -> types.CallToolResult:
+        form = FORM_WITH_ENUMS
+        if broken == "elicitation-titles-as-enum":
+            props = dict(form["properties"])
+            props["titledSingle"] = {"type": "string", "enum": ["First Option", "Second Option"]}
+            form = {**form, "properties": props}
+        return await elicit_form(ctx, "Please select options from the enum fields", form)
+
+    @mcp.tool(name="json_schema_2020_12_tool", description="Tool with JSON Schema 2020-12 features.")
+    def json_schema_tool() -> list[types.ContentBlock]:
+        return [text("json_schema_2020_12_tool called")]
+
+    if broken != "json-schema-stripped":
+        # The SDK derives a schema from the signature; the fixture lists its own, as written.
+        mcp._tool_manager.get_tool("json_schema_2020_12_tool").parameters = SCHEMA_2020_12
+
     @mcp.resource("test://static-text", name="static-text", mime_type="text/plain")
     def static_text() -> str:
+        if broken == "text-empty":
+            return ""
         return "This is the content of the static text resource."
 
     if broken == "binary-as-text":

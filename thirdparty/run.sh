@@ -96,6 +96,7 @@ summary() { # report.json -> "negotiated fail warn info rules"
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
+    r = r["legs"][0] if "legs" in r else r  # report format 2: one run per --protocol-version leg
 except Exception:
     print("- - - - -"); sys.exit()
 c = r.get("counts", {})

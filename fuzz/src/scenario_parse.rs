@@ -42,13 +42,22 @@ pub fn check(text: &str) {
         }
         Ok(s) => {
             assert!(!s.id.is_empty(), "a scenario without an id");
+            // A `negotiate` step opens its own sessions: it is then the only step.
             assert!(
                 matches!(
                     s.steps.first().map(|st| &st.kind),
                     Some(StepKind::Initialize(_))
-                ),
-                "the first step is not initialize: {:?}",
+                ) || s.negotiation().is_some(),
+                "the first step is not initialize, nor a lone negotiate: {:?}",
                 s.steps.first()
+            );
+            assert!(
+                !s.steps
+                    .iter()
+                    .any(|st| matches!(st.kind, StepKind::Negotiate(_)))
+                    || s.steps.len() == 1,
+                "a negotiate step beside others: {:?}",
+                s.steps
             );
             for step in &s.steps {
                 assert!(

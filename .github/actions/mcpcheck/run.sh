@@ -60,9 +60,14 @@ for rev in ${REVISIONS//,/ }; do
     if [ -f "$out/results.json" ]; then
         read -r f w p s < <(python3 -c '
 import json, sys
-r = json.load(open(sys.argv[1]))
-t = r["tally"]
-print(r["counts"]["failures"] + t["fail"], r["counts"]["warnings"] + t["warn"], t["pass"], t["fail"])
+f = w = p = s = 0
+for r in json.load(open(sys.argv[1]))["legs"]:  # format 2: a leg per revision
+    if "not_spoken" in r:
+        continue
+    t = r["tally"]
+    f += r["counts"]["failures"] + t["fail"]; w += r["counts"]["warnings"] + t["warn"]
+    p += t["pass"]; s += t["fail"]
+print(f, w, p, s)
 ' "$out/results.json") || { f=0 w=0 p=0 s=0; worst=2; }
         failures=$((failures + f)) warnings=$((warnings + w)) passed=$((passed + p)) failed=$((failed + s))
     fi

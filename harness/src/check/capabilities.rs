@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{Finding, Severity, rules};
+use super::{Finding, rules};
 use crate::protocol::Revision;
 
 /// Checks a server notification against the capabilities the server declared at
@@ -39,18 +39,13 @@ pub fn server_notification(
         Some(sub) => format!("{area}.{sub}: true"),
         None => area.to_owned(),
     };
-    let mut f = Finding::new(
+    let f = Finding::new(
         &rules::LIFECYCLE_SERVER_CAPABILITY,
         revision,
         format!("the server sent `{method}` without declaring `capabilities.{needed}`"),
     )
     .pointer(format!("{base}/method"))
     .expected(format!("no `{method}`, or `{needed}` at initialize"));
-    if revision < Revision::V2025_06_18 {
-        // "Both parties SHOULD ... only use capabilities that were successfully
-        // negotiated" until 2025-06-18 made it a MUST.
-        f.severity = Severity::Warning;
-    }
     Some(f)
 }
 
@@ -73,19 +68,13 @@ pub fn undeclared_client_feature(
 ) -> Option<(&'static str, Finding)> {
     let cap = client_feature(method)?;
     declared.get(cap).is_none().then(|| {
-        let mut f = Finding::new(
+        let f = Finding::new(
             &rules::LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY,
             revision,
             format!(
                 "the server sent `{method}`, but mcpcheck did not declare the `{cap}` capability"
             ),
         );
-        // basic/lifecycle#operation: "Both parties SHOULD ... Only use capabilities that
-        // were successfully negotiated" until 2025-06-18 made it a MUST.
-        if revision < Revision::V2025_06_18 {
-            f.severity = Severity::Warning;
-            f.message.push_str(&format!(" (a SHOULD in {revision})"));
-        }
         (cap, f)
     })
 }
@@ -93,6 +82,7 @@ pub fn undeclared_client_feature(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Severity;
     use serde_json::json;
 
     const R3: Revision = Revision::V2025_06_18;
@@ -105,11 +95,6 @@ mod tests {
         for old in [Revision::V2024_11_05, Revision::V2025_03_26] {
             let (_, f) = undeclared_client_feature("roots/list", &none, old).expect("a SHOULD");
             assert_eq!(f.severity, Severity::Warning, "{old}");
-            assert!(
-                f.message.ends_with(&format!("(a SHOULD in {old})")),
-                "{}",
-                f.message
-            );
         }
     }
 

@@ -8,6 +8,8 @@ pub mod capabilities;
 pub mod completion;
 pub mod jsonrpc;
 pub mod lifecycle;
+pub mod logging;
+pub mod negotiation;
 pub mod progress;
 pub mod rules;
 pub mod schema;

@@ -11,13 +11,17 @@ use Revision::{
     V2024_11_05 as R1, V2025_03_26 as R2, V2025_06_18 as R3, V2025_11_25 as R4, V2026_07_28 as R5,
 };
 
+/// A row: `NAME = "id", Severity, [since => section, ...], "summary";`. A rule whose
+/// wording changed between revisions gives its severity per revision after the newest one:
+/// `Failure { R1 => Warning, R3 => Failure }` (a SHOULD until 2025-06-18 made it a MUST).
 macro_rules! rules {
-    ($($name:ident = $id:literal, $sev:ident, [$($since:ident => $section:literal),+], $summary:literal;)*) => {
+    ($($name:ident = $id:literal, $sev:ident $({$($sev_since:ident => $sev_then:ident),+})?, [$($since:ident => $section:literal),+], $summary:literal;)*) => {
         $(
             #[doc = $summary]
             pub const $name: Rule = Rule {
                 id: $id,
                 severity: Severity::$sev,
+                severities: &[$($(($sev_since, Severity::$sev_then)),+)?],
                 sections: &[$(($since, $section)),+],
                 summary: $summary,
             };
@@ -88,15 +92,17 @@ rules! {
         "2026-07-28: change notifications (`notifications/*/list_changed`, `notifications/resources/updated`) go only to a `subscriptions/listen` stream that asked for them.";
     STATELESS_INPUT_REQUIRED = "stateless.input-required", Failure, [R5 => "basic/patterns/mrtr#server-requirements-basic-workflow"],
         "2026-07-28: an `input_required` result answers only `tools/call`, `prompts/get` or `resources/read`, carries `inputRequests` or `requestState`, and asks only for client features the request declared.";
+    LOGGING_AT_OR_ABOVE_SET_LEVEL = "logging.at-or-above-set-level", Warning, [R1 => "server/utilities/logging#message-flow"],
+        "After `logging/setLevel` is answered, the server sends `notifications/message` only at that level or above (the message flow's \"only sends error level and above\": should).";
     STATELESS_LOG_AT_OR_ABOVE_LEVEL = "stateless.log-at-or-above-level", Warning, [R5 => "server/utilities/logging#per-request-log-level"],
         "2026-07-28: log messages for a request are at or above the level its `_meta` asked for (the spec allows those; it gives no keyword for the rest: should).";
     STATELESS_LOG_REQUESTED_ONLY = "stateless.log-requested-only", Failure, [R5 => "server/utilities/logging#per-request-log-level"],
         "2026-07-28: no `notifications/message` for a request whose `_meta` does not set `io.modelcontextprotocol/logLevel`.";
-    LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],
+    LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],
         "The server must only use client features (roots, sampling, elicitation) the client declared.";
     LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, [R1 => "basic/lifecycle#initialization"],
         "Before `notifications/initialized` the server should send only pings and logging.";
-    LIFECYCLE_SERVER_CAPABILITY = "lifecycle.server-capability-respected", Failure, [R1 => "basic/lifecycle#operation", R5 => "basic/patterns/subscriptions"],
+    LIFECYCLE_SERVER_CAPABILITY = "lifecycle.server-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation", R5 => "basic/patterns/subscriptions"],
         "The server only uses capabilities it declared: no `notifications/*/list_changed` without `listChanged`, no `notifications/message` without `logging` (a MUST from 2025-06-18, a SHOULD before).";
     PROGRESS_ACTIVE_TOKEN = "progress.active-token", Failure, [R1 => "basic/utilities/progress#behavior-requirements", R5 => "basic/patterns/progress"],
         "Progress notifications only reference the progressToken of a request still in progress.";
@@ -163,7 +169,53 @@ mod tests {
             for rev in Revision::ALL {
                 assert!(!r.section(rev).is_empty());
             }
+            // Per-revision severities: in order, and ending at the rule's own (newest) one.
+            assert!(
+                r.severities.windows(2).all(|w| w[0].0 < w[1].0),
+                "{}: severities out of order",
+                r.id
+            );
+            if let Some((_, last)) = r.severities.last() {
+                assert_eq!(
+                    *last, r.severity,
+                    "{}: the newest wording is `severity`",
+                    r.id
+                );
+            }
         }
+    }
+
+    #[test]
+    fn severity_follows_the_revision_where_the_wording_changed() {
+        use Severity::{Failure, Warning};
+        // "Both parties SHOULD ... Only use capabilities that were successfully negotiated"
+        // (2024-11-05, 2025-03-26); a MUST from 2025-06-18.
+        for rule in [
+            &LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY,
+            &LIFECYCLE_SERVER_CAPABILITY,
+        ] {
+            let at: Vec<_> = Revision::ALL.map(|r| rule.severity_at(r)).to_vec();
+            assert_eq!(
+                at,
+                [Warning, Warning, Failure, Failure, Failure],
+                "{}",
+                rule.id
+            );
+            let finding = super::super::Finding::new(rule, Revision::V2025_03_26, "m");
+            assert_eq!(finding.severity, Warning);
+        }
+        // A rule without per-revision severities has its own in every revision.
+        assert!(
+            Revision::ALL
+                .iter()
+                .all(|r| JSONRPC_ID_ECHOED.severity_at(*r) == Failure)
+        );
+        let should = &JSONRPC_METHOD_NOT_FOUND_CODE;
+        assert!(
+            Revision::ALL
+                .iter()
+                .all(|r| should.severity_at(*r) == Warning)
+        );
     }
 
     #[test]

@@ -45,9 +45,19 @@ pub struct RunArgs {
     /// Skip scenarios whose id matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// Scenarios run in parallel, each with its own server (default: number of cores).
+    /// Run a named selection of scenarios: `official-fixture` keeps those standing for the
+    /// official suite's scenarios (their `official` ids), for an SDK's fixture server.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub profile: Option<crate::scenario::official::Profile>,
+    /// Scenarios run in parallel (default: number of cores).
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Start a fresh server for every scenario. By default, over stdio, scenarios that
+    /// only read (the default handshake, then list/get/read/ping requests) share a server
+    /// per worker; a shared server that misbehaves is replaced. Implied by
+    /// `--deterministic` (which scenario opens a shared session depends on timing).
+    #[arg(long)]
+    pub isolate: bool,
     /// Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all
     /// (except destructiveHint).
     #[arg(long, value_enum, default_value_t = ToolPolicy::Readonly)]

@@ -93,6 +93,8 @@ pub struct RunSection {
     pub kill_wait: Option<String>,
     /// `--jobs`.
     pub jobs: Option<usize>,
+    /// `--isolate`.
+    pub isolate: Option<bool>,
     /// `--call-tools`.
     pub call_tools: Option<String>,
     /// `--fail-on`.
@@ -279,6 +281,7 @@ pub fn apply(
     {
         args.protocol.protocol_version = v
             .parse()
+            .map(Some)
             .map_err(|e| UsageError(format!("[run] protocol-version = {v:?}: {e}")))?;
     }
     let duration = |id: &str, key: &str, value: &Option<String>, slot: &mut std::time::Duration| {
@@ -305,6 +308,11 @@ pub fn apply(
     duration("deadline", "deadline", &r.deadline, &mut args.deadline)?;
     if !from_cli("jobs") && r.jobs.is_some() {
         args.jobs = r.jobs;
+    }
+    if !from_cli("isolate")
+        && let Some(isolate) = r.isolate
+    {
+        args.isolate = isolate;
     }
     if let Some(policy) = r.call_tools.as_ref().filter(|_| !from_cli("call_tools")) {
         args.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(policy, true)
@@ -415,9 +423,12 @@ command = ["python3", "server.py"]
 # foreign-token-env = "MCP_FOREIGN_TOKEN"
 
 [run]
-# Protocol revision to request: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, the stateless
-# 2026-07-28, or "auto" (ask the server with server/discover and initialize, run at the newest).
-# protocol-version = "2025-11-25"
+# Protocol revisions to check, each a leg of the run: one of 2024-11-05, 2025-03-26,
+# 2025-06-18, 2025-11-25, the stateless 2026-07-28, a comma-separated list of them, "all",
+# "auto" (ask the server with server/discover and initialize, run at the newest), or "eras"
+# (the default: the newest handshake revision the server negotiates, plus 2026-07-28 when
+# server/discover lists it).
+# protocol-version = "2025-11-25,2026-07-28"
 # How long to wait for each response, and for `initialize` (which includes start-up).
 # timeout = "10s"
 # startup-timeout = "30s"
@@ -426,8 +437,10 @@ command = ["python3", "server.py"]
 # kill-wait = "2s"
 # The whole run's budget: when it passes, running scenarios are cut off, the rest blocked.
 # deadline = "10m"
-# Scenarios run in parallel, each with its own server (default: number of cores).
+# Scenarios run in parallel (default: number of cores).
 # jobs = 4
+# A fresh server for every scenario (by default scenarios that only read share one).
+# isolate = true
 # Which tools scenarios may call: none, readonly (annotated readOnlyHint) or all. The
 # default calls only tools that say they are read-only: safe against any server. For your
 # own server in CI (a test instance whose tools may run), "all" exercises every check that

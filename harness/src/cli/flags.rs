@@ -55,10 +55,13 @@ pub struct HttpFlags {
 #[derive(Debug, Args)]
 pub struct ProtocolFlags {
     /// Protocol revision to request (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or the
-    /// stateless 2026-07-28); `run` also takes `auto`: probe with server/discover and
-    /// initialize, print what the server supports, and run at the newest revision it shares.
-    #[arg(long, value_name = "REVISION", default_value_t = RevisionArg::Exact(Revision::DEFAULT))]
-    pub protocol_version: RevisionArg,
+    /// stateless 2026-07-28; fuzz and snapshot default to 2025-11-25). `run` also takes a
+    /// comma-separated list or `all` (one leg per revision), `auto` (probe with
+    /// server/discover and initialize, run at the newest revision the server shares) and
+    /// `eras`, its default: a leg for the newest handshake revision the server negotiates
+    /// and one for 2026-07-28 when server/discover lists it.
+    #[arg(long, value_name = "REVISION")]
+    pub protocol_version: Option<RevisionArg>,
     /// How long to wait for the first response, which includes the server's start-up.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
     pub startup_timeout: Duration,
@@ -67,25 +70,58 @@ pub struct ProtocolFlags {
     pub schema_dir: Option<PathBuf>,
 }
 
-/// `--protocol-version`: a revision, or `auto` (ask the server).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl ProtocolFlags {
+    /// The one revision of a command that runs at one (`fuzz`, `snapshot`): the flag's
+    /// revision, or [`Revision::DEFAULT`] when none is given.
+    pub fn single(&self, command: &str) -> Result<Revision, super::UsageError> {
+        match &self.protocol_version {
+            None => Ok(Revision::DEFAULT),
+            Some(RevisionArg::Exact(r)) => Ok(*r),
+            Some(other) => Err(super::UsageError(format!(
+                "--protocol-version {other} is for `mcpcheck run`; {command} needs one revision"
+            ))),
+        }
+    }
+}
+
+/// `--protocol-version`: which revisions `run` checks, each one a leg of the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RevisionArg {
-    /// Probe the server and run at the newest revision it shares.
+    /// Probe the server; one leg at the newest revision it shares.
     Auto,
+    /// Probe the server; a leg per era it speaks (handshake, stateless). `run`'s default.
+    Eras,
     /// This revision.
     Exact(Revision),
+    /// These revisions (two or more, oldest first, each once); `all` is every one.
+    List(Vec<Revision>),
 }
 
 impl std::str::FromStr for RevisionArg {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
         if text.eq_ignore_ascii_case("auto") {
             return Ok(RevisionArg::Auto);
         }
-        text.parse()
-            .map(RevisionArg::Exact)
-            .map_err(|e: crate::protocol::UnknownRevision| e.to_string())
+        if text.eq_ignore_ascii_case("eras") {
+            return Ok(RevisionArg::Eras);
+        }
+        if text.eq_ignore_ascii_case("all") {
+            return Ok(RevisionArg::List(Revision::ALL.to_vec()));
+        }
+        let mut list = text
+            .split(',')
+            .map(|part| part.trim().parse::<Revision>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{e}; or a comma-separated list of them, all, auto or eras"))?;
+        list.sort();
+        list.dedup();
+        match list.as_slice() {
+            [one] => Ok(RevisionArg::Exact(*one)),
+            _ => Ok(RevisionArg::List(list)),
+        }
     }
 }
 
@@ -93,7 +129,13 @@ impl std::fmt::Display for RevisionArg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RevisionArg::Auto => f.write_str("auto"),
+            RevisionArg::Eras => f.write_str("eras"),
             RevisionArg::Exact(r) => write!(f, "{r}"),
+            RevisionArg::List(list) if list.as_slice() == Revision::ALL => f.write_str("all"),
+            RevisionArg::List(list) => {
+                let names: Vec<&str> = list.iter().map(|r| r.as_str()).collect();
+                f.write_str(&names.join(","))
+            }
         }
     }
 }
@@ -137,6 +179,22 @@ mod tests {
         );
         let e = "2025-13-01".parse::<RevisionArg>().unwrap_err();
         assert!(e.contains("2025-11-25"), "{e}");
+        assert_eq!(
+            "2026-07-28, 2025-11-25,2026-07-28".parse::<RevisionArg>(),
+            Ok(RevisionArg::List(vec![
+                Revision::V2025_11_25,
+                Revision::V2026_07_28
+            ]))
+        );
+        assert_eq!(
+            "2025-06-18,2025-06-18".parse::<RevisionArg>(),
+            Ok(RevisionArg::Exact(Revision::V2025_06_18))
+        );
+        let all = "all".parse::<RevisionArg>().unwrap();
+        assert_eq!(all, RevisionArg::List(Revision::ALL.to_vec()));
+        assert_eq!(all.to_string(), "all");
+        assert_eq!("Eras".parse::<RevisionArg>(), Ok(RevisionArg::Eras));
+        assert!("2025-11-25,nope".parse::<RevisionArg>().is_err());
     }
 
     #[test]

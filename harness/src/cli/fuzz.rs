@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::UsageError;
-use super::flags::{Format, HttpFlags, ProtocolFlags, RevisionArg, StdioFlags, duration};
+use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
 use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
 use crate::outcome::ToolPolicy;
 use crate::schema::SearchPath;
@@ -75,14 +75,7 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
-    let revision = match args.protocol.protocol_version {
-        RevisionArg::Exact(r) => r,
-        RevisionArg::Auto => {
-            return Err(UsageError(
-                "--protocol-version auto is for `mcpcheck run`; fuzz needs a revision".into(),
-            ));
-        }
-    };
+    let revision = args.protocol.single("fuzz")?;
     let target = match &args.http.url {
         Some(_) => super::resolve::http_target(
             &args.http,

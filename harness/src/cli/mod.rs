@@ -12,6 +12,7 @@ pub mod config;
 pub mod finish;
 pub mod flags;
 pub mod fuzz;
+pub mod legs;
 pub mod list;
 pub mod resolve;
 pub mod run;

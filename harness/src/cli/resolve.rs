@@ -240,9 +240,9 @@ fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageErro
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
     let revision = match args.protocol.protocol_version {
-        RevisionArg::Exact(r) => r,
-        // `run` resolves `auto` to a revision before it gets here.
-        RevisionArg::Auto => Revision::DEFAULT,
+        Some(RevisionArg::Exact(r)) => r,
+        // `run` resolves every leg to one revision before it gets here.
+        _ => Revision::DEFAULT,
     };
     let session = SessionConfig {
         revision,

@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use super::flags::{Format, RevisionArg};
-use super::{EXIT_ERROR, EXIT_FINDINGS, RunArgs, config, finish, resolve};
-use crate::outcome::{Comparison, RunVerdict};
+use super::finish::LegEnd;
+use super::flags::Format;
+use super::{EXIT_ERROR, EXIT_FINDINGS, RunArgs, config, finish, legs, resolve};
+use crate::outcome::{Comparison, RunReport, RunVerdict};
 use crate::protocol::Revision;
 use crate::report::aggregate::Aggregator;
 use crate::report::human::{self, Detail};
@@ -18,7 +19,6 @@ use crate::runner::events::{Emitter, Event, EventSink};
 use crate::runner::probe::ProbeConfig;
 use crate::runner::run::RunPlan;
 use crate::scenario::exec::ExecConfig;
-use crate::schema::{SchemaStore, SearchPath};
 
 /// Runs `mcpcheck run` with `args` (`matches` tells flags given from defaults, for the
 /// config file).
@@ -37,101 +37,109 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
     outcome
 }
 
-/// The run itself, once the server is known.
+/// The run itself, once the server is known: a leg per revision, then the reports of the
+/// whole matrix and the exit code over every leg.
 async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
-    let auto = args.protocol.protocol_version == RevisionArg::Auto;
-    if auto {
-        args.protocol.protocol_version = RevisionArg::Exact(Revision::DEFAULT);
-    }
-    let (mut probe, search) = resolve::run(&args)?;
-    if auto {
-        probe = auto_revision(&mut args, probe, search.clone()).await?;
-    }
-    probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
-    let scenarios =
-        resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
-    let scenarios = super::ci::partition(&args.ci, scenarios);
-    let store = Arc::new(super::ci::schema_store(&args.ci, search, probe.session.revision).await?);
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
+    // Usage errors first, before any probe starts a server.
+    let tool_args = Arc::new({
+        let mut all = args.tool_args_inline.clone();
+        all.extend(resolve::tool_args(args.tool_args.as_deref())?);
+        all
     });
-    // A bearer token never leaves the process, whatever echoed it: every report file and
-    // every printed line goes through this.
-    let secrets = probe.target.secrets().to_vec();
-    let redact = move |text: &str| crate::transport::http::redact(text, &secrets);
-    let aggregator = Arc::new(Aggregator::new(
-        scenarios.iter().map(|s| s.id.clone()).collect(),
-    ));
-    let sinks = Sinks::attach(&args, scenarios.len(), &redact, aggregator.clone())?;
-    let exec = Arc::new(ExecConfig {
-        target: probe.target.clone(),
-        session: probe.session.clone(),
-        tools: args.call_tools,
-        tool_args: Arc::new({
-            let mut all = args.tool_args_inline.clone();
-            all.extend(resolve::tool_args(args.tool_args.as_deref())?);
-            all
-        }),
-    });
-    let plan = RunPlan {
-        probe,
-        exec,
-        scenarios,
-        jobs,
-        deadline: args.deadline,
-    };
-    if let Err(e) = crate::runner::run::run(&plan, store.clone(), &sinks.events).await {
-        sinks.events.emit(Event::HarnessError {
-            scenario: None,
-            reason: redact(&e.to_string()),
-        });
-        return Err(e.into());
+    let planned = legs::plan(&mut args).await?;
+    let multi = planned.len() > 1;
+    // The sinks are resolved at a revision that resolves (secrets do not depend on it).
+    if let Some(r) = planned.iter().find_map(|p| match p {
+        legs::Planned::Run(r) => Some(*r),
+        legs::Planned::NotSpoken(..) => None,
+    }) {
+        legs::at(&mut args, r)?;
     }
-    let mut report = aggregator
-        .finish()
-        .context("the run ended without a protocol sweep")?;
-    if let Some(dir) = &args.snapshot_dir {
-        report.add_snapshot(snapshot(&args, &plan.probe, dir).await?);
+    let sinks = Sinks::attach(&args)?;
+    let mut ends = Vec::new();
+    let mut emitters = Vec::new();
+    let mut redact_all: Option<Redactor> = None;
+    for (n, planned) in planned.into_iter().enumerate() {
+        let revision = match planned {
+            legs::Planned::NotSpoken(revision, reason) => {
+                if multi {
+                    sinks.terminal.print(&format!(
+                        "{}== {revision}: not spoken: {reason}\n",
+                        if n > 0 { "\n" } else { "" }
+                    ));
+                }
+                ends.push(LegEnd::NotSpoken { revision, reason });
+                continue;
+            }
+            legs::Planned::Run(revision) => revision,
+        };
+        if multi {
+            sinks.terminal.print(&format!(
+                "{}== {revision} ==\n",
+                if n > 0 { "\n" } else { "" }
+            ));
+        }
+        let take_snapshot = ends.iter().all(|e| !matches!(e, LegEnd::Ran(_)));
+        let ran = leg(&mut args, revision, &sinks, &tool_args, take_snapshot).await?;
+        sinks.terminal.print(&human::footer(&ran.report));
+        redact_all.get_or_insert(ran.redact.clone());
+        emitters.push(ran.events);
+        ends.push(LegEnd::Ran(Box::new(ran.report)));
     }
-    super::ci::settle_schema(&store)?;
+    let redact = redact_all.unwrap_or_else(|| Arc::new(Vec::new()));
+    let redact = move |text: &str| crate::transport::http::redact(text, &redact);
     let done = finish::finish(
-        report,
+        ends,
         &args.reports,
         args.protocol.schema_dir.as_deref(),
         &redact,
     )?;
-    let report = &done.report;
-    sinks.events.emit(Event::RunFinished {
-        verdict: if done.input().passes() {
-            RunVerdict::Pass
-        } else {
-            RunVerdict::Fail
-        },
-        tally: report.tally,
-        duration_ms: report.duration_ms,
-    });
+    let ran: Vec<&finish::Finished> = done.legs.iter().filter_map(|l| l.as_ref().ok()).collect();
+    for (finished, events) in ran.iter().zip(&emitters) {
+        let report = &finished.report;
+        events.emit(Event::RunFinished {
+            verdict: if finished.input().passes() {
+                RunVerdict::Pass
+            } else {
+                RunVerdict::Fail
+            },
+            tally: report.tally,
+            duration_ms: report.duration_ms,
+        });
+    }
     for j in &sinks.jsonl {
         j.finish()?;
     }
+    let matrix = done.matrix();
     let mut after = String::new();
-    if let Some(c) = &report.snapshot {
-        after.push_str(&human::snapshot(c, true, "snapshot "));
+    for f in &ran {
+        if let Some(c) = &f.report.snapshot {
+            after.push_str(&human::snapshot(c, true, "snapshot "));
+        }
     }
     for note in &done.notes {
         after.push_str(note);
         after.push('\n');
     }
-    // The terminal printed the sweep and each scenario as they ended; the rest follows.
-    sinks
-        .terminal
-        .print(&format!("{}{after}", human::footer(report)));
+    if multi {
+        after.push_str(&crate::report::matrix::terminal_lines(&matrix));
+    }
+    // The terminal printed each leg's sweep, scenarios and verdict as they ended.
+    sinks.terminal.print(&after);
     // The whole summary in suite order, for --output with --format human.
-    let human = || redact(&format!("{}{after}", human::render(report)));
+    let human = || {
+        let mut text = String::new();
+        for f in &ran {
+            if multi {
+                text.push_str(&format!("== {} ==\n", f.report.requested_revision));
+            }
+            text.push_str(&human::render(&f.report));
+        }
+        redact(&format!("{text}{after}"))
+    };
     // anstream strips the colors for NO_COLOR, a non-terminal stdout, or a file.
     let json = || {
-        crate::report::render(crate::report::ReportKind::Json, &done.input()).map(|t| redact(&t))
+        crate::report::render_matrix(crate::report::ReportKind::Json, &matrix).map(|t| redact(&t))
     };
     match (args.format, &args.output) {
         (Format::Human, None) => {}
@@ -143,39 +151,89 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?
         }
     }
-    Ok(if report.has_errors() {
-        ExitCode::from(EXIT_ERROR)
-    } else if done.input().passes() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_FINDINGS)
+    Ok(match crate::report::matrix::exit_code(&matrix) {
+        0 => ExitCode::SUCCESS,
+        2 => ExitCode::from(EXIT_ERROR),
+        _ => ExitCode::from(EXIT_FINDINGS),
     })
 }
 
-/// `--protocol-version auto`: probes what the server speaks (runner::auto), says so on
-/// stderr, and re-resolves the run at the newest shared revision.
-async fn auto_revision(
+/// The secrets every printed line and report file is cleaned of.
+type Redactor = Arc<Vec<String>>;
+
+/// One leg that ran: its report (before the baseline), the emitter that told its events,
+/// and its secrets.
+struct Ran {
+    report: RunReport,
+    events: Emitter,
+    redact: Redactor,
+}
+
+/// Runs one leg: the sweep and the suite at `revision`, told to the sinks and aggregated.
+async fn leg(
     args: &mut RunArgs,
-    legacy: ProbeConfig,
-    search: SearchPath,
-) -> anyhow::Result<ProbeConfig> {
-    args.protocol.protocol_version = RevisionArg::Exact(Revision::V2026_07_28);
-    // `--transport sse` has no stateless form: then only the handshake is probed.
-    let modern = resolve::run(args).ok().map(|(c, _)| c);
-    let store = Arc::new(SchemaStore::new(search));
-    let support = crate::runner::auto::detect(modern.as_ref(), &legacy, store).await;
-    eprintln!("{}", support.summary());
-    let chosen = support.chosen().unwrap_or_else(|| {
-        // Nothing shared: the run at the offered revision gives the verdict (a failed
-        // handshake is a finding, not a usage error).
-        eprintln!("--protocol-version auto: checking at {}", support.offered);
-        support.offered
+    revision: Revision,
+    sinks: &Sinks,
+    tool_args: &Arc<std::collections::BTreeMap<String, serde_json::Value>>,
+    take_snapshot: bool,
+) -> anyhow::Result<Ran> {
+    let (mut probe, search) = legs::at(args, revision)?;
+    probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
+    let scenarios =
+        resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
+    let scenarios = crate::scenario::official::select(args.profile, scenarios);
+    let scenarios = super::ci::partition(&args.ci, scenarios);
+    let store = Arc::new(super::ci::schema_store(&args.ci, search, probe.session.revision).await?);
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
     });
-    args.protocol.protocol_version = RevisionArg::Exact(chosen);
-    match modern {
-        Some(modern) if chosen == Revision::V2026_07_28 => Ok(modern),
-        _ => Ok(resolve::run(args)?.0),
+    // A bearer token never leaves the process, whatever echoed it: every report file and
+    // every printed line goes through this.
+    let secrets: Redactor = Arc::new(probe.target.secrets().to_vec());
+    let aggregator = Arc::new(Aggregator::new(
+        scenarios.iter().map(|s| s.id.clone()).collect(),
+    ));
+    let events = sinks.emitter(aggregator.clone());
+    let exec = Arc::new(ExecConfig {
+        target: probe.target.clone(),
+        session: probe.session.clone(),
+        tools: args.call_tools,
+        tool_args: tool_args.clone(),
+        negotiation: Default::default(),
+        // Which scenario opens a shared session and which reuses one depends on timing
+        // (with more than one job), and so do their transcripts: deterministic output
+        // needs a server per scenario.
+        isolate: args.isolate || args.reports.deterministic,
+    });
+    let plan = RunPlan {
+        probe,
+        exec,
+        scenarios,
+        jobs,
+        deadline: args.deadline,
+    };
+    if let Err(e) = crate::runner::run::run(&plan, store.clone(), &events).await {
+        events.emit(Event::HarnessError {
+            scenario: None,
+            reason: crate::transport::http::redact(&e.to_string(), &secrets),
+        });
+        return Err(e.into());
     }
+    let mut report = aggregator
+        .finish()
+        .context("the run ended without a protocol sweep")?;
+    report.set_fail_on(args.reports.fail_on);
+    if take_snapshot && let Some(dir) = &args.snapshot_dir {
+        report.add_snapshot(snapshot(args, &plan.probe, dir).await?);
+    }
+    super::ci::settle_schema(&store)?;
+    Ok(Ran {
+        report,
+        events,
+        redact: secrets,
+    })
 }
 
 /// `--snapshot-dir`: the server's snapshot compared with the accepted one.
@@ -208,21 +266,22 @@ async fn snapshot(
     Ok(crate::snapshot::compare(&snap, dir, false)?)
 }
 
-/// The event sinks of a run: the terminal (printing unless stdout carries JSON), the
-/// `--report events=PATH` files, and the aggregator that builds the final report.
+/// The event sinks of a run: the terminal (printing unless stdout carries JSON) and the
+/// `--report events=PATH` files, shared by every leg; each leg adds its own aggregator.
 struct Sinks {
-    events: Emitter,
+    shared: Vec<Arc<dyn EventSink>>,
     terminal: Arc<Terminal>,
     jsonl: Vec<Arc<JsonLines>>,
 }
 
 impl Sinks {
-    fn attach<R: Fn(&str) -> String + Send + Sync + Clone + 'static>(
-        args: &RunArgs,
-        planned: usize,
-        redact: &R,
-        aggregator: Arc<Aggregator>,
-    ) -> anyhow::Result<Sinks> {
+    fn attach(args: &RunArgs) -> anyhow::Result<Sinks> {
+        // The terminal and the event log see text before the secrets of a leg are known:
+        // the target's secrets do not depend on the revision, so they are resolved here.
+        let secrets = resolve::run(args)
+            .map(|(probe, _)| probe.target.secrets().to_vec())
+            .unwrap_or_default();
+        let redact = move |text: &str| crate::transport::http::redact(text, &secrets);
         let filter = || -> Filter {
             let redact = redact.clone();
             if args.reports.deterministic {
@@ -245,31 +304,39 @@ impl Sinks {
         let terminal = Arc::new(Terminal::new(
             detail,
             prints,
-            progress_bar(planned, args.reports.quiet),
+            progress_bar(args.reports.quiet),
             filter(),
         ));
-        let mut sinks: Vec<Arc<dyn EventSink>> = vec![terminal.clone(), aggregator];
+        let mut shared: Vec<Arc<dyn EventSink>> = vec![terminal.clone()];
         let mut jsonl = Vec::new();
         for spec in args.reports.reports.iter().filter(|s| s.kind.is_streamed()) {
             let sink = Arc::new(JsonLines::create(&spec.path, filter())?);
-            sinks.push(sink.clone());
+            shared.push(sink.clone());
             jsonl.push(sink);
         }
         Ok(Sinks {
-            events: Emitter::new(sinks),
+            shared,
             terminal,
             jsonl,
         })
     }
+
+    /// The emitter of one leg: the shared sinks and the leg's aggregator.
+    fn emitter(&self, aggregator: Arc<Aggregator>) -> Emitter {
+        let mut sinks = self.shared.clone();
+        sinks.push(aggregator);
+        Emitter::new(sinks)
+    }
 }
 
 /// A progress bar on stderr when it is a terminal (and not --quiet); none otherwise.
-fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+/// Its length is set by each leg's `run_started`.
+fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
-    if quiet || total == 0 || !std::io::stderr().is_terminal() {
+    if quiet || !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = indicatif::ProgressBar::new(total as u64);
+    let bar = indicatif::ProgressBar::new(0);
     let style = indicatif::ProgressStyle::with_template(
         "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} scenarios  {wide_msg}",
     )

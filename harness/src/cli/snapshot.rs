@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 
-use super::flags::{Format, HttpFlags, ProtocolFlags, RevisionArg, StdioFlags, duration};
+use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
 use super::{EXIT_FINDINGS, UsageError, resolve};
 use crate::outcome::{SnapshotStatus, ToolPolicy};
 use crate::session::SessionConfig;
@@ -136,15 +136,7 @@ fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
             calls,
         },
         session: SessionConfig {
-            revision: match args.protocol.protocol_version {
-                RevisionArg::Exact(r) => r,
-                RevisionArg::Auto => {
-                    return Err(UsageError(
-                        "--protocol-version auto is for `mcpcheck run`; snapshot needs a revision"
-                            .into(),
-                    ));
-                }
-            },
+            revision: args.protocol.single("snapshot")?,
             timeout,
             startup_timeout: args.protocol.startup_timeout,
             ..SessionConfig::default()

@@ -195,6 +195,8 @@ impl Fuzzer<'_> {
             },
             tools: ToolPolicy::None,
             tool_args: Default::default(),
+            negotiation: Default::default(),
+            isolate: true,
         };
         let schemas = self.schemas.clone();
         let rule = o.finding.rule.clone();

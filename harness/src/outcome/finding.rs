@@ -9,8 +9,11 @@ use crate::protocol::Revision;
 pub struct Rule {
     /// Stable id, `area.name`.
     pub id: &'static str,
-    /// Failure for a MUST, warning for a SHOULD.
+    /// Failure for a MUST, warning for a SHOULD: as the newest revision words it.
     pub severity: Severity,
+    /// Where the wording changed between revisions: `(first revision, severity)` pairs,
+    /// oldest first (a SHOULD that became a MUST). Empty: `severity` in every revision.
+    pub severities: &'static [(Revision, Severity)],
     /// Where the spec states the rule: `(first revision, page#anchor)` pairs, oldest
     /// first, because sections moved between revisions (`basic/messages` became `basic`).
     pub sections: &'static [(Revision, &'static str)],
@@ -28,6 +31,16 @@ impl Rule {
             .or(self.sections.first())
             .map(|(_, s)| *s)
             .unwrap_or("")
+    }
+
+    /// The severity in `revision`: the newest entry of `severities` not later than it,
+    /// else `severity`.
+    pub fn severity_at(&self, revision: Revision) -> Severity {
+        self.severities
+            .iter()
+            .rev()
+            .find(|(since, _)| *since <= revision)
+            .map_or(self.severity, |(_, s)| *s)
     }
 
     /// The spec URL for this rule in `revision`.
@@ -64,7 +77,7 @@ impl Severity {
 pub struct Finding {
     /// Stable id of the rule, e.g. `stdio.stdout-only-messages`, or a scenario's rule.
     pub rule: String,
-    /// How much it matters (the rule's, unless a revision softens it).
+    /// How much it matters (the rule's in the session's revision).
     pub severity: Severity,
     /// What happened, in one sentence.
     pub message: String,
@@ -109,7 +122,7 @@ impl Finding {
     pub fn new(rule: &Rule, revision: Revision, message: impl Into<String>) -> Self {
         Finding {
             rule: rule.id.to_owned(),
-            severity: rule.severity,
+            severity: rule.severity_at(revision),
             message: message.into(),
             spec: rule.url(revision),
             frame: None,

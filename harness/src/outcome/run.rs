@@ -231,4 +231,4 @@ pub struct StderrSummary {
 }
 
 /// The version of the JSON report's format (`reports/results.schema.json`).
-pub const REPORT_FORMAT_VERSION: u32 = 1;
+pub const REPORT_FORMAT_VERSION: u32 = 2;

@@ -109,6 +109,12 @@ impl Tally {
         t
     }
 
+    /// Scenarios that ran to a verdict of the server (pass, fail or warn): the count the
+    /// revision matrix compares across revisions.
+    pub fn executed(&self) -> usize {
+        self.pass + self.fail + self.warn
+    }
+
     /// Counts one more scenario that ended with `verdict`.
     pub fn add(&mut self, verdict: &Verdict) {
         let slot = match verdict {

@@ -13,6 +13,7 @@ use saphyr::{LoadableYamlNode, Yaml};
 
 pub use super::expected::{Comparison, Entry, Failure};
 use crate::outcome::{RunReport, Verdict};
+use crate::protocol::Revision;
 
 /// A baseline file's problem: exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -119,10 +120,21 @@ impl Baseline {
                 "entry {} ({id}): `reason` is missing: say why the failure is accepted",
                 n + 1
             ))?;
-            if !seen.insert(id.clone()) {
+            let revision = match field("revision") {
+                None => None,
+                Some(r) => Some(
+                    r.parse::<Revision>()
+                        .map_err(|e| format!("entry {} ({id}): `revision`: {e}", n + 1))?,
+                ),
+            };
+            if !seen.insert((id.clone(), revision)) {
                 return Err(format!("entry {}: `{id}` is listed twice", n + 1));
             }
-            entries.push(Entry { id, reason });
+            entries.push(Entry {
+                id,
+                reason,
+                revision,
+            });
         }
         Ok(Baseline { entries, official })
     }
@@ -150,11 +162,11 @@ impl Baseline {
         out.push('\n');
         for e in &self.entries {
             let q = |s: &str| serde_json::to_string(s).expect("strings serialize");
-            out.push_str(&format!(
-                "  - id: {}\n    reason: {}\n",
-                q(&e.id),
-                q(&e.reason)
-            ));
+            out.push_str(&format!("  - id: {}\n", q(&e.id)));
+            if let Some(r) = e.revision {
+                out.push_str(&format!("    revision: \"{r}\"\n"));
+            }
+            out.push_str(&format!("    reason: {}\n", q(&e.reason)));
         }
         out
     }
@@ -217,6 +229,7 @@ impl Baseline {
                 .map(|id| Entry {
                     reason: super::baseline_official::REASON.to_owned(),
                     id,
+                    revision: None,
                 })
                 .collect();
             let mut c = Comparison::default();
@@ -242,6 +255,7 @@ impl Baseline {
                     .map(|r| (*r).to_owned())
                     .unwrap_or_else(|| format!("TODO: why is this accepted? ({})", f.what)),
                 id: f.id,
+                revision: None,
             })
             .collect();
         // Keep entries this run could not confirm (scenarios not selected, skipped).
@@ -259,6 +273,69 @@ impl Baseline {
         );
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         Baseline { entries, official }
+    }
+}
+
+/// The expected failures of a revision matrix: each leg compared with the entries for its
+/// revision and the unqualified ones (an old single-revision file applies to every leg).
+/// An unqualified entry some leg fails is confirmed: the legs where it passes do not make
+/// it stale, since a failure of one era need not exist in the other.
+pub fn compare_legs(base: &Baseline, legs: &[&RunReport]) -> Vec<Comparison> {
+    let mut all: Vec<Comparison> = legs
+        .iter()
+        .map(|r| base.for_leg(r.requested_revision).compare(r))
+        .collect();
+    let confirmed: std::collections::BTreeSet<String> = all
+        .iter()
+        .flat_map(|c| &c.expected)
+        .filter(|e| e.revision.is_none())
+        .map(|e| e.id.clone())
+        .collect();
+    for c in &mut all {
+        c.stale
+            .retain(|e| e.revision.is_some() || !confirmed.contains(&e.id));
+    }
+    all
+}
+
+/// `--update-baseline` over a revision matrix: one leg keeps the old unqualified format;
+/// several legs name each entry's leg with `revision:`.
+pub fn update_legs(base: &Baseline, legs: &[&RunReport]) -> Baseline {
+    let mut merged = Baseline {
+        entries: Vec::new(),
+        official: None,
+    };
+    for r in legs {
+        let new = base.for_leg(r.requested_revision).updated(r);
+        merged.official = merged.official.or(new.official);
+        merged.entries.extend(new.entries.into_iter().map(|mut e| {
+            if legs.len() > 1 {
+                e.revision = Some(r.requested_revision);
+            }
+            e
+        }));
+    }
+    merged
+        .entries
+        .sort_by(|a, b| (&a.id, a.revision).cmp(&(&b.id, b.revision)));
+    merged
+        .entries
+        .dedup_by(|a, b| a.id == b.id && a.revision == b.revision);
+    merged
+}
+
+impl Baseline {
+    /// The entries that apply to the leg at `revision`: its own and the unqualified ones.
+    pub fn for_leg(&self, revision: Revision) -> Baseline {
+        Baseline {
+            entries: self
+                .entries
+                .iter()
+                .filter(|e| e.revision.is_none_or(|r| r == revision))
+                .cloned()
+                .collect(),
+            official: self.official.clone(),
+        }
     }
 }
 

@@ -84,7 +84,11 @@ pub fn parse(doc: &Yaml) -> Result<Option<Vec<Entry>>, String> {
                     list.join(", ")
                 ),
             };
-            Entry { id, reason }
+            Entry {
+                id,
+                reason,
+                revision: None,
+            }
         })
         .collect();
     Ok(Some(entries))

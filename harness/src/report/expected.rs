@@ -11,6 +11,9 @@ pub struct Entry {
     pub id: String,
     /// Why the failure is accepted.
     pub reason: String,
+    /// The leg it is accepted in (`revision:` in the file); `None`: every leg.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<crate::protocol::Revision>,
 }
 
 /// How the run compares with the baseline.

@@ -15,6 +15,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::Input;
+use super::matrix::{Leg, LegRow, Matrix};
 use super::summary::{self, AreaTotals};
 use crate::outcome::{
     Counts, Direction, Entry, Finding, RunVerdict, SchemaStatus, StepStatus, Tally,
@@ -68,9 +69,29 @@ fn script_hash() -> String {
     )
 }
 
+/// The whole page: the verdict over every leg, the matrix table, each leg.
 #[derive(Serialize)]
 struct Page {
     title: String,
+    verdict: &'static str,
+    verdict_text: String,
+    /// One row per leg; empty when the run has one leg (its header says it all).
+    matrix: Vec<LegRow>,
+    /// Sections (the sweep and the scenarios) over every leg, for the filter's count.
+    total_sections: usize,
+    legs: Vec<LegPage>,
+    style: &'static str,
+    script: &'static str,
+    script_hash: String,
+}
+
+/// One leg: the run at one revision.
+#[derive(Default, Serialize)]
+struct LegPage {
+    /// The revision asked for (headings and anchors).
+    requested: String,
+    /// Why the leg did not run: the server does not speak its revision.
+    not_spoken: Option<String>,
     verdict: &'static str,
     verdict_text: String,
     server: String,
@@ -86,6 +107,8 @@ struct Page {
     counts: Counts,
     tally: Tally,
     areas: Vec<AreaTotals>,
+    /// The "official checks" table (empty unless the server is an official fixture).
+    official: Vec<super::official_checks::OfficialRow>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
     snapshot: Option<crate::snapshot::Comparison>,
     stderr_bytes: u64,
@@ -93,9 +116,6 @@ struct Page {
     shutdown: Option<String>,
     baseline: Option<BaselineView>,
     sections: Vec<Section>,
-    style: &'static str,
-    script: &'static str,
-    script_hash: String,
 }
 
 #[derive(Serialize)]
@@ -316,7 +336,8 @@ fn events(entries: &[Entry], det: bool) -> Vec<String> {
         .collect()
 }
 
-fn page(input: &Input<'_>) -> Page {
+/// A leg's page; `prefix` keeps its anchors apart from the other legs'.
+fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
     let r = input.run;
     let det = input.deterministic;
     let passes = input.passes();
@@ -332,7 +353,7 @@ fn page(input: &Input<'_>) -> Page {
     let mut sections = Vec::new();
     let sweep_findings: Vec<&Finding> = r.findings.iter().collect();
     sections.push(Section {
-        anchor: "s0".into(),
+        anchor: format!("{prefix}s0"),
         id: "protocol sweep".into(),
         title: "Handshake, ping and the list methods of every declared capability".into(),
         verdict: if r.counts.failures > 0 {
@@ -374,7 +395,7 @@ fn page(input: &Input<'_>) -> Page {
         stderr: None,
     });
     for (n, o) in r.scenarios.iter().enumerate() {
-        let anchor = format!("s{}", n + 1);
+        let anchor = format!("{prefix}s{}", n + 1);
         let all: Vec<&Finding> = o.findings.iter().chain(&o.protocol).collect();
         let mut notes: Vec<String> = o
             .unchecked
@@ -409,8 +430,9 @@ fn page(input: &Input<'_>) -> Page {
         });
     }
     let profile = r.profile.as_ref();
-    Page {
-        title: format!("mcpcheck report: {}", r.server),
+    LegPage {
+        requested: r.requested_revision.to_string(),
+        not_spoken: None,
         verdict,
         verdict_text,
         server: r.server.clone(),
@@ -444,6 +466,7 @@ fn page(input: &Input<'_>) -> Page {
         counts: r.counts,
         tally: r.tally,
         areas: summary::by_area(&r.scenarios),
+        official: super::official_checks::rows(&r.scenarios),
         snapshot: r.snapshot.clone(),
         stderr_bytes: r.stderr.bytes,
         stderr_tail: r.stderr.tail.clone(),
@@ -483,16 +506,71 @@ fn page(input: &Input<'_>) -> Page {
                 .collect(),
         }),
         sections,
+    }
+}
+
+/// The page of a run: one leg as it always was, or a matrix table and a section per leg.
+fn page(m: &Matrix<'_>) -> Page {
+    let single = m.single().is_some();
+    let legs: Vec<LegPage> = m
+        .legs
+        .iter()
+        .map(|leg| match leg {
+            Leg::Ran(input) if single => leg_page(input, ""),
+            Leg::Ran(input) => leg_page(input, &format!("r{}-", input.run.requested_revision)),
+            Leg::NotSpoken { revision, reason } => not_spoken(*revision, reason),
+        })
+        .collect();
+    let (verdict, verdict_text) = match (single, legs.first()) {
+        (true, Some(leg)) => (leg.verdict, leg.verdict_text.clone()),
+        _ => match super::matrix::exit_code(m) {
+            0 => ("pass", "PASS".to_owned()),
+            2 => ("error", "ERROR: harness or scenario problems".to_owned()),
+            _ => ("fail", "FAIL".to_owned()),
+        },
+    };
+    Page {
+        title: legs
+            .first()
+            .map(|l| format!("mcpcheck report: {}", l.server))
+            .unwrap_or_else(|| "mcpcheck".into()),
+        verdict,
+        verdict_text,
+        matrix: if single { Vec::new() } else { m.rows() },
+        total_sections: legs.iter().map(|l| l.sections.len()).sum(),
+        legs,
         style: STYLE,
         script: SCRIPT,
         script_hash: script_hash(),
     }
 }
 
-/// Renders the HTML report.
+/// A leg that did not run, and why.
+fn not_spoken(revision: crate::protocol::Revision, reason: &str) -> LegPage {
+    LegPage {
+        requested: revision.to_string(),
+        not_spoken: Some(reason.to_owned()),
+        verdict: "skip",
+        verdict_text: "NOT SPOKEN".into(),
+        revision: revision.to_string(),
+        requested_revision: revision.to_string(),
+        version: env!("CARGO_PKG_VERSION"),
+        format_version: crate::outcome::REPORT_FORMAT_VERSION,
+        ..LegPage::default()
+    }
+}
+
+/// Renders the HTML report of one leg.
 pub fn render(input: &Input<'_>) -> Result<String, HtmlError> {
+    render_matrix(&Matrix {
+        legs: vec![Leg::Ran(*input)],
+    })
+}
+
+/// Renders the HTML report of a run: every leg of its revision matrix.
+pub fn render_matrix(m: &Matrix<'_>) -> Result<String, HtmlError> {
     let tmpl = environment().get_template("report.html")?;
-    Ok(tmpl.render(minijinja::value::Serde(page(input)))?)
+    Ok(tmpl.render(minijinja::value::Serde(page(m)))?)
 }
 
 #[cfg(test)]

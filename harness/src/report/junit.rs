@@ -13,11 +13,64 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::Input;
+use super::matrix::{Leg, Matrix};
 use super::summary::{self, area};
 use crate::outcome::{Finding, ScenarioOutcome, Severity, StepStatus, Verdict};
 
 /// Renders the JUnit XML document.
 pub fn render(input: &Input<'_>) -> Result<String, quick_junit::SerializeError> {
+    build(input).to_string()
+}
+
+/// The JUnit XML of a revision matrix: one testsuite per leg, named for its revision, whose
+/// testcases are the leg's (classname `<revision>.<area>`); a leg the server does not speak
+/// is a suite with one skipped testcase saying so. A single leg renders as [`render`].
+pub fn render_matrix(m: &Matrix<'_>) -> Result<String, quick_junit::SerializeError> {
+    if let Some(one) = m.single() {
+        return render(one);
+    }
+    let mut report = Report::new("mcpcheck");
+    for leg in &m.legs {
+        let rev = leg.revision();
+        let mut suite = TestSuite::new(format!("mcpcheck {rev}"));
+        suite.add_property(Property::new("revision", rev.as_str()));
+        match leg {
+            Leg::Ran(input) => {
+                let one = build(input);
+                if let Some(time) = one.time {
+                    suite.set_time(time);
+                }
+                for part in one.test_suites {
+                    suite.add_properties(
+                        part.properties
+                            .into_iter()
+                            .filter(|p| p.name.as_str() != "revision"),
+                    );
+                    for mut tc in part.test_cases {
+                        let class = tc.classname.take().map(|c| c.to_string());
+                        tc.set_classname(format!(
+                            "{rev}.{}",
+                            class.unwrap_or(part.name.to_string())
+                        ));
+                        suite.add_test_case(tc);
+                    }
+                }
+            }
+            Leg::NotSpoken { reason, .. } => {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(format!("the server does not speak {rev}: {reason}"));
+                let mut tc = TestCase::new(format!("{rev}/revision"), status);
+                tc.set_classname(format!("{rev}.revision"));
+                suite.add_test_case(tc);
+            }
+        }
+        report.add_test_suite(suite);
+    }
+    report.to_string()
+}
+
+/// The JUnit document of one leg.
+fn build(input: &Input<'_>) -> Report {
     let r = input.run;
     let mut report = Report::new("mcpcheck");
     let time = |ms: u64| {
@@ -84,7 +137,7 @@ pub fn render(input: &Input<'_>) -> Result<String, quick_junit::SerializeError> 
     if let Some(snapshot) = &r.snapshot {
         report.add_test_suite(snapshot_suite(snapshot));
     }
-    report.to_string()
+    report
 }
 
 /// `--snapshot-dir`: one testcase per snapshot area; a change is a failure carrying its diff.

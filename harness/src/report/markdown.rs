@@ -45,6 +45,31 @@ fn link(text: &str, url: &str) -> String {
     }
 }
 
+/// The "official checks" table (see [`super::official_checks`]), when there is one.
+fn official_table(w: &mut String, scenarios: &[crate::outcome::ScenarioOutcome]) {
+    let rows = super::official_checks::rows(scenarios);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(w, "| official check | verdict | mcpcheck scenarios |");
+    let _ = writeln!(w, "|---|---|---|");
+    for row in rows {
+        let named: Vec<String> = row
+            .scenarios
+            .iter()
+            .map(|(id, v)| format!("`{}` {v}", id.replace('`', "'")))
+            .collect();
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} |",
+            escape(&row.id),
+            row.verdict,
+            named.join(", ")
+        );
+    }
+    let _ = writeln!(w);
+}
+
 /// The Markdown report of a run.
 pub fn render(input: &Input<'_>) -> String {
     let r = input.run;
@@ -121,6 +146,7 @@ pub fn render(input: &Input<'_>) -> String {
         }
         let _ = writeln!(w);
     }
+    official_table(w, &r.scenarios);
     if let Some(snapshot) = &r.snapshot {
         let _ = writeln!(w, "| snapshot area | status |");
         let _ = writeln!(w, "|---|---|");

@@ -16,6 +16,8 @@ pub mod json;
 pub mod jsonl;
 pub mod junit;
 pub mod markdown;
+pub mod matrix;
+pub mod official_checks;
 pub mod sarif;
 pub mod summary;
 pub mod terminal;
@@ -191,14 +193,33 @@ pub fn render(kind: ReportKind, input: &Input<'_>) -> Result<String, ReportError
     }
 }
 
-/// Renders and writes every requested report, creating parent directories.
+/// Renders one kind of report of a whole run: every leg of its revision matrix. A run with
+/// one leg renders as that leg does ([`render`]), except JSON, which always lists `legs`.
+pub fn render_matrix(kind: ReportKind, m: &matrix::Matrix<'_>) -> Result<String, ReportError> {
+    let err = |message: String| ReportError::Render {
+        kind: kind.name(),
+        message,
+    };
+    match kind {
+        ReportKind::Html => html::render_matrix(m).map_err(|e| err(format!("{e:#}"))),
+        ReportKind::Junit => junit::render_matrix(m).map_err(|e| err(e.to_string())),
+        ReportKind::Json => matrix::json(m).map_err(|e| err(e.to_string())),
+        ReportKind::Markdown => Ok(matrix::markdown(m)),
+        ReportKind::Sarif => matrix::sarif(m).map_err(|e| err(e.to_string())),
+        ReportKind::Events => Err(err(
+            "the events report is written while the run goes, not rendered after it".into(),
+        )),
+    }
+}
+
+/// Renders and writes every requested report of a run, creating parent directories.
 pub fn write_all(
     specs: &[ReportSpec],
-    input: &Input<'_>,
+    m: &matrix::Matrix<'_>,
     redact: &dyn Fn(&str) -> String,
 ) -> Result<(), ReportError> {
     for spec in specs.iter().filter(|s| !s.kind.is_streamed()) {
-        let text = redact(&render(spec.kind, input)?);
+        let text = redact(&render_matrix(spec.kind, m)?);
         write_file(&spec.path, &text)?;
     }
     Ok(())

@@ -176,12 +176,12 @@ fn descriptor(
     let text = |t: String| MultiformatMessageString::builder().text(t).build();
     let (severity, short, full, help_uri) = match rules::ALL.iter().find(|rule| rule.id == f.rule) {
         Some(rule) => (
-            rule.severity,
+            rule.severity_at(r.revision),
             rule.summary.to_owned(),
             format!(
                 "{} Breaking it is {}.",
                 rule.summary,
-                spec_words(rule.severity)
+                spec_words(rule.severity_at(r.revision))
             ),
             rule.url(r.revision),
         ),

@@ -10,7 +10,9 @@
 //! 2. `initialize` offering the newest handshake revision; the answer's `protocolVersion`
 //!    is the handshake revision it negotiates.
 //!
-//! The run then speaks the newest revision the server supports.
+//! `auto` then speaks the newest revision the server supports; `eras` (the default) runs a
+//! leg for each of the two. [`speaks`] asks about one revision of a `--protocol-version`
+//! list.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -78,8 +80,36 @@ impl Support {
         modern.or(legacy)
     }
 
-    /// One paragraph for the terminal: what each probe saw and what the run will speak.
+    /// The legs of `--protocol-version eras`: the handshake revision the server negotiated
+    /// and 2026-07-28 when discovery lists it, oldest first; empty when neither probe found
+    /// a revision mcpcheck speaks.
+    pub fn eras(&self) -> Vec<Revision> {
+        let legacy = match &self.handshake {
+            Handshaken::Negotiated(v) => v.parse::<Revision>().ok().filter(|r| r.has_handshake()),
+            Handshaken::Refused(_) => None,
+        };
+        let modern = match &self.discover {
+            Discover::Modern { supported } => supported
+                .iter()
+                .filter_map(|v| v.parse::<Revision>().ok())
+                .filter(|r| !r.has_handshake())
+                .max(),
+            Discover::Legacy(_) => None,
+        };
+        legacy.into_iter().chain(modern).collect()
+    }
+
+    /// One paragraph for the terminal: what each probe saw and what `auto` will speak.
     pub fn summary(&self) -> String {
+        let chosen = match self.chosen() {
+            Some(r) => format!("running at {r}"),
+            None => "no revision mcpcheck speaks".to_owned(),
+        };
+        format!("--protocol-version auto: {}; {chosen}", self.seen())
+    }
+
+    /// What each probe saw, in a line.
+    pub fn seen(&self) -> String {
         let discover = match &self.discover {
             Discover::Modern { supported } => {
                 format!("server/discover: supports {}", supported.join(", "))
@@ -92,11 +122,7 @@ impl Support {
             }
             Handshaken::Refused(why) => format!("initialize offering {}: {why}", self.offered),
         };
-        let chosen = match self.chosen() {
-            Some(r) => format!("running at {r}"),
-            None => "no revision mcpcheck speaks".to_owned(),
-        };
-        format!("--protocol-version auto: {discover}; {handshake}; {chosen}")
+        format!("{discover}; {handshake}")
     }
 }
 
@@ -116,6 +142,34 @@ pub async fn detect(
         discover,
         offered: legacy.session.revision,
         handshake: handshake(legacy, schemas).await,
+    }
+}
+
+/// Whether the server speaks the revision `config` asks for, before its leg runs: `Err`
+/// says how it showed it does not (it negotiated another handshake revision; its
+/// `server/discover` does not list 2026-07-28). A handshake that fails outright is not
+/// taken as an answer: the leg runs and its sweep reports the failure.
+pub async fn speaks(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<(), String> {
+    let wanted = config.session.revision;
+    if wanted.has_handshake() {
+        return match handshake(config, schemas).await {
+            Handshaken::Negotiated(v) if v != wanted.as_str() => Err(format!(
+                "initialize offering {wanted}: the server negotiated {v}"
+            )),
+            _ => Ok(()),
+        };
+    }
+    match discover(config, schemas).await {
+        Discover::Modern { supported } if supported.iter().any(|v| v == wanted.as_str()) => Ok(()),
+        Discover::Modern { supported } => Err(format!(
+            "server/discover lists {}",
+            if supported.is_empty() {
+                "no versions".to_owned()
+            } else {
+                supported.join(", ")
+            }
+        )),
+        Discover::Legacy(why) => Err(format!("server/discover: {why} (a handshake-only server)")),
     }
 }
 
@@ -204,6 +258,7 @@ mod tests {
             Handshaken::Negotiated("2025-11-25".into()),
         );
         assert_eq!(s.chosen(), Some(Revision::V2026_07_28));
+        assert_eq!(s.eras(), [Revision::V2025_11_25, Revision::V2026_07_28]);
         assert!(s.summary().contains("supports 2026-07-28, 2099-01-01"));
         assert!(s.summary().contains("running at 2026-07-28"));
     }
@@ -215,6 +270,7 @@ mod tests {
             Handshaken::Negotiated("2025-06-18".into()),
         );
         assert_eq!(s.chosen(), Some(Revision::V2025_06_18));
+        assert_eq!(s.eras(), [Revision::V2025_06_18]);
         let s = support(
             Discover::Modern {
                 supported: vec!["2099-01-01".into()],
@@ -231,6 +287,7 @@ mod tests {
             Handshaken::Negotiated("1999-01-01".into()),
         );
         assert_eq!(s.chosen(), None);
+        assert!(s.eras().is_empty());
         assert!(s.summary().ends_with("no revision mcpcheck speaks"));
     }
 }

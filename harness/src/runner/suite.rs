@@ -1,4 +1,6 @@
-//! Runs a set of scenarios, each on a fresh server, `jobs` at a time.
+//! Runs a set of scenarios, `jobs` at a time: over stdio those that `scenario::share`
+//! allows on sessions the workers share ([`Pool`]), the rest (and all of them with
+//! `--isolate`, or over HTTP, where a session costs little) each on a fresh server.
 //!
 //! Outcomes leave only as events (`scenario_finished` hands each one to the sinks), so the
 //! terminal, the event log and the report aggregator all see the same thing. A scenario
@@ -13,11 +15,13 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::events::{self, Emitter, Event};
+use super::pool::Pool;
 use super::walls::Walls;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::Revision;
 use crate::scenario::Scenario;
-use crate::scenario::exec::{self, ExecConfig};
+use crate::scenario::exec::{self, ExecConfig, Lease};
+use crate::scenario::share;
 use crate::schema::SchemaStore;
 use crate::transport::StderrExcerpt;
 use crate::transport::stdio::ShutdownWaits;
@@ -72,14 +76,17 @@ pub async fn run(
     let short = walls.ignores_eof().then(|| shortened(&config));
     let revision = config.session.revision;
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
+    let shared: Vec<bool> = scenarios.iter().map(|s| shares(s, &config)).collect();
+    let pool = Arc::new(Pool::new(shared.iter().filter(|s| **s).count()));
     let mut handles = Vec::new();
-    for scenario in scenarios {
+    for (scenario, shared) in scenarios.iter().zip(shared) {
         let scenario = scenario.clone();
         let config = match &short {
             Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
             _ => config.clone(),
         };
         let (schemas, gate, walls) = (schemas.clone(), gate.clone(), walls.clone());
+        let pool = pool.clone();
         let events = events.clone();
         handles.push(tokio::spawn(async move {
             let _permit = gate
@@ -98,12 +105,23 @@ pub async fn run(
                 None
             };
             let outcome = match blocked {
-                Some(reason) => not_run(&scenario, revision, Verdict::Blocked { reason }),
+                Some(reason) => {
+                    if shared {
+                        pool.pass();
+                    }
+                    not_run(&scenario, revision, Verdict::Blocked { reason })
+                }
                 None => {
                     let observer = Arc::new(events.clone());
-                    let run = exec::run_observed(&scenario, &config, schemas, observer);
+                    let lease = if shared { pool.lease() } else { Lease::Fresh };
+                    let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
                     match tokio::time::timeout_at(deadline.at, run).await {
-                        Ok(outcome) => outcome,
+                        Ok((outcome, session)) => {
+                            if let Some(session) = session {
+                                pool.give_back(session);
+                            }
+                            outcome
+                        }
                         Err(_) => not_run(
                             &scenario,
                             revision,
@@ -124,6 +142,22 @@ pub async fn run(
             events::scenario_finished(&events, not_run(s, revision, Verdict::Error { reason }));
         }
     }
+    pool.close().await;
+}
+
+/// Whether `scenario` runs on a shared session: over stdio, without `--isolate`, when it
+/// applies at all and its steps allow it.
+fn shares(scenario: &Scenario, config: &ExecConfig) -> bool {
+    !config.isolate
+        && config.target.kind() == crate::scenario::TransportKind::Stdio
+        && applies(scenario, config)
+        && share::needs_fresh(
+            scenario,
+            config.session.revision,
+            config.tools,
+            !config.tool_args.is_empty(),
+        )
+        .is_none()
 }
 
 /// Whether the scenario would start a server at all (otherwise the executor skips it at

@@ -149,7 +149,7 @@ impl Sent {
     fn walk(&mut self, steps: &[Step]) {
         for step in steps {
             match &step.kind {
-                StepKind::Initialize(Initialize::Handshake(_)) => {
+                StepKind::Initialize(Initialize::Handshake(_)) | StepKind::Negotiate(_) => {
                     self.methods.push("initialize".into())
                 }
                 StepKind::Request(r) => self.request(&r.method.0),

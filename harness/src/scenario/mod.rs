@@ -15,6 +15,7 @@ pub mod model;
 pub mod observe;
 pub mod official;
 pub mod parse;
+pub mod share;
 pub mod synth;
 pub mod template;
 

@@ -3,11 +3,32 @@
 //!
 //! A server listing one of these tools is such a fixture, and the tool does what the
 //! official suite documents for it (return content, log, report progress, fail as a tool
-//! error): no side effects. So the scenarios in `scenarios/official/` may call exactly these
+//! error, ask the client to sample or elicit): no side effects. So the scenarios in `scenarios/official/` may call exactly these
 //! tools under any `--call-tools` but `none`, the way the official suite would, unless the
 //! server itself annotates one `destructiveHint: true`.
 
 use serde_json::Value;
+
+use super::model::Scenario;
+
+/// `--profile`: which scenarios a run keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    /// Only the scenarios that stand for an official suite scenario (`official:` ids): what
+    /// an SDK's CI ran with `@modelcontextprotocol/conformance` against its fixture server.
+    OfficialFixture,
+}
+
+/// The scenarios `profile` keeps (all of them without one).
+pub fn select(profile: Option<Profile>, scenarios: Vec<Scenario>) -> Vec<Scenario> {
+    match profile {
+        None => scenarios,
+        Some(Profile::OfficialFixture) => scenarios
+            .into_iter()
+            .filter(|s| !s.official.is_empty())
+            .collect(),
+    }
+}
 
 /// The fixture tools the official-fixture scenarios call.
 pub const FIXTURE_TOOLS: &[&str] = &[
@@ -19,6 +40,10 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "test_tool_with_logging",
     "test_tool_with_progress",
     "test_error_handling",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
 ];
 
 /// Whether `name` is an official fixture tool that may be called whatever the policy
@@ -48,5 +73,17 @@ mod tests {
         let marked =
             json!({"name": "test_error_handling", "annotations": {"destructiveHint": true}});
         assert!(!callable("test_error_handling", Some(&marked)));
+    }
+
+    #[test]
+    fn the_official_fixture_profile_keeps_the_scenarios_naming_official_ids() {
+        let all = crate::scenario::builtin::scenarios().expect("the built-in suite parses");
+        let kept = select(Some(Profile::OfficialFixture), all.clone());
+        assert!(kept.iter().all(|s| !s.official.is_empty()));
+        let named = all.iter().filter(|s| !s.official.is_empty()).count();
+        assert_eq!(kept.len(), named);
+        assert!(kept.iter().any(|s| s.id == "official/tools-call-sampling"));
+        assert!(kept.iter().any(|s| s.id == "lifecycle/ping-result"));
+        assert_eq!(select(None, all.clone()).len(), all.len());
     }
 }

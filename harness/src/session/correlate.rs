@@ -87,12 +87,17 @@ impl Session {
             .as_ref()
             .and_then(|p| p.pointer("/_meta/progressToken"))
             .cloned();
+        let log_level = (method == "logging/setLevel")
+            .then(|| params.as_ref()?.get("level")?.as_str())
+            .flatten()
+            .and_then(crate::check::stateless::log_rank);
         self.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
                 revision: self.revision,
                 progress_token,
+                log_level,
             },
         );
         self.transcript
@@ -263,8 +268,21 @@ impl Session {
                 method: method.to_owned(),
                 revision: self.revision,
                 progress_token,
+                log_level: None,
             },
         );
+    }
+
+    /// `window`, or the start-up allowance if that is longer and the server has not
+    /// answered anything yet: a response awaited before the first one (a request sent
+    /// before `initialize`) also waits for a slow server to start, as `wait_reply` does,
+    /// so a verdict does not depend on how loaded the machine is.
+    pub fn window_for_first_answer(&mut self, window: Duration) -> Duration {
+        if self.server_up {
+            return window;
+        }
+        self.server_up = true;
+        window.max(self.config.startup_timeout)
     }
 
     /// Waits up to `window` for the response to `id` without treating its absence as a
@@ -427,6 +445,7 @@ impl Session {
         }
         match &response.outcome {
             Outcome::Result(result) => {
+                self.log_level_set = pending.log_level.or(self.log_level_set);
                 let mut result_def = self.result_definition(pending.revision, &pending.method);
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);

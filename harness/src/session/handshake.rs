@@ -32,6 +32,9 @@ impl Session {
             .capabilities
             .clone()
             .unwrap_or_else(|| self.config.client_capabilities.clone());
+        // What was declared is what the server may use: its requests are judged and
+        // answered against this (a scenario declaring `sampling` gets sampling answered).
+        self.config.client_capabilities = capabilities.clone();
         let params = json!({
             "protocolVersion": requested,
             "capabilities": capabilities,

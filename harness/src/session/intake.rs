@@ -108,6 +108,12 @@ impl Session {
                         self.revision,
                     );
                     self.push_all(f, index);
+                    let f = check::logging::below_set_level(
+                        n.params.as_ref(),
+                        self.log_level_set,
+                        self.revision,
+                    );
+                    self.push_all(f, index);
                 }
                 let f = check::stateless::change_notification(
                     &n.method,

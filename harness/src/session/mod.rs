@@ -19,6 +19,7 @@ mod shutdown;
 pub mod stateless;
 pub mod transcript;
 mod validate;
+mod window;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -113,6 +114,9 @@ struct Pending {
     revision: Revision,
     /// The request's `_meta.progressToken`: progress on it restarts the timeout.
     progress_token: Option<Value>,
+    /// For `logging/setLevel`: the rank (in `check::stateless::LOG_LEVELS`) of the level
+    /// it asks for, in force once it is answered with a result.
+    log_level: Option<usize>,
 }
 
 /// However much progress a request reports, it gets at most this many timeouts in all.
@@ -191,6 +195,9 @@ pub struct Session {
     /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
     /// as a rank in `check::stateless::LOG_LEVELS`.
     lowest_log_level: Option<usize>,
+    /// The minimum log level the last answered `logging/setLevel` set (handshake
+    /// revisions), as a rank in `check::stateless::LOG_LEVELS`.
+    log_level_set: Option<usize>,
     /// A `subscriptions/listen` was sent (2026-07-28 change notifications).
     listen_sent: bool,
 }
@@ -239,6 +246,7 @@ impl Session {
             schema_source: None,
             profile: None,
             lowest_log_level: None,
+            log_level_set: None,
             listen_sent: false,
         }
     }
@@ -261,23 +269,6 @@ impl Session {
     /// The findings so far.
     pub fn findings(&self) -> &[Finding] {
         &self.findings
-    }
-
-    /// How long to wait for an answer asked for `within`: until the server has sent
-    /// anything at all, the wait also covers its start-up (`startup_timeout`), as the
-    /// handshake's does. A request written before `initialize` reaches a server that may
-    /// still be loading (a Python SDK takes seconds on a busy machine).
-    pub fn answer_wait(&self, within: Duration) -> Duration {
-        let heard = self
-            .transcript
-            .entries()
-            .iter()
-            .any(|e| e.direction == transcript::Direction::Received);
-        if heard {
-            within
-        } else {
-            within.max(self.config.startup_timeout)
-        }
     }
 
     /// The transcript so far.

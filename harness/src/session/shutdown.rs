@@ -9,7 +9,12 @@ use crate::transport::ShutdownStage;
 impl Session {
     /// Ends the session with the transport's shutdown sequence and returns the record.
     pub async fn finish(mut self) -> SessionRecord {
-        let waiting = |s: &Session| s.pending.len() + s.expired.len();
+        // Only requests mcpcheck already gave up on count: an answer to one still in
+        // flight may just be slow (a loaded machine), while an answer that missed its
+        // whole timeout and then came the moment stdin closed was held in a buffer. Over
+        // HTTP there is no stdin to close.
+        let stdio = self.transport.pid().is_some();
+        let waiting = |s: &Session| s.expired.len();
         let unanswered = waiting(&self);
         // Whether the server got an answer out before the end of its input, and which
         // handshake requests were still open: evidence that it writes at all.
@@ -36,7 +41,12 @@ impl Session {
         // answered nothing else and answered a request sent before `initialize` only after
         // stdin closed (mcp 2.x, still starting on a loaded machine) was late: no buffer.
         let buffered = answered_before || opening_open.iter().any(|id| self.answered.contains(id));
-        if held > 0 && buffered && report.stage != ShutdownStage::AlreadyExited && !unterminated {
+        if stdio
+            && held > 0
+            && buffered
+            && report.stage != ShutdownStage::AlreadyExited
+            && !unterminated
+        {
             self.findings.push(
                 Finding::new(
                     &rules::STDIO_FLUSHED,

@@ -248,6 +248,54 @@ impl StderrLog {
     }
 }
 
+impl StderrLog {
+    /// Total bytes written so far: where a window of a shared session starts.
+    pub fn mark(&self) -> u64 {
+        self.lock().total
+    }
+
+    /// The first `head` and last `tail` lines written since `mark` (a window of a session
+    /// several scenarios shared); everything since the start when `mark` is 0.
+    pub fn excerpt_since(&self, mark: u64, head: usize, tail: usize) -> StderrExcerpt {
+        if mark == 0 {
+            return self.excerpt(head, tail);
+        }
+        let g = self.lock();
+        let bytes = g.total.saturating_sub(mark);
+        let ring_start = g.total - g.tail.len() as u64;
+        let skip = mark.saturating_sub(ring_start) as usize;
+        let window: Vec<u8> = g.tail.iter().skip(skip).copied().collect();
+        drop(g);
+        let text = String::from_utf8_lossy(&window);
+        let all: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+        let mut lines = Vec::new();
+        let lost = mark < ring_start;
+        if lost {
+            lines.push(format!(
+                "… ({} earlier bytes of this scenario not kept)",
+                ring_start - mark
+            ));
+        }
+        let truncated = lost || all.len() > head + tail;
+        if all.len() <= head + tail {
+            lines.extend(all.iter().map(|l| clip(l, EXCERPT_LINE)));
+        } else {
+            lines.extend(all[..head].iter().map(|l| clip(l, EXCERPT_LINE)));
+            lines.push(format!("… ({} lines left out)", all.len() - head - tail));
+            lines.extend(
+                all[all.len() - tail..]
+                    .iter()
+                    .map(|l| clip(l, EXCERPT_LINE)),
+            );
+        }
+        StderrExcerpt::Captured {
+            bytes,
+            lines,
+            truncated,
+        }
+    }
+}
+
 /// Text that marks the start of a crash report in common runtimes.
 pub const CRASH_MARKERS: &[&str] = &[
     "panicked at",
@@ -264,6 +312,26 @@ pub const CRASH_MARKERS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_excerpt_since_a_mark_holds_only_what_came_after_it() {
+        let log = StderrLog::new(Instant::now());
+        log.append(b"first scenario\n");
+        let mark = log.mark();
+        log.append(b"second one\nand more\n");
+        match log.excerpt_since(mark, 20, 20) {
+            StderrExcerpt::Captured {
+                bytes,
+                lines,
+                truncated,
+            } => {
+                assert_eq!(bytes, 20);
+                assert_eq!(lines, ["second one", "and more"]);
+                assert!(!truncated);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn memory_stays_bounded_under_a_flood() {

@@ -38,7 +38,8 @@ fn run_once(dir: &std::path::Path) -> (Value, Value) {
     std::fs::write(dir.join("mine/nope.yaml"), OWN_SCENARIO).unwrap();
     let out = mcpcheck()
         .current_dir(dir)
-        .args(["run", "--builtin", "mine", "--report", "sarif=out/r.sarif"])
+        .args(["run", "--protocol-version", "2025-11-25"])
+        .args(["--builtin", "mine", "--report", "sarif=out/r.sarif"])
         .args(["--report", "json=out/r.json", "--"])
         .arg(misbehaving())
         .args(DEFECTS)
@@ -49,7 +50,7 @@ fn run_once(dir: &std::path::Path) -> (Value, Value) {
     let read = |p: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join(p)).unwrap()).unwrap()
     };
-    (read("out/r.sarif"), read("out/r.json"))
+    (read("out/r.sarif"), single_leg(read("out/r.json")))
 }
 
 /// (rule, fingerprint, uri, line) of every result.

@@ -13,6 +13,7 @@ fn config(dir: &Path, extra: &str) -> std::path::PathBuf {
 command = [{server:?}, "--defect", "garbage-stdout"]
 
 [run]
+protocol-version = "2025-11-25"
 include = ["stdio/stdout-only-messages"]
 timeout = "2s"
 shutdown-wait = "300ms"
@@ -38,9 +39,10 @@ fn the_file_configures_the_run_and_its_reports() {
         .unwrap();
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let json: serde_json::Value =
+    let json: serde_json::Value = single_leg(
         serde_json::from_str(&std::fs::read_to_string(dir.join("out/results.json")).unwrap())
-            .unwrap();
+            .unwrap(),
+    );
     let ids: Vec<&str> = json["scenarios"]
         .as_array()
         .unwrap()
@@ -65,9 +67,10 @@ fn command_line_flags_override_the_file() {
         .output()
         .unwrap();
     let text = describe(&out);
-    let json: serde_json::Value =
+    let json: serde_json::Value = single_leg(
         serde_json::from_str(&std::fs::read_to_string(&other).unwrap_or_default())
-            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            .unwrap_or_else(|e| panic!("{e}\n{text}")),
+    );
     assert!(json["scenarios"].as_array().unwrap().is_empty(), "{text}");
     assert!(
         !dir.join("out/results.json").exists(),
@@ -146,6 +149,7 @@ url = "{url}"
 headers = ["X-Mcpcheck-Test: 1"]
 
 [run]
+protocol-version = "2025-11-25"
 include = ["notifications/progress-increasing"]
 tool-args = {{ write_note = {{ name = "from-config", text = "hi" }} }}
 
@@ -163,8 +167,9 @@ json = "results.json"
         .unwrap();
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let json: serde_json::Value = single_leg(
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap(),
+    );
     assert!(
         json["server"].as_str().unwrap().contains(&server.url),
         "{text}"

@@ -259,6 +259,8 @@ fn quiet_prints_failing_scenarios_and_the_summary_only() {
     let out = mcpcheck()
         .args([
             "run",
+            "--protocol-version",
+            "2025-11-25",
             "--quiet",
             "--timeout",
             "3s",

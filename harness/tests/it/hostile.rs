@@ -37,7 +37,8 @@ fn run_mode(mode: &str, limit: Duration) -> Run {
     let hostile = fixture("mcp-hostile-server");
     let started = Instant::now();
     let mut child = mcpcheck()
-        .args(["run", "--format", "json", "--output"])
+        .args(["run", "--protocol-version", "2025-11-25"])
+        .args(["--format", "json", "--output"])
         .arg(&out)
         .args(SUBSET)
         .args(["--jobs", "2", "--startup-timeout", "5s", "--timeout", "3s"])
@@ -71,6 +72,7 @@ fn run_mode(mode: &str, limit: Duration) -> Run {
     let report = std::fs::read_to_string(&out)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
+        .map(single_leg)
         .unwrap_or(Value::Null);
     let _ = std::fs::remove_file(&out);
     assert!(

@@ -78,6 +78,8 @@ fn server_text_cannot_inject_into_the_html_report() {
     let output = mcpcheck()
         .args([
             "run",
+            "--protocol-version",
+            "2025-11-25",
             "--timeout",
             "2s",
             "--shutdown-wait",
@@ -107,7 +109,7 @@ fn server_text_cannot_inject_into_the_html_report() {
     let text = describe(&output);
     let html = std::fs::read_to_string(&html_path).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+        single_leg(serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap());
     let payload = json["profile"]["server_info"]["name"]
         .as_str()
         .expect("the hostile serverInfo name")

@@ -3,6 +3,7 @@
 //! itself over Streamable HTTP (`--serve`): the fixture passes every official scenario, and
 //! each broken variant (`--broken NAME`, thirdparty/official-fixture-defects.toml) fails
 //! exactly its scenarios. The default tool policy (readonly) still calls the fixture tools.
+//! Most official scenarios run at 2025-11-25; those only for 2026-07-28 get a second leg.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,23 +20,43 @@ fn serve(broken: Option<&str>) -> Option<String> {
     Some(line)
 }
 
-/// The official scenarios' verdicts against the fixture (or a broken variant).
-fn official_verdicts(broken: Option<&str>) -> Option<(i32, BTreeMap<String, String>, String)> {
+/// The revision of the first leg; official scenarios without it run in a 2026-07-28 leg.
+const FIRST_LEG: &str = "2025-11-25";
+const STATELESS_LEG: &str = "2026-07-28";
+
+/// The official scenarios' verdicts against the fixture (or a broken variant) at `revision`.
+fn official_verdicts(
+    broken: Option<&str>,
+    revision: &str,
+) -> Option<(i32, BTreeMap<String, String>, String)> {
     let line = serve(broken)?;
-    let (code, report, out) = json_report(
-        "run",
-        &["--serve", &line, "--include", "official/*", "--jobs", "4"],
-        &[],
-    );
+    let args = ["--serve", &line, "--include", "official/*", "--jobs", "4"];
+    let args = [&args[..], &["--protocol-version", revision]].concat();
+    let (code, report, out) = json_report("run", &args, &[]);
     Some((code, verdicts(&report), out))
+}
+
+/// The official scenarios that do not run at the first leg's revision.
+fn stateless_only() -> BTreeSet<String> {
+    suite::listed()
+        .into_iter()
+        .filter(|s| s.id.starts_with("official/") && !s.revisions.iter().any(|r| r == FIRST_LEG))
+        .map(|s| s.id)
+        .collect()
 }
 
 #[test]
 fn the_fixture_passes_every_official_scenario_under_the_default_tool_policy() {
-    let Some((code, verdicts, out)) = official_verdicts(None) else {
+    let Some((code, mut verdicts, mut out)) = official_verdicts(None, FIRST_LEG) else {
         return;
     };
     assert_eq!(code, 0, "{out}");
+    let (code, second, second_out) = official_verdicts(None, STATELESS_LEG).expect("ran above");
+    assert_eq!(code, 0, "{second_out}");
+    for id in stateless_only() {
+        verdicts.insert(id.clone(), second[&id].clone());
+    }
+    out.push_str(&second_out);
     let listed: BTreeSet<String> = suite::listed()
         .into_iter()
         .map(|s| s.id)
@@ -59,13 +80,27 @@ fn each_broken_variant_fails_exactly_its_scenarios() {
         return;
     }
     let mut wrong = Vec::new();
+    let stateless_only = stateless_only();
     for (name, defect) in suite::official_fixture_defects() {
-        let (_, verdicts, out) = official_verdicts(Some(&name)).expect("checked above");
-        let failed: BTreeSet<String> = verdicts
+        let (_, verdicts, mut out) = official_verdicts(Some(&name), FIRST_LEG).expect("checked");
+        let mut failed: BTreeSet<String> = verdicts
             .iter()
             .filter(|(_, v)| *v != "pass")
             .map(|(id, _)| id.clone())
+            .filter(|id| !stateless_only.contains(id))
             .collect();
+        // The second leg only for a defect that some 2026-07-28-only scenario must catch.
+        if defect.fails.iter().any(|id| stateless_only.contains(id)) {
+            let (_, second, second_out) =
+                official_verdicts(Some(&name), STATELESS_LEG).expect("checked");
+            failed.extend(
+                stateless_only
+                    .iter()
+                    .filter(|id| second.get(*id).is_some_and(|v| v != "pass"))
+                    .cloned(),
+            );
+            out.push_str(&second_out);
+        }
         if failed != defect.fails {
             wrong.push(format!(
                 "--broken {name}: expected {:?} to fail, got {failed:?}\n{out}",
@@ -84,4 +119,48 @@ fn the_official_scenarios_skip_on_a_server_without_the_fixture_names() {
     let v = verdicts(&report);
     assert!(!v.is_empty());
     assert!(v.values().all(|v| v == "skip"), "{v:?}");
+}
+
+#[test]
+fn the_profile_runs_the_official_ids_and_the_reports_tabulate_them() {
+    let Some(line) = serve(Some("image-as-text")) else {
+        return;
+    };
+    let markdown = crate::support::tempfile_path("summary.md");
+    let html = crate::support::tempfile_path("report.html");
+    let reports = [
+        format!("markdown={}", markdown.display()),
+        format!("html={}", html.display()),
+    ];
+    let args = [
+        "--serve",
+        &line,
+        "--profile",
+        "official-fixture",
+        "--jobs",
+        "4",
+    ];
+    let args = [
+        &args[..],
+        &["--report", &reports[0], "--report", &reports[1]],
+    ]
+    .concat();
+    let (code, report, out) = json_report("run", &args, &[]);
+    assert_eq!(code, 1, "{out}");
+    let ran = verdicts(&report);
+    let named: BTreeSet<String> = suite::listed()
+        .into_iter()
+        .filter(|s| !s.official.is_empty())
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ran.keys().cloned().collect::<BTreeSet<_>>(), named, "{out}");
+    let md = std::fs::read_to_string(&markdown).expect("markdown written");
+    assert!(
+        md.contains("| tools-call-image | fail | `official/tools-call-image` fail |"),
+        "{md}"
+    );
+    assert!(md.contains("| tools-call-audio | pass |"), "{md}");
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.contains("<h2>Official checks</h2>"));
+    assert!(page.contains("<code>tools-call-image</code>"));
 }

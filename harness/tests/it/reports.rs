@@ -44,6 +44,14 @@ fn run_with_reports(extra: &[&str], server: &[&str]) -> Outputs {
     let output = mcpcheck()
         .arg("run")
         .args(FAST)
+        // One leg: these tests are about each report's shape (matrix.rs has the legs).
+        .args(
+            if extra.iter().any(|a| a.starts_with("--protocol-version")) {
+                &[][..]
+            } else {
+                &["--protocol-version", "2025-11-25"][..]
+            },
+        )
         .args(["--report", &arg("html", "report.html")])
         .args(["--report", &arg("junit", "junit.xml")])
         .args(["--report", &arg("json", "results.json")])
@@ -99,8 +107,9 @@ fn one_failing_run_writes_all_four_reports_that_agree() {
     );
     assert_eq!(o.code, 1, "{}", o.text);
 
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
-    let errors = validate(&json);
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let json = single_leg(full.clone());
+    let errors = validate(&full);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
     assert_eq!(json["verdict"], "fail");
     let failing: Vec<&str> = json["scenarios"]
@@ -176,8 +185,9 @@ fn a_passing_run_validates_and_marks_skips_in_junit() {
         &[&reference()],
     );
     assert_eq!(o.code, 0, "{}", o.text);
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
-    let errors = validate(&json);
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let json = single_leg(full.clone());
+    let errors = validate(&full);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
     assert_eq!(json["schema"]["status"], "checked");
 
@@ -220,7 +230,10 @@ fn the_schema_rejects_what_it_does_not_describe() {
     json["verdict"] = "maybe".into();
     assert!(!validate(&json).is_empty());
     json["verdict"] = "pass".into();
-    json["unexpected_key"] = 1.into();
+    json["legs"][0]["verdict"] = "maybe".into();
+    assert!(!validate(&json).is_empty());
+    json["legs"][0]["verdict"] = "pass".into();
+    json["legs"][0]["unexpected_key"] = 1.into();
     assert!(!validate(&json).is_empty());
 }
 
@@ -242,7 +255,8 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
     let server = misbehaving_http(&[]);
     let o = run_with_reports(&["--include", "http/*", "--url", &server.url], &[]);
     drop(server);
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let json = single_leg(full.clone());
     let with_http = json["scenarios"]
         .as_array()
         .unwrap()
@@ -251,7 +265,7 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
         .filter(|e| e.get("http").is_some())
         .count();
     assert!(with_http > 0, "no HTTP entries: {}", o.text);
-    let errors = validate(&json);
+    let errors = validate(&full);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
 
     // With --snapshot-dir (first run: the snapshot is written).
@@ -265,13 +279,14 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
         ],
         &[&reference()],
     );
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let json = single_leg(full.clone());
     assert_eq!(
         json["snapshot"]["areas"][0]["status"], "written",
         "{}",
         o.text
     );
-    let errors = validate(&json);
+    let errors = validate(&full);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
 
     // A changed tool schema: every report carries the snapshot area, JUnit as a failure.
@@ -285,8 +300,8 @@ fn http_and_snapshot_runs_validate_against_the_report_schema() {
         &[&reference(), "--variant", "tool-schema"],
     );
     assert_eq!(o.code, 1, "{}", o.text);
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
-    assert!(validate(&json).is_empty());
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    assert!(validate(&full).is_empty());
     let xml = o.read("junit.xml");
     let doc = junit(&xml);
     let failed: Vec<&str> = testcases(&doc)
@@ -320,8 +335,9 @@ fn each_scenario_reports_its_server_stderr_escaped() {
         ],
     );
     assert_eq!(o.code, 1, "{}", o.text);
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
-    let errors = validate(&json);
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let json = single_leg(full.clone());
+    let errors = validate(&full);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
     let stderr = &json["scenarios"][0]["stderr"];
     assert_eq!(stderr["status"], "captured", "{stderr}");
@@ -367,7 +383,8 @@ fn each_scenario_reports_its_server_stderr_escaped() {
         &[],
     );
     drop(server);
-    let json: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let full: serde_json::Value = serde_json::from_str(&o.read("results.json")).unwrap();
+    let json = single_leg(full.clone());
     let stderr = &json["scenarios"][0]["stderr"];
     assert_eq!(stderr["status"], "not_captured", "{stderr}");
     assert!(stderr["reason"].as_str().unwrap().contains("not captured"));

@@ -116,6 +116,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
         severity: Severity::Warning,
         official: vec!["server-initialize".into()],
         rule: Some("lifecycle.initialize-result".into()),
+        fresh: false,
         source: "valid/full.yaml".into(),
         steps: vec![
             Step {

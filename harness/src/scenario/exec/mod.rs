@@ -1,5 +1,6 @@
-//! Running one scenario against a fresh server: [`run`] opens the server, steps through the
-//! scenario with an `Executor`, and turns what it saw into a [`ScenarioOutcome`].
+//! Running one scenario: [`run`] opens the server, steps through the scenario with an
+//! `Executor`, and turns what it saw into a [`ScenarioOutcome`]; [`run_leased`] runs it on
+//! a session shared with other scenarios instead (see `scenario::share`).
 //!
 //! The session checks every frame as always; the scenario adds its own expectations.
 //! A session finding belongs to the scenario only when its rule is the scenario's rule;
@@ -14,6 +15,7 @@
 mod auth;
 mod burst;
 mod http;
+mod negotiate;
 mod paginate;
 mod request;
 mod step;
@@ -38,6 +40,7 @@ use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
 pub use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
+pub use negotiate::NegotiationProbe;
 
 /// What a scenario run needs.
 #[derive(Clone, Debug)]
@@ -51,6 +54,11 @@ pub struct ExecConfig {
     /// User-given arguments per tool name (`--tool-args`): those tools may be called
     /// under `readonly` too, with these arguments.
     pub tool_args: Arc<BTreeMap<String, Value>>,
+    /// The run's version-negotiation probe, shared by its `negotiate` scenarios.
+    pub negotiation: NegotiationProbe,
+    /// `--isolate`: every scenario on a server of its own, even those that could share
+    /// one (`scenario::share`).
+    pub isolate: bool,
 }
 
 /// Runs one scenario on a fresh server process.
@@ -69,6 +77,42 @@ pub async fn run_observed(
     schemas: Arc<SchemaStore>,
     observer: Arc<dyn Observer>,
 ) -> ScenarioOutcome {
+    run_leased(scenario, config, schemas, observer, Lease::Fresh)
+        .await
+        .0
+}
+
+/// Asked once a scenario's steps are done: whether another scenario may still want its
+/// shared session (if not, the scenario shuts it down, and the shutdown is in its window).
+pub type Wanted = Box<dyn FnOnce() -> bool + Send>;
+
+/// Where a scenario's session comes from, and where it goes when the scenario is done.
+pub enum Lease {
+    /// A server of its own, shut down with the scenario (`--isolate`, and every scenario
+    /// `share::needs_fresh` names).
+    Fresh,
+    /// A session shared with other scenarios: an earlier scenario's (its handshake
+    /// done), or `None` to open one (this scenario's handshake opens it). When `wanted`
+    /// says so, a session still healthy afterwards is handed back for the next scenario;
+    /// otherwise, or when it is not healthy, it is shut down within this scenario.
+    Shared {
+        /// The session an earlier scenario left (boxed: a session is large).
+        session: Option<Box<Session>>,
+        /// Whether another scenario may still want it.
+        wanted: Wanted,
+    },
+}
+
+/// [`run_observed`] on the session `lease` gives; returns the session when it may serve
+/// another scenario. Only what happened during this scenario's window is its outcome:
+/// its transcript, findings and stderr start when it starts.
+pub async fn run_leased(
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    observer: Arc<dyn Observer>,
+    lease: Lease,
+) -> (ScenarioOutcome, Option<Session>) {
     let started = Instant::now();
     let revision = config.session.revision;
     let spec = scenario.spec_url(revision);
@@ -100,7 +144,7 @@ pub async fn run_observed(
             .collect::<Vec<_>>()
             .join(", ");
         let reason = format!("applies to {list}; this run speaks {revision}");
-        return outcome(
+        let skipped = outcome(
             Verdict::Skip { reason },
             vec![],
             vec![],
@@ -109,6 +153,7 @@ pub async fn run_observed(
             vec![],
             not_started(),
         );
+        return (skipped, lease.into_session());
     }
     let kind = config.target.kind();
     if !scenario.transports.contains(&kind) {
@@ -116,7 +161,7 @@ pub async fn run_observed(
             TransportKind::Stdio => "stdio",
             TransportKind::Http => "Streamable HTTP",
         };
-        return outcome(
+        let skipped = outcome(
             Verdict::Skip {
                 reason: format!("not for the {name} transport"),
             },
@@ -127,24 +172,54 @@ pub async fn run_observed(
             vec![],
             not_started(),
         );
+        return (skipped, lease.into_session());
     }
-    let transport = match config.target.open(started) {
-        Ok(t) => t,
-        Err(e) => {
-            return outcome(
-                Verdict::Error {
-                    reason: e.to_string(),
-                },
-                vec![],
-                vec![],
-                vec![],
-                vec![],
-                vec![],
-                not_started(),
-            );
-        }
+    if let Some(check) = scenario.negotiation() {
+        // Its own fresh sessions, one per version asked: no session for the scenario.
+        let (verdict, findings, transcript) =
+            negotiate::run(check, scenario, config, schemas, &spec, observer.as_ref()).await;
+        let stderr = StderrExcerpt::NotCaptured {
+            reason: "not kept: the scenario's sessions were the negotiation probe's".into(),
+        };
+        let done = outcome(
+            verdict,
+            findings,
+            vec![],
+            transcript,
+            vec![],
+            vec![],
+            stderr,
+        );
+        return (done, lease.into_session());
+    }
+    let (wanted, kept) = match lease {
+        Lease::Fresh => (None, None),
+        Lease::Shared { session, wanted } => (Some(wanted), session),
     };
-    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    let reused = kept.is_some();
+    let mut session = match kept {
+        Some(mut session) => {
+            session.begin_window(started);
+            *session
+        }
+        None => match config.target.open(started) {
+            Ok(transport) => Session::new(transport, schemas, config.session.clone(), started),
+            Err(e) => {
+                let failed = outcome(
+                    Verdict::Error {
+                        reason: e.to_string(),
+                    },
+                    vec![],
+                    vec![],
+                    vec![],
+                    vec![],
+                    vec![],
+                    not_started(),
+                );
+                return (failed, None);
+            }
+        },
+    };
     if observer.listening() {
         let (observer, id) = (observer.clone(), scenario.id.clone());
         session.observe_transcript(crate::session::transcript::Observer(Arc::new(
@@ -152,7 +227,9 @@ pub async fn run_observed(
         )));
     }
     let stderr_log = session.stderr_log();
+    let stderr_mark = stderr_log.as_ref().map_or(0, |log| log.mark());
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    exec.handshake_done = reused;
     exec.capabilities = config.session.client_capabilities.clone();
     exec.set_revision_vars();
     exec.observer = observer.clone();
@@ -176,14 +253,23 @@ pub async fn run_observed(
         results_judged,
         ..
     } = exec;
-    let record = session.finish().await;
+    let healthy = session.reusable()
+        && !matches!(skip, Some(Stop::Failed | Stop::Error(_)))
+        && wanted.is_some_and(|wanted| wanted());
+    let (record, session) = if healthy {
+        let mut session = session;
+        (session.take_window(), Some(session))
+    } else {
+        (session.finish().await, None)
+    };
     let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
     // Findings of the shutdown and of what arrived on the way out.
     for f in record.findings.iter().skip(session_findings_reported) {
         report_finding(observer.as_ref(), &scenario.id, &rule, f);
     }
     let stderr = match stderr_log {
-        Some(log) => log.excerpt(
+        Some(log) => log.excerpt_since(
+            stderr_mark,
             crate::transport::stderr::EXCERPT_HEAD,
             crate::transport::stderr::EXCERPT_TAIL,
         ),
@@ -239,7 +325,29 @@ pub async fn run_observed(
         stderr,
     );
     done.policy_skips = policy_skips;
-    done
+    (done, session)
+}
+
+impl std::fmt::Debug for Lease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lease::Fresh => f.write_str("Fresh"),
+            Lease::Shared { session, .. } => f
+                .debug_struct("Shared")
+                .field("session", session)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+impl Lease {
+    /// The session a scenario that never started leaves for the next one.
+    fn into_session(self) -> Option<Session> {
+        match self {
+            Lease::Fresh => None,
+            Lease::Shared { session, .. } => session.map(|s| *s),
+        }
+    }
 }
 
 /// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
@@ -311,6 +419,9 @@ struct Executor<'a> {
     /// `on_error: next` requests answered with an error (allowed) and with a result (judged).
     errors_allowed: usize,
     results_judged: usize,
+    /// The session is shared and an earlier scenario did its handshake: the default
+    /// `initialize` step only checks the scenario's `requires` against it.
+    handshake_done: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -344,6 +455,7 @@ impl<'a> Executor<'a> {
             fresh: 0,
             errors_allowed: 0,
             results_judged: 0,
+            handshake_done: false,
         }
     }
 

@@ -100,13 +100,25 @@ impl Executor<'_> {
                     capabilities: o.capabilities.clone(),
                     skip_initialized: o.skip_initialized,
                 };
-                let (profile, reply) = match self.session.initialize_with(&handshake).await {
-                    Ok(r) => r,
-                    Err(e) => return Err(self.session_failure(&e)),
+                let shared = self
+                    .session
+                    .profile()
+                    .filter(|_| self.handshake_done && handshake == Handshake::default());
+                let profile = match shared {
+                    // A shared session's handshake, done in an earlier scenario's window.
+                    Some(profile) => profile.clone(),
+                    None => {
+                        let (profile, reply) = match self.session.initialize_with(&handshake).await
+                        {
+                            Ok(r) => r,
+                            Err(e) => return Err(self.session_failure(&e)),
+                        };
+                        if let Some(expect) = &o.expect {
+                            self.check_reply(expect, &reply, line, "initialize");
+                        }
+                        profile
+                    }
                 };
-                if let Some(expect) = &o.expect {
-                    self.check_reply(expect, &reply, line, "initialize");
-                }
                 self.set_revision_vars();
                 // The scenario applies to the revision actually negotiated, not just the one asked for.
                 let spoken = self.session.revision();
@@ -284,6 +296,11 @@ impl Executor<'_> {
                 Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
                 Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
             },
+            // The parser keeps it the only step, and `exec::run` runs such a scenario
+            // without a session of its own.
+            StepKind::Negotiate(_) => Err(Stop::Error(
+                "a `negotiate` step runs only as the scenario's only step".into(),
+            )),
         }
     }
 }
@@ -315,5 +332,6 @@ fn action(kind: &StepKind) -> String {
         StepKind::Sleep(d) => format!("sleep {}", humantime::format_duration(*d)),
         StepKind::Http(_) => "HTTP exchange".into(),
         StepKind::Auth(c) => format!("auth {}", c.name()),
+        StepKind::Negotiate(c) => format!("negotiate {} (fresh sessions)", c.name()),
     }
 }

@@ -141,17 +141,14 @@ impl Executor<'_> {
                 present,
             } => self.expect_stderr(pattern, *present, *within, line).await,
             Expectation::Response { id, within, expect } => {
-                // A silence is judged from when the server is up: before its first
-                // message, the wait includes the start-up (not for `nothing`, whose
-                // window is the point).
-                let wait = match expect {
+                let window = match expect {
                     ResponseExpectation::Nothing(_) => *within,
-                    _ => self.session.answer_wait(*within),
+                    _ => self.session.window_for_first_answer(*within),
                 };
                 let reply = match id {
-                    Value::Null => self.null_id_response(wait).await,
+                    Value::Null => self.null_id_response(window).await,
                     other => match id_of(other) {
-                        Some(rid) => self.session.poll_reply(&rid, wait).await,
+                        Some(rid) => self.session.poll_reply(&rid, window).await,
                         None => {
                             return Err(Stop::Error(format!(
                                 "{}:{line}: id {other} is not a string, number or null",
@@ -167,7 +164,7 @@ impl Executor<'_> {
                             line,
                             format!(
                                 "no response with id {id} arrived within {}",
-                                humantime::format_duration(wait)
+                                humantime::format_duration(window)
                             ),
                             None,
                         );

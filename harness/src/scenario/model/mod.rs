@@ -42,6 +42,9 @@ pub struct Scenario {
     pub official: Vec<String>,
     /// The rule id reported when an expectation fails (defaults to the scenario id).
     pub rule: Option<String>,
+    /// `fresh: true`: always run on a server of its own, even where the runner would judge
+    /// its steps safe to run on a session shared with other scenarios (`scenario::share`).
+    pub fresh: bool,
     /// What it does, in order.
     pub steps: Vec<Step>,
     /// Where the scenario came from, for messages (`scenarios/lifecycle/x.yaml`, or
@@ -50,6 +53,21 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The negotiation check this scenario consists of, if it is a `negotiate` scenario:
+    /// such a scenario opens only fresh sessions of its own making (one per version it
+    /// asks), never a session for its steps.
+    pub fn negotiation(&self) -> Option<crate::check::negotiation::NegotiationCheck> {
+        match self.steps.as_slice() {
+            [
+                Step {
+                    kind: StepKind::Negotiate(check),
+                    ..
+                },
+            ] => Some(*check),
+            _ => None,
+        }
+    }
+
     /// The link to the spec section behind this scenario, for `revision`: a full URL as
     /// written, else the section under that revision's specification.
     pub fn spec_url(&self, revision: Revision) -> String {
@@ -179,6 +197,11 @@ pub enum StepKind {
     Http(Box<http::HttpStep>),
     /// One built-in authorization check of a protected HTTP server (`scenario::exec::auth`).
     Auth(auth::AuthCheck),
+    /// One version-negotiation rule judged across fresh sessions
+    /// (`scenario::exec::negotiate`). It opens its own sessions (over stdio a new server
+    /// process each), so a scenario holding it has no session of its own: it is the
+    /// scenario's only step (see [`Scenario::negotiation`]).
+    Negotiate(crate::check::negotiation::NegotiationCheck),
 }
 
 /// The `initialize` step: the handshake, or a deliberate lack of one.

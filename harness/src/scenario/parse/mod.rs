@@ -40,6 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "severity",
     "official",
     "rule",
+    "fresh",
     "steps",
 ];
 
@@ -47,7 +48,8 @@ const TOP_KEYS: &[&str] = &[
 ///
 /// If the first step is not `initialize`, the scenario starts with the default handshake:
 /// the parser inserts an `initialize` step (on the line of `steps:`), so the first step of
-/// a parsed scenario is always [`StepKind::Initialize`].
+/// a parsed scenario is always [`StepKind::Initialize`], except in a scenario made of one
+/// `negotiate` step, which opens its own sessions ([`Scenario::negotiation`]).
 pub fn parse_scenario(source_name: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let ctx = Ctx::new(source_name, text);
     let root = yaml::load(&ctx, text)?;
@@ -257,6 +259,11 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         }
     };
 
+    let fresh = match map.get("fresh") {
+        None => false,
+        Some(node) => yaml::boolean(ctx, node, "`fresh`")?,
+    };
+
     let steps_key = map.key_node("steps");
     let steps_node = map.require(ctx, "steps", "the scenario")?;
     let mut scope = Scope::default();
@@ -264,7 +271,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
     if !matches!(
         steps.first(),
         Some(Step {
-            kind: StepKind::Initialize(_),
+            kind: StepKind::Initialize(_) | StepKind::Negotiate(_),
             ..
         })
     ) {
@@ -288,6 +295,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         severity,
         official,
         rule,
+        fresh,
         steps,
         source: ctx.file.to_owned(),
     })

@@ -11,6 +11,7 @@ use super::yaml::{
     Ctx, Map, Node, R, as_str, boolean, duration, is_null, list, nonempty_string, sequence, string,
     suggest, to_json, type_error,
 };
+use crate::check::negotiation::NegotiationCheck;
 use crate::scenario::model::{
     Initialize, InitializeOverrides, OnError, RequestStep, Step, StepKind,
 };
@@ -30,6 +31,7 @@ pub const STEP_KINDS: &[&str] = &[
     "sleep",
     "http",
     "auth",
+    "negotiate",
 ];
 
 /// How long a wait lasts when `within` is not given.
@@ -82,7 +84,15 @@ pub(crate) fn steps(
             (true, _) => Place::TopLevel,
             (false, _) => Place::ForEach,
         };
-        out.push(step(ctx, item, scope, place)?);
+        let step = step(ctx, item, scope, place)?;
+        if let (Some(second), StepKind::Negotiate(_)) = (items.get(1), &step.kind) {
+            return Err(ctx
+                .error(second, "a `negotiate` scenario has no other steps")
+                .with_hint(
+                    "it opens its own fresh sessions; put these steps in another scenario",
+                ));
+        }
+        out.push(step);
     }
     Ok(out)
 }
@@ -196,6 +206,16 @@ pub(crate) fn step(ctx: &Ctx<'_>, node: &Node, scope: &mut Scope, place: Place) 
         "sleep" => StepKind::Sleep(duration(ctx, value, "`sleep`")?),
         "http" => StepKind::Http(Box::new(super::http::http(ctx, value, scope)?)),
         "auth" => StepKind::Auth(super::http::auth(ctx, value)?),
+        "negotiate" => {
+            if place != Place::First {
+                return Err(ctx
+                    .error(knode, "`negotiate` can only be the scenario's only step")
+                    .with_hint(
+                        "it opens its own fresh sessions; put it in a scenario of its own",
+                    ));
+            }
+            StepKind::Negotiate(negotiation_check(ctx, value)?)
+        }
         _ => unreachable!("kind_of returns a step kind"),
     };
     Ok(Step { line, kind })
@@ -540,5 +560,18 @@ fn for_each(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
         bind: bind.to_owned(),
         filter,
         steps: body,
+    })
+}
+
+/// The rule a `negotiate` step judges, by name.
+fn negotiation_check(ctx: &Ctx<'_>, value: &Node) -> R<NegotiationCheck> {
+    let name = string(ctx, value, "`negotiate`")?;
+    NegotiationCheck::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = NegotiationCheck::ALL.iter().map(|(n, _)| *n).collect();
+        let e = ctx.error(value, format!("`{name}` is not a negotiation check"));
+        match suggest(name, &names) {
+            Some(s) => e.with_hint(format!("did you mean `{s}`?")),
+            None => e.with_hint(names.join(", ")),
+        }
     })
 }

@@ -95,3 +95,38 @@ fn a_burst_names_a_method_and_a_count() {
     ));
     assert_eq!(e.message, "`count` must be from 2 to 100000", "{e}");
 }
+
+#[test]
+fn a_negotiate_step_is_the_scenario_and_gets_no_handshake() {
+    use crate::check::negotiation::NegotiationCheck;
+    let s = parse_scenario(
+        "t.yaml",
+        &format!("{HEAD}steps:\n  - negotiate: accepted-version-echoed\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        s.steps.len(),
+        1,
+        "no implicit initialize: it opens its own sessions"
+    );
+    assert_eq!(
+        s.negotiation(),
+        Some(NegotiationCheck::AcceptedVersionEchoed)
+    );
+    let e = err(&format!(
+        "{HEAD}steps:\n  - negotiate: accepted-version-echoed\n  - request: ping\n"
+    ));
+    assert_eq!((e.line, e.column), (6, 5), "{e}");
+    assert!(e.message.contains("no other steps"), "{e}");
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: ping\n  - negotiate: accepted-version-echoed\n"
+    ));
+    assert!(e.message.contains("only step"), "{e}");
+    let e = err(&format!(
+        "{HEAD}steps:\n  - negotiate: accepted-version-echo\n"
+    ));
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("did you mean `accepted-version-echoed`?")
+    );
+}

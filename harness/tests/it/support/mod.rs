@@ -112,6 +112,11 @@ pub fn run_url_json(url: &str, extra: &[&str]) -> (i32, serde_json::Value, Strin
 
 /// `mcpcheck SUBCOMMAND --format json --output FILE ARGS...` (a server command goes in ARGS
 /// after `--`) with `env` set; returns (exit code, report or null, stdout+stderr).
+///
+/// A `run` checks one revision, 2025-11-25, unless ARGS name one (`--protocol-version`):
+/// most tests are about one leg, and the default (a leg per era the server speaks) is the
+/// matrix tests' subject. A report of one leg is returned as that leg (the run object);
+/// one of several legs as the whole matrix (`legs`).
 pub fn json_report(
     subcommand: &str,
     args: &[&str],
@@ -119,8 +124,11 @@ pub fn json_report(
 ) -> (i32, serde_json::Value, String) {
     let out_file = tempfile_path("report.json");
     let mut cmd = mcpcheck();
-    cmd.arg(subcommand)
-        .args(["--format", "json", "--output"])
+    cmd.arg(subcommand);
+    if subcommand == "run" && !args.iter().any(|a| a.starts_with("--protocol-version")) {
+        cmd.args(["--protocol-version", "2025-11-25"]);
+    }
+    cmd.args(["--format", "json", "--output"])
         .arg(&out_file)
         .args(args)
         .envs(env.iter().copied());
@@ -128,6 +136,7 @@ pub fn json_report(
     let report = std::fs::read_to_string(&out_file)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
+        .map(single_leg)
         .unwrap_or(serde_json::Value::Null);
     let _ = std::fs::remove_file(&out_file);
     (
@@ -135,6 +144,29 @@ pub fn json_report(
         report,
         describe(&output),
     )
+}
+
+/// reports/results.schema.json narrowed to one leg (`$defs/leg`), for a report that
+/// [`single_leg`] unwrapped.
+pub fn leg_schema() -> serde_json::Value {
+    let mut schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("reports/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let root = schema.as_object_mut().unwrap();
+    for key in ["type", "required", "additionalProperties", "properties"] {
+        root.remove(key);
+    }
+    root.insert("$ref".into(), "#/$defs/leg".into());
+    schema
+}
+
+/// A `run` report of exactly one leg as that leg; anything else as it is.
+pub fn single_leg(report: serde_json::Value) -> serde_json::Value {
+    match report["legs"].as_array() {
+        Some(legs) if legs.len() == 1 => legs[0].clone(),
+        _ => report,
+    }
 }
 
 pub fn describe(output: &Output) -> String {

@@ -13,6 +13,9 @@ use super::{describe, mcpcheck, workspace};
 pub struct Listed {
     pub id: String,
     pub revisions: Vec<String>,
+    /// The official suite's scenario ids it stands for (absent when none).
+    #[serde(default)]
+    pub official: Vec<String>,
 }
 
 /// The built-in suite, from `mcpcheck list --format json`.

@@ -1,0 +1,170 @@
+//! The `negotiate` step: asks the server each version of
+//! [`negotiation::first_asked`] (then [`negotiation::follow_up`]) in a fresh session of its
+//! own (over stdio a new process each, over HTTP a new session), and judges the answers
+//! with [`NegotiationCheck::judge`].
+//!
+//! The answers do not depend on the scenario asking, so one probe serves every `negotiate`
+//! scenario of a run ([`NegotiationProbe`]): a run starts at most one session per
+//! handshake revision plus one (two when the answer to the unknown version is new).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::OnceCell;
+
+use super::{ExecConfig, Verdict};
+use crate::check::negotiation::{self, Answer, Answers, Judgement, NegotiationCheck};
+use crate::check::{Finding, Severity};
+use crate::outcome::{Direction, Entry};
+use crate::scenario::model::Scenario;
+use crate::scenario::observe::{Attribution, Observer, StepEnd, StepStart};
+use crate::schema::SchemaStore;
+use crate::session::{Handshake, Session};
+
+/// What the probe learnt: each version asked, the answer, and that session's transcript.
+#[derive(Debug)]
+pub struct Probe {
+    answers: Answers,
+    transcript: Vec<Entry>,
+}
+
+/// The run's one negotiation probe, made by the first `negotiate` scenario that runs and
+/// shared with the others (clones share it).
+#[derive(Clone, Debug, Default)]
+pub struct NegotiationProbe(Arc<OnceCell<Probe>>);
+
+/// Runs a `negotiate` scenario: its verdict, findings and transcript.
+pub(super) async fn run(
+    check: NegotiationCheck,
+    scenario: &Scenario,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    spec: &str,
+    observer: &dyn Observer,
+) -> (Verdict, Vec<Finding>, Vec<Entry>) {
+    let line = scenario.steps[0].line;
+    observer.step_started(
+        &scenario.id,
+        StepStart {
+            step: 0,
+            line,
+            depth: 0,
+            action: format!("negotiate {} (fresh sessions)", check.name()),
+        },
+    );
+    let started = Instant::now();
+    let probe = config
+        .negotiation
+        .0
+        .get_or_init(|| probe(config, schemas, started))
+        .await;
+    let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    let source = format!("{}:{line}", scenario.source);
+    let (verdict, findings) = match check.judge(&probe.answers) {
+        Judgement::NothingToJudge(reason) => (Verdict::Skip { reason }, vec![]),
+        Judgement::Problems(problems) => {
+            let findings: Vec<Finding> = problems
+                .into_iter()
+                .map(|p| Finding::custom(&rule, scenario.severity, spec, format!("{p} ({source})")))
+                .collect();
+            let verdict = match findings.iter().map(|f| f.severity).max() {
+                Some(Severity::Failure) => Verdict::Fail,
+                Some(_) => Verdict::Warn,
+                None => Verdict::Pass,
+            };
+            (verdict, findings)
+        }
+    };
+    if observer.listening() {
+        for (index, entry) in probe.transcript.iter().enumerate() {
+            observer.frame(&scenario.id, index, entry);
+        }
+        for f in &findings {
+            observer.finding(&scenario.id, Attribution::Scenario, f);
+        }
+    }
+    let end = match &verdict {
+        Verdict::Skip { reason } => StepEnd::Skipped {
+            reason: reason.clone(),
+        },
+        Verdict::Fail => StepEnd::Failed,
+        Verdict::Warn => StepEnd::Warned,
+        _ => StepEnd::Passed,
+    };
+    observer.step_finished(&scenario.id, 0, line, end);
+    (verdict, findings, probe.transcript.clone())
+}
+
+/// Asks every version in a fresh session: the first ones at once, then the follow-up.
+async fn probe(config: &ExecConfig, schemas: Arc<SchemaStore>, started: Instant) -> Probe {
+    let first = negotiation::first_asked();
+    // At once: each session awaits its own server.
+    let asked = first
+        .iter()
+        .map(|v| ask(v.clone(), config, schemas.clone(), started));
+    let mut sessions = futures_util::future::join_all(asked).await;
+    let mut answers: Answers = sessions
+        .iter()
+        .map(|(v, a, _)| (v.clone(), a.clone()))
+        .collect();
+    if let Some(next) = negotiation::follow_up(&answers) {
+        let (v, a, t) = ask(next, config, schemas, started).await;
+        answers.insert(v.clone(), a.clone());
+        sessions.push((v, a, t));
+    }
+    let transcript = sessions
+        .into_iter()
+        .flat_map(|(asked, answer, entries)| {
+            let at = entries.first().map(|e| e.at).unwrap_or_default();
+            let head = Entry {
+                at,
+                direction: Direction::Event,
+                text: format!("a fresh session asks protocolVersion {asked}: {answer}"),
+                http: None,
+            };
+            std::iter::once(head).chain(entries)
+        })
+        .collect();
+    Probe {
+        answers,
+        transcript,
+    }
+}
+
+/// `initialize` asking `version` in a fresh session, which then ends.
+async fn ask(
+    version: String,
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    started: Instant,
+) -> (String, Answer, Vec<Entry>) {
+    let transport = match config.target.open(started) {
+        Ok(t) => t,
+        Err(e) => {
+            let answer = Answer::Nothing(format!("the server could not be started: {e}"));
+            return (version, answer, vec![]);
+        }
+    };
+    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    let handshake = Handshake {
+        protocol_version: Some(version.clone()),
+        ..Handshake::default()
+    };
+    let answer = match session.initialize_with(&handshake).await {
+        Err(e) => Answer::Nothing(e.to_string()),
+        Ok((_, reply)) => match (reply.error(), reply.result()) {
+            (Some(e), _) => Answer::Error {
+                code: e.code,
+                message: e.message.clone(),
+            },
+            (None, result) => match result.and_then(|r| r.get("protocolVersion")) {
+                Some(Value::String(v)) => Answer::Version(v.clone()),
+                _ => Answer::Nothing("the result has no string `protocolVersion`".into()),
+            },
+        },
+    };
+    let record = session.finish().await;
+    let entries = record.transcript.entries().into_iter().cloned().collect();
+    (version, answer, entries)
+}

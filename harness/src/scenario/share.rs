@@ -1,0 +1,213 @@
+//! Which scenarios may run on a server session shared with other scenarios.
+//!
+//! Starting a server per scenario dominates a run against a slow-starting server (a
+//! Python or Node one), so the runner keeps a session per worker for the scenarios that
+//! cannot tell the difference: those that use the default handshake and then only send
+//! requests that change nothing another scenario could see. Anything else (a handshake
+//! of its own, raw bytes, notifications, waits for what the server does on its own, an
+//! exit, stderr, HTTP exchanges, sleeps, explicit request ids, methods that set state)
+//! gets a fresh server, as does every scenario that says `fresh: true`.
+//!
+//! A scenario with its own `rule` also runs fresh, unless only its own later requests can
+//! break that rule: the session's checks of that rule count for it, and on a shared
+//! session the handshake and the shutdown happen in other scenarios' windows.
+
+use super::builtin_vars::PROBE;
+use super::model::{Initialize, InitializeOverrides, RequestStep, ResponseExpectation, Scenario};
+use super::model::{Step, StepKind};
+use crate::outcome::ToolPolicy;
+use crate::protocol::Revision;
+
+/// Requests that read and never write: answering them changes nothing a later request
+/// sees. Methods under `mcpcheck/` do not exist; a server answers them with an error.
+const READ_ONLY: &[&str] = &[
+    "ping",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
+
+/// Why a scenario needs a server of its own, or `None` when it may share one.
+///
+/// `tools/call` may share only when no tool can be called that might change state:
+/// under `--call-tools none` (nothing is called) or `readonly` without `--tool-args`
+/// (only tools annotated `readOnlyHint: true`, which "does not modify its environment").
+pub fn needs_fresh(
+    scenario: &Scenario,
+    revision: Revision,
+    policy: ToolPolicy,
+    tool_args: bool,
+) -> Option<String> {
+    if scenario.fresh {
+        return Some("it says `fresh: true`".into());
+    }
+    if !revision.has_handshake() {
+        return Some(format!("{revision} has no handshake to share"));
+    }
+    if let Some(rule) = scenario.rule.as_deref().filter(|r| !own_requests_only(r)) {
+        return Some(format!(
+            "it judges `{rule}`, which the handshake or the shutdown may break"
+        ));
+    }
+    let (first, rest) = scenario.steps.split_first()?;
+    match &first.kind {
+        StepKind::Initialize(Initialize::Handshake(o)) if *o == InitializeOverrides::default() => {}
+        _ => return Some(format!("line {}: a handshake of its own", first.line)),
+    }
+    let calls_ok = match policy {
+        ToolPolicy::None => true,
+        ToolPolicy::Readonly => !tool_args,
+        ToolPolicy::All => false,
+    };
+    steps_need_fresh(rest, calls_ok)
+}
+
+/// Rules that only answers to requests a scenario sends itself can break (pages,
+/// completions, unknown methods): never the handshake, never the shutdown.
+fn own_requests_only(rule: &str) -> bool {
+    rule.starts_with("pagination.")
+        || rule.starts_with("completion.")
+        || rule == "jsonrpc.method-not-found-code"
+        || rule == "jsonrpc.unknown-method-is-error"
+}
+
+fn steps_need_fresh(steps: &[Step], calls_ok: bool) -> Option<String> {
+    steps.iter().find_map(|step| {
+        let why = match &step.kind {
+            StepKind::Request(r) => request_needs_fresh(r, calls_ok),
+            StepKind::Concurrent(rs) => rs.iter().find_map(|r| request_needs_fresh(r, calls_ok)),
+            StepKind::Paginate { method, .. } => method_needs_fresh(method, calls_ok),
+            StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, calls_ok),
+            StepKind::Check { .. } => None,
+            StepKind::Initialize(_) => Some("a second handshake".into()),
+            StepKind::Notify { .. } => Some("a notification".into()),
+            StepKind::SendRaw(_) => Some("raw bytes".into()),
+            StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
+            StepKind::Burst { .. } => Some("a burst that measures the server's memory".into()),
+            StepKind::Sleep(_) => Some("a sleep".into()),
+            StepKind::Http(_) | StepKind::Auth(_) => Some("an HTTP exchange".into()),
+            StepKind::Negotiate(_) => Some("sessions of its own (version negotiation)".into()),
+        };
+        why.map(|why| format!("line {}: {why}", step.line))
+    })
+}
+
+fn request_needs_fresh(r: &RequestStep, calls_ok: bool) -> Option<String> {
+    if r.id.is_some() {
+        // A shared session allocates ids of its own; an explicit one could repeat one.
+        return Some("an explicit request id".into());
+    }
+    if matches!(r.expect, Some(ResponseExpectation::Nothing(_))) {
+        return Some("a request that must go unanswered".into());
+    }
+    match r.method.0.as_str() {
+        Some(m) => method_needs_fresh(m, calls_ok),
+        None => Some("a method that is not a string".into()),
+    }
+}
+
+fn method_needs_fresh(method: &str, calls_ok: bool) -> Option<String> {
+    // `${probe}` is `ping` on every revision with a handshake (see `builtin_vars`).
+    let method = if method == format!("${{{PROBE}}}") {
+        "ping"
+    } else {
+        method
+    };
+    let read_only = READ_ONLY.contains(&method)
+        || (method.starts_with("mcpcheck/") && !method.contains("${"))
+        || (method == "tools/call" && calls_ok);
+    (!read_only).then(|| format!("`{method}` may change what others see"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::builtin;
+
+    fn parse(yaml: &str) -> Scenario {
+        crate::scenario::parse::parse_scenario("test.yaml", yaml).expect("a valid scenario")
+    }
+
+    fn verdict(yaml: &str) -> Option<String> {
+        needs_fresh(&parse(yaml), Revision::DEFAULT, ToolPolicy::Readonly, false)
+    }
+
+    const HEAD: &str = "id: a/b\ntitle: t\nspec: basic\n";
+
+    #[test]
+    fn reads_share_and_writes_do_not() {
+        let read = format!(
+            "{HEAD}steps:\n  - paginate: {{ method: tools/list, into: tools }}\n  - for_each:\n      in: tools\n      as: t\n      steps:\n        - check: {{ value: \"${{t}}\", match: {{ /name: {{ type: string }} }} }}\n  - request: \"${{probe}}\"\n"
+        );
+        assert_eq!(verdict(&read), None);
+        let set_level = format!(
+            "{HEAD}steps:\n  - request: {{ method: logging/setLevel, params: {{ level: debug }} }}\n"
+        );
+        assert!(verdict(&set_level).unwrap().contains("logging/setLevel"));
+        let subscribe = format!(
+            "{HEAD}steps:\n  - paginate: {{ method: resources/list, into: x }}\n  - for_each:\n      in: x\n      as: y\n      steps:\n        - request: resources/subscribe\n"
+        );
+        assert!(verdict(&subscribe).unwrap().contains("resources/subscribe"));
+    }
+
+    #[test]
+    fn handshakes_waits_raw_bytes_and_ids_need_a_fresh_server() {
+        let cases = [
+            "  - initialize: none\n",
+            "  - initialize: { protocol_version: 1999-01-01 }\n",
+            "  - notify: notifications/mcpcheck/x\n",
+            "  - send_raw: \"{}\\n\"\n",
+            "  - sleep: 10ms\n",
+            "  - request: { method: ping, id: 7 }\n",
+            "  - request: ping\n    expect: { nothing: 1s }\n",
+            "  - request: ping\n  - expect: { nothing: 1s }\n",
+        ];
+        for steps in cases {
+            let yaml = format!("{HEAD}steps:\n{steps}");
+            assert!(verdict(&yaml).is_some(), "shared: {steps}");
+        }
+        let fresh = format!("{HEAD}fresh: true\nsteps:\n  - request: ping\n");
+        assert_eq!(verdict(&fresh).as_deref(), Some("it says `fresh: true`"));
+        let ruled = format!("{HEAD}rule: stdio.stdout-only-messages\nsteps:\n  - request: ping\n");
+        assert!(verdict(&ruled).is_some());
+        let paged = format!("{HEAD}rule: pagination.terminates\nsteps:\n  - request: ping\n");
+        assert_eq!(verdict(&paged), None);
+    }
+
+    #[test]
+    fn tool_calls_share_only_when_no_call_can_write() {
+        let s = parse(&format!(
+            "{HEAD}steps:\n  - request: {{ method: tools/call, params: {{ name: x }} }}\n"
+        ));
+        let rev = Revision::DEFAULT;
+        assert_eq!(needs_fresh(&s, rev, ToolPolicy::None, true), None);
+        assert_eq!(needs_fresh(&s, rev, ToolPolicy::Readonly, false), None);
+        assert!(needs_fresh(&s, rev, ToolPolicy::Readonly, true).is_some());
+        assert!(needs_fresh(&s, rev, ToolPolicy::All, false).is_some());
+        assert!(needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false).is_some());
+    }
+
+    /// The built-in suite shares most of its stdio scenarios (a floor, so a change that
+    /// quietly makes everything fresh shows), and never one that waits or writes raw.
+    #[test]
+    fn most_of_the_builtin_suite_shares() {
+        let all = builtin::scenarios().expect("the built-in suite parses");
+        let applicable: Vec<_> = all
+            .iter()
+            .filter(|s| s.revisions.contains(&Revision::DEFAULT))
+            .collect();
+        let shared = applicable
+            .iter()
+            .filter(|s| needs_fresh(s, Revision::DEFAULT, ToolPolicy::Readonly, false).is_none())
+            .count();
+        assert!(
+            shared * 3 >= applicable.len(),
+            "{shared} of {} share",
+            applicable.len()
+        );
+    }
+}

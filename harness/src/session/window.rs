@@ -1,0 +1,63 @@
+//! A session kept for more than one scenario: each scenario sees a window of it (its own
+//! transcript, findings and unsolicited messages), and the session is handed on only when
+//! nothing in the window may have left it in a state the next scenario would notice.
+
+use std::time::Instant;
+
+use super::{Session, SessionRecord};
+use crate::check::Severity;
+use crate::check::progress::ProgressHistory;
+use crate::session::transcript::Transcript;
+
+impl Session {
+    /// Starts a new window on a session an earlier scenario left healthy: from here on
+    /// the transcript, findings and unsolicited messages are the new window's, with times
+    /// counted from `started`. The handshake, the revision spoken and the request ids
+    /// already used carry over.
+    pub fn begin_window(&mut self, started: Instant) {
+        self.transcript = Transcript::new(started);
+        self.findings.clear();
+        self.suppressed.clear();
+        self.unsolicited.clear();
+        // Progress tokens are the scenario's (`mcpcheck-1`, ...): a new scenario's token
+        // is a new token, not a continuation of the last one with that name.
+        self.progress = ProgressHistory::default();
+    }
+
+    /// Whether the session can serve another scenario: handshake done, the server still
+    /// there, nothing awaited or given up on, no partial raw line, and no MUST-level rule
+    /// of the session broken in this window (a broken rule may mean a confused server; a
+    /// SHOULD-level one, such as a missing optional field, does not).
+    pub fn reusable(&self) -> bool {
+        self.profile.is_some()
+            && self.initialized_sent
+            && !self.stdout_closed
+            && self.exit.is_none()
+            && self.pending.is_empty()
+            && self.expired.is_empty()
+            && self.raw_partial_line.is_empty()
+            && !self
+                .findings
+                .iter()
+                .any(|f| f.severity == Severity::Failure)
+            && self.suppressed.is_empty()
+    }
+
+    /// Ends the current window without ending the session: what it recorded, as
+    /// [`Session::finish`] would return it, but with no shutdown (the server lives on).
+    pub fn take_window(&mut self) -> SessionRecord {
+        let schema = self.schema_status();
+        let started = self.transcript.started();
+        SessionRecord {
+            transcript: std::mem::replace(&mut self.transcript, Transcript::new(started)),
+            findings: std::mem::take(&mut self.findings),
+            schema,
+            shutdown: None,
+            stderr_bytes: self.stderr().map_or(0, |log| log.total_bytes()),
+            stderr_tail: self
+                .stderr()
+                .map(|log| log.last_lines(20))
+                .unwrap_or_default(),
+        }
+    }
+}

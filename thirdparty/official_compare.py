@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Compares the official conformance suite's results with mcpcheck's, per official scenario id.
+
+Reads the official suite's output directory (`conformance server -o DIR`: one
+`server-<id>-<timestamp>/checks.json` per scenario) and one or more mcpcheck JSON reports
+(`mcpcheck run --format json`, one per revision leg), and prints a Markdown table: each
+official id with the official verdict (and its failing check ids), mcpcheck's verdict over the
+scenarios that name it (`official:`), and whether the two agree.
+
+Verdicts: official `fail` when a check is FAILURE, `warn` when one is WARNING, `skip` when
+every check is SKIPPED, else `pass`. mcpcheck: `fail` when a scenario naming the id failed,
+then `warn`, `pass`, `skip` (every one skipped), `-` (no scenario names the id).
+
+Usage: official_compare.py OFFICIAL_OUT_DIR MCPCHECK_JSON... [--extension]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+RANK = {"fail": 4, "error": 4, "warn": 3, "pass": 2, "skip": 1}
+
+
+def official_results(out_dir: Path) -> dict[str, tuple[str, list[str]]]:
+    """Official id -> (verdict, ids of its failing or warning checks)."""
+    results = {}
+    for checks in sorted(out_dir.glob("server-*/checks.json")):
+        m = re.fullmatch(r"server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z", checks.parent.name)
+        if not m:
+            continue
+        statuses = [(c["id"], c["status"]) for c in json.loads(checks.read_text())]
+        bad = [i for i, s in statuses if s == "FAILURE"]
+        warned = [i for i, s in statuses if s == "WARNING"]
+        if bad:
+            verdict = "fail"
+        elif warned:
+            verdict = "warn"
+        elif statuses and all(s == "SKIPPED" for _, s in statuses):
+            verdict = "skip"
+        else:
+            verdict = "pass"
+        results[m.group(1)] = (verdict, bad or warned)
+    return results
+
+
+def mcpcheck_results(reports: list[Path]) -> dict[str, tuple[str, list[str]]]:
+    """Official id -> (worst verdict of the mcpcheck scenarios naming it, those scenarios)."""
+    named: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for report in reports:
+        doc = json.loads(report.read_text())
+        for s in doc["scenarios"]:
+            for oid in s.get("official") or []:
+                named[oid].append((s["id"] + f" ({doc['revision']})", s["verdict"]))
+    out = {}
+    for oid, runs in named.items():
+        worst = max(runs, key=lambda r: RANK.get(r[1], 0))[1]
+        shown = [f"{sid}: {v}" for sid, v in runs if v == worst] if worst != "skip" else []
+        out[oid] = (worst, shown or [sid for sid, _ in runs])
+    return out
+
+
+def agreement(official: str, ours: str) -> str:
+    if ours == "-":
+        return "only official"
+    if "skip" in (official, ours):
+        return "skip" if official == ours else "one skipped"
+    same = (official == "fail") == (ours in ("fail", "error"))
+    return "agree" if same else "**disagree**"
+
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    official = official_results(Path(args[0]))
+    ours = mcpcheck_results([Path(p) for p in args[1:]])
+    with_ext = "--extension" in sys.argv
+    print("| official id | official | failing / warning checks | mcpcheck | mcpcheck scenarios | |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    tally: dict[str, int] = defaultdict(int)
+    for oid in sorted(official):
+        if oid.startswith("tasks-") and not with_ext:
+            continue
+        verdict, checks = official[oid]
+        mine, scenarios = ours.get(oid, ("-", []))
+        agree = agreement(verdict, mine)
+        tally[agree] += 1
+        print(
+            f"| {oid} | {verdict} | {', '.join(checks)} | {mine} | {'<br>'.join(scenarios)} | {agree} |"
+        )
+    for oid in sorted(set(ours) - set(official)):
+        mine, scenarios = ours[oid]
+        tally["only mcpcheck"] += 1
+        print(f"| {oid} | - | | {mine} | {'<br>'.join(scenarios)} | only mcpcheck |")
+    print()
+    print("; ".join(f"{k}: {v}" for k, v in sorted(tally.items())))
+
+
+if __name__ == "__main__":
+    main()
