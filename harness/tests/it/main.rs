@@ -15,6 +15,7 @@ mod ci_schemas;
 mod cli;
 mod completions;
 mod config_file;
+mod correct_servers;
 mod events;
 mod fail_on;
 mod framing_props;
