@@ -257,9 +257,10 @@ impl Executor<'_> {
                 key,
                 into,
                 params,
+                same,
             } => {
                 let base = params.as_ref().map(|p| self.render(p, line)).transpose()?;
-                let items = self.paginate(method, key, base, line).await?;
+                let items = self.paginate(method, key, base, same, line).await?;
                 if method == "tools/list" {
                     self.remember_tools(&items, true);
                 }

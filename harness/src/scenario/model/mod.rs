@@ -177,7 +177,8 @@ pub enum StepKind {
         checks: Vec<Check>,
     },
     /// Follows `nextCursor` through a list method, collecting the items under `key`
-    /// into the variable `into`; detects cursor loops.
+    /// into the variable `into`; detects cursor loops, and pages that disagree on a
+    /// member the spec makes list-wide (`same`).
     Paginate {
         /// The list method (`tools/list`).
         method: String,
@@ -187,6 +188,9 @@ pub enum StepKind {
         into: String,
         /// Params sent with every page (besides `cursor`).
         params: Option<Template>,
+        /// JSON pointers into each page's result that must hold the first page's value on
+        /// every later page (2026-07-28 caching: one `cacheScope` for all pages).
+        same: Vec<String>,
     },
     /// Waits this long, still reading (and checking) what the server sends.
     Sleep(Duration),
