@@ -247,6 +247,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                         check("/params/total", Matcher::Equals(t(json!(100))), 46),
                     ],
                     skip_if_absent: false,
+                    first_by: None,
                 }),
             },
             Step {
@@ -276,6 +277,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     key: "tools".into(),
                     into: "all_tools".into(),
                     params: None,
+                    same: Vec::new(),
                 },
             },
             Step {
@@ -285,6 +287,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     key: "items".into(),
                     into: "items".into(),
                     params: Some(t(json!({ "filter": "${first.name}" }))),
+                    same: Vec::new(),
                 },
             },
             Step {
@@ -365,6 +368,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     within: ms(0),
                     checks: vec![],
                     skip_if_absent: true,
+                    first_by: None,
                 }),
             },
             Step {

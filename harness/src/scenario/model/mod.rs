@@ -298,6 +298,9 @@ pub enum Expectation {
         /// No such notification means the server does not exercise the rule (no tool
         /// reports progress, say): the scenario is skipped rather than failed.
         skip_if_absent: bool,
+        /// A JSON pointer (`first_by`): no earlier notification may carry this one's value
+        /// there (2026-07-28 subscriptions: the acknowledgment comes first on its stream).
+        first_by: Option<String>,
     },
     /// No message at all (of the listed methods, or of any kind when empty) within the window.
     Nothing {
