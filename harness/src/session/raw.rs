@@ -60,10 +60,12 @@ impl Session {
     }
 
     /// Notes the progress tokens of requests inside raw bytes, so that progress for them
-    /// counts as progress of a request in progress (`progress.active-token`).
+    /// counts as progress of a request in progress (`progress.active-token`), and a raw
+    /// `subscriptions/listen`, after which change notifications may come (2026-07-28).
     fn note_raw_progress_tokens(&mut self, bytes: &[u8]) {
         for line in bytes.split(|b| *b == b'\n') {
             for request in raw_requests(line) {
+                self.listen_sent |= request.method == "subscriptions/listen";
                 let Some(token) = request.progress_token else {
                     continue;
                 };

@@ -273,7 +273,7 @@ fn a_stream_closed_before_its_response_is_a_warning_before_2025_11_25() {
 
 /// `subscriptions/listen` over Streamable HTTP (2026-07-28 basic/patterns/subscriptions):
 /// the listen POST is answered with an SSE stream that carries the acknowledgment and no
-/// response. The defect-free fixture passes both listen scenarios (it then closes the
+/// response. The defect-free fixture passes the listen scenarios (it then closes the
 /// stream, which mcpcheck neither resumes nor reports as a missing response), and each
 /// listen defect of defects.toml fails exactly its scenarios over HTTP as over stdio.
 #[test]
@@ -287,9 +287,11 @@ fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
                 .collect::<BTreeSet<_>>();
             (defect, listen)
         })
-        .filter(|(_, listen)| !listen.is_empty())
+        // The listen defects; others fail listen-ack-first only as a side effect over stdio
+        // (a resource list that loops, a server that exits on notifications/cancelled).
+        .filter(|(defect, listen)| defect.starts_with("listen-") && !listen.is_empty())
         .collect();
-    assert_eq!(table.len(), 2, "{table:?}");
+    assert_eq!(table.len(), 3, "{table:?}");
     let include = [
         "--protocol-version",
         "2026-07-28",
@@ -302,6 +304,7 @@ fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
     assert_eq!(code, 0, "{text}");
     let clean_verdicts: BTreeSet<(String, String)> = verdicts(&clean).into_iter().collect();
     let expected: BTreeSet<(String, String)> = [
+        ("stateless/listen-ack-first".to_owned(), "pass".to_owned()),
         (
             "stateless/listen-acknowledged".to_owned(),
             "pass".to_owned(),

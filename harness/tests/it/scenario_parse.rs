@@ -247,6 +247,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                         check("/params/total", Matcher::Equals(t(json!(100))), 46),
                     ],
                     skip_if_absent: false,
+                    first_by: None,
                 }),
             },
             Step {
@@ -277,6 +278,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     into: "all_tools".into(),
                     params: None,
                     on_error: OnError::Judge,
+                    same: Vec::new(),
                 },
             },
             Step {
@@ -287,6 +289,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     into: "items".into(),
                     params: Some(t(json!({ "filter": "${first.name}" }))),
                     on_error: OnError::Judge,
+                    same: Vec::new(),
                 },
             },
             Step {
@@ -367,6 +370,7 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
                     within: ms(0),
                     checks: vec![],
                     skip_if_absent: true,
+                    first_by: None,
                 }),
             },
             Step {

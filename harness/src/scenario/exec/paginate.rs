@@ -1,5 +1,5 @@
 //! `paginate` steps: a list method followed cursor by cursor into one list, watching for
-//! cursors that loop.
+//! cursors that loop and for pages that disagree on a list-wide member (`same`).
 
 use std::collections::HashSet;
 
@@ -15,8 +15,12 @@ impl Executor<'_> {
         key: &str,
         base: Option<Value>,
         on_error: OnError,
+        same: &[String],
         line: usize,
     ) -> Result<Vec<Value>, Stop> {
+        // The first page's value at each `same` pointer; a pointer leaves once it differed,
+        // so a long list reports each disagreement once.
+        let mut first: Option<Vec<(&str, Option<Value>)>> = None;
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
@@ -59,6 +63,39 @@ impl Executor<'_> {
             if let Some(page) = result.get(key).and_then(Value::as_array) {
                 items.extend(page.iter().cloned());
             }
+            match &mut first {
+                None => {
+                    let values = same
+                        .iter()
+                        .map(|p| (p.as_str(), result.pointer(p).cloned()));
+                    first = Some(values.collect());
+                }
+                Some(expected) => {
+                    let mut differed = Vec::new();
+                    expected.retain(|(p, want)| {
+                        let got = result.pointer(p);
+                        if got == want.as_ref() {
+                            return true;
+                        }
+                        differed.push((p.to_string(), shown(want.as_ref()), shown(got)));
+                        false
+                    });
+                    for (p, want, got) in differed {
+                        let f = self
+                            .fail(
+                                line,
+                                format!(
+                                    "a later page of `{method}` has {p} {got}, the first page {want}: \
+                                     every page of one list must agree"
+                                ),
+                                reply.frame,
+                            )
+                            .pointer(format!("/result{p}"))
+                            .expected(format!("{p} {want}, as on the first page"));
+                        self.findings.push(f);
+                    }
+                }
+            }
             match result.get("nextCursor").and_then(Value::as_str) {
                 None => return Ok(items),
                 Some(next) if !seen.insert(next.to_owned()) => {
@@ -85,4 +122,9 @@ impl Executor<'_> {
         self.findings.push(f);
         Ok(items)
     }
+}
+
+/// A member's value as a finding quotes it.
+fn shown(value: Option<&Value>) -> String {
+    value.map_or_else(|| "absent".to_owned(), Value::to_string)
 }

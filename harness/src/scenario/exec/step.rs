@@ -258,9 +258,12 @@ impl Executor<'_> {
                 into,
                 params,
                 on_error,
+                same,
             } => {
                 let base = params.as_ref().map(|p| self.render(p, line)).transpose()?;
-                let items = self.paginate(method, key, base, *on_error, line).await?;
+                let items = self
+                    .paginate(method, key, base, *on_error, same, line)
+                    .await?;
                 if method == "tools/list" {
                     self.remember_tools(&items, true);
                 }

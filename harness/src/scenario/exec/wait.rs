@@ -26,6 +26,7 @@ impl Executor<'_> {
                 within,
                 checks,
                 skip_if_absent,
+                first_by,
             } => {
                 let deadline = tokio::time::Instant::now() + *within;
                 loop {
@@ -35,6 +36,9 @@ impl Executor<'_> {
                     ) {
                         let u = self.inbox.remove(pos).expect("found above");
                         let value = message_value(&u.message);
+                        if let Some(p) = first_by {
+                            self.none_before(pos, &value, p, method, line);
+                        }
                         self.apply_checks(
                             checks,
                             &value,
@@ -181,6 +185,47 @@ impl Executor<'_> {
 
     /// `expect: stderr`. Over HTTP there is no stderr to read: the check cannot run, so
     /// the scenario is skipped (or keeps the failure it already has), never passed.
+    /// Fails every notification still in the inbox before `pos` that carries the awaited
+    /// notification's value at `pointer`: it came first, where the awaited one must.
+    fn none_before(
+        &mut self,
+        pos: usize,
+        awaited: &Value,
+        pointer: &str,
+        method: &str,
+        line: usize,
+    ) {
+        let Some(key) = awaited.pointer(pointer) else {
+            return;
+        };
+        let earlier: Vec<(String, Option<usize>)> = self
+            .inbox
+            .iter()
+            .take(pos)
+            .filter_map(|u| match &u.message {
+                Message::Notification(n)
+                    if message_value(&u.message).pointer(pointer) == Some(key) =>
+                {
+                    Some((n.method.clone(), u.frame))
+                }
+                _ => None,
+            })
+            .collect();
+        for (earlier, frame) in earlier {
+            let f = self
+                .fail(
+                    line,
+                    format!(
+                        "a `{earlier}` notification with {pointer} {key} arrived before the `{method}`, which must come first"
+                    ),
+                    frame,
+                )
+                .pointer(pointer.to_owned())
+                .expected(format!("`{method}` as the first notification with {pointer} {key}"));
+            self.findings.push(f);
+        }
+    }
+
     pub(super) async fn expect_stderr(
         &mut self,
         pattern: &str,

@@ -177,7 +177,8 @@ pub enum StepKind {
         checks: Vec<Check>,
     },
     /// Follows `nextCursor` through a list method, collecting the items under `key`
-    /// into the variable `into`; detects cursor loops.
+    /// into the variable `into`; detects cursor loops, and pages that disagree on a
+    /// member the spec makes list-wide (`same`).
     Paginate {
         /// The list method (`tools/list`).
         method: String,
@@ -190,6 +191,9 @@ pub enum StepKind {
         /// What an error answer to a page means (`on_error: next` beside the step: the
         /// spec does not require the method, as with `resources/templates/list`).
         on_error: OnError,
+        /// JSON pointers into each page's result that must hold the first page's value on
+        /// every later page (2026-07-28 caching: one `cacheScope` for all pages).
+        same: Vec<String>,
     },
     /// Waits this long, still reading (and checking) what the server sends.
     Sleep(Duration),
@@ -297,6 +301,9 @@ pub enum Expectation {
         /// No such notification means the server does not exercise the rule (no tool
         /// reports progress, say): the scenario is skipped rather than failed.
         skip_if_absent: bool,
+        /// A JSON pointer (`first_by`): no earlier notification may carry this one's value
+        /// there (2026-07-28 subscriptions: the acknowledgment comes first on its stream).
+        first_by: Option<String>,
     },
     /// No message at all (of the listed methods, or of any kind when empty) within the window.
     Nothing {

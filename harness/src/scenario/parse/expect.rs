@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::checks::{RESPONSE_KINDS, checks, plain_string, response_expectation};
+use super::checks::{RESPONSE_KINDS, check_pointer, checks, plain_string, response_expectation};
 use super::steps::DEFAULT_WITHIN;
 use super::vars::Scope;
 use super::yaml::{
@@ -72,12 +72,13 @@ pub(super) fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expec
                     within: DEFAULT_WITHIN,
                     checks: Vec::new(),
                     skip_if_absent: false,
+                    first_by: None,
                 });
             }
             let m = Map::new(ctx, v, "`notification`")?;
             m.only(
                 ctx,
-                &["method", "within", "match", "otherwise"],
+                &["method", "within", "match", "otherwise", "first_by"],
                 "`notification`",
             )?;
             let method =
@@ -94,10 +95,19 @@ pub(super) fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expec
                     }
                 },
             };
+            let first_by = match m.get("first_by") {
+                None => None,
+                Some(p) => {
+                    let pointer = plain_string(ctx, p, "`first_by`")?;
+                    check_pointer(ctx, p, pointer)?;
+                    Some(pointer.to_owned())
+                }
+            };
             Expectation::Notification {
                 method: method.to_owned(),
                 within: within(ctx, &m)?,
                 skip_if_absent,
+                first_by,
                 checks: match m.get("match") {
                     Some(c) => checks(ctx, c, scope, "`match`", &[])?,
                     None => Vec::new(),

@@ -483,7 +483,11 @@ fn on_error(ctx: &Ctx<'_>, node: Option<&Node>) -> R<OnError> {
 
 fn paginate(ctx: &Ctx<'_>, value: &Node, on_error: OnError, scope: &mut Scope) -> R<StepKind> {
     let map = Map::new(ctx, value, "`paginate`")?;
-    map.only(ctx, &["method", "key", "into", "params"], "`paginate`")?;
+    map.only(
+        ctx,
+        &["method", "key", "into", "params", "same"],
+        "`paginate`",
+    )?;
     let mnode = map.require(ctx, "method", "`paginate`")?;
     let method = plain_string(ctx, mnode, "`method`")?;
     let key = match map.get("key") {
@@ -503,6 +507,14 @@ fn paginate(ctx: &Ctx<'_>, value: &Node, on_error: OnError, scope: &mut Scope) -
         .get("params")
         .map(|p| template(ctx, p, scope))
         .transpose()?;
+    let mut same = Vec::new();
+    if let Some(list) = map.get("same") {
+        for p in sequence(ctx, list, "`same`")? {
+            let pointer = string(ctx, p, "a `same` pointer")?;
+            check_pointer(ctx, p, pointer)?;
+            same.push(pointer.to_owned());
+        }
+    }
     let inode = map.require(ctx, "into", "`paginate`")?;
     let into = string(ctx, inode, "`into`")?;
     scope.check_new(ctx, inode, into, "variable name")?;
@@ -513,6 +525,7 @@ fn paginate(ctx: &Ctx<'_>, value: &Node, on_error: OnError, scope: &mut Scope) -
         into: into.to_owned(),
         params,
         on_error,
+        same,
     })
 }
 

@@ -2,6 +2,7 @@
 //! for what it rejects.
 
 use super::*;
+use crate::scenario::model::Expectation;
 
 fn err(text: &str) -> ScenarioError {
     parse_scenario("t.yaml", text).expect_err("should fail")
@@ -128,5 +129,34 @@ fn a_negotiate_step_is_the_scenario_and_gets_no_handshake() {
     assert_eq!(
         e.hint.as_deref(),
         Some("did you mean `accepted-version-echoed`?")
+    );
+}
+
+#[test]
+fn paginate_same_and_first_by_take_json_pointers() {
+    let ok = format!(
+        "{HEAD}steps:\n  - paginate: {{ method: tools/list, into: t, same: [/cacheScope] }}\n  - expect: {{ notification: {{ method: n/x, first_by: /params/id }} }}\n"
+    );
+    let s = parse_scenario("t.yaml", &ok).unwrap();
+    assert!(
+        matches!(&s.steps[1].kind, StepKind::Paginate { same, .. } if same == &["/cacheScope"])
+    );
+    assert!(matches!(
+        &s.steps[2].kind,
+        StepKind::Expect(Expectation::Notification { first_by: Some(p), .. }) if p == "/params/id"
+    ));
+    let e = err(&format!(
+        "{HEAD}steps:\n  - paginate: {{ method: tools/list, into: t, same: [cacheScope] }}\n"
+    ));
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (5, "`cacheScope` is not a JSON pointer")
+    );
+    let e = err(&format!(
+        "{HEAD}steps:\n  - expect: {{ notification: {{ method: n/x, first_by: id }} }}\n"
+    ));
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (5, "`id` is not a JSON pointer")
     );
 }
