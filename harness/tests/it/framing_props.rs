@@ -431,6 +431,20 @@ mod regressions {
 
     use super::invariants::check;
 
+    /// FIXED (in the invariant, not the decoder). Found by the proptest twin (frames parse
+    /// to their value).
+    ///
+    /// Root cause: the decoder reads numbers beyond a float (`1e309`, valid JSON: RFC 8259
+    /// section 6 sets no limit) as written, through `transport::huge_numbers`, so a hostile
+    /// server's huge ids and values are judged rather than called "not JSON". The
+    /// invariant re-parsed each frame with plain serde_json, which refuses such numbers:
+    /// it now reads them the way the decoder does.
+    #[test]
+    fn a_number_beyond_a_float_is_a_frame() {
+        check(8, &[b"1e309 ".to_vec()]);
+        check(DEFAULT_MAX_FRAME, &[b"{\"id\":1e400}\n".to_vec()]);
+    }
+
     /// FIXED. Found by the fuzz target (chunking independence).
     ///
     /// Root cause: `NdjsonDecoder::extend_line` fills the `Oversize` quote prefix only in
