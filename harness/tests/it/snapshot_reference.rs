@@ -59,7 +59,23 @@ fn a_changed_tool_schema_fails_the_insta_assertion() {
             std::env::var_os("CI").is_none(),
             "INSTA_FORCE_PASS or INSTA_UPDATE=always is set under CI: snapshot tests cannot fail"
         );
-        eprintln!("skipped: INSTA_FORCE_PASS or INSTA_UPDATE=always is set");
+        // Elsewhere, run this very test again in a process without them: it is checked,
+        // never skipped.
+        let rerun = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "snapshot_reference::a_changed_tool_schema_fails_the_insta_assertion",
+            ])
+            .env_remove("INSTA_FORCE_PASS")
+            .env_remove("INSTA_UPDATE")
+            .output()
+            .expect("re-running the test without the insta overrides");
+        let out = String::from_utf8_lossy(&rerun.stdout);
+        // A filter that matched nothing would also succeed: require the one test to run.
+        assert!(
+            rerun.status.success() && out.contains("1 passed"),
+            "the test without the insta overrides:\n{out}"
+        );
         return;
     }
     let scratch = crate::support::tempfile_path("insta-scratch");

@@ -37,6 +37,15 @@ fn all_findings(report: &Value) -> Vec<String> {
     out
 }
 
+/// The scenario `id` passed, the run raised no finding anywhere, and it exited 0.
+fn assert_clean(code: i32, report: &Value, text: &str, id: &str) {
+    let s = outcome(report, id);
+    assert_eq!(s["verdict"], "pass", "{s:#}\n{text}");
+    let findings = all_findings(report);
+    assert!(findings.is_empty(), "{findings:#?}");
+    assert_eq!(code, 0, "{text}");
+}
+
 /// The issue's false positive: a loop calling a tool that reports progress sent the same
 /// `progressToken` on every call, and the reference's progress for the second call,
 /// starting again at 1, was reported as `progress.increasing` ("went from 3 to 1").
@@ -51,14 +60,7 @@ fn a_loop_of_tool_calls_reporting_progress_is_no_progress_failure() {
         &[&reference()],
     );
     let _ = std::fs::remove_file(&path);
-    let s = outcome(&report, "test/progress-loop");
-    assert_eq!(s["verdict"], "pass", "{s:#}\n{text}");
-    assert!(
-        all_findings(&report).is_empty(),
-        "{:#?}",
-        all_findings(&report)
-    );
-    assert_eq!(code, 0, "{text}");
+    assert_clean(code, &report, &text, "test/progress-loop");
 }
 
 /// `mcpcheck fuzz` against the Python SDK server reported "a response with id ..., which
@@ -76,14 +78,7 @@ fn a_raw_request_beyond_serde_json_is_correlated() {
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let (code, report, text) = run_json(&[path.to_str().unwrap(), "--timeout", "10s"], &server);
     let _ = std::fs::remove_file(&path);
-    let s = outcome(&report, "test/raw-big-number");
-    assert_eq!(s["verdict"], "pass", "{s:#}\n{text}");
-    assert!(
-        all_findings(&report).is_empty(),
-        "{:#?}",
-        all_findings(&report)
-    );
-    assert_eq!(code, 0, "{text}");
+    assert_clean(code, &report, &text, "test/raw-big-number");
 }
 
 /// `resources/read-each` and its kin demanded that every listed resource read without
