@@ -14,8 +14,7 @@ impl Session {
         // whole timeout and then came the moment stdin closed was held in a buffer. Over
         // HTTP there is no stdin to close.
         let stdio = self.transport.pid().is_some();
-        let waiting = |s: &Session| s.expired.len();
-        let unanswered = waiting(&self);
+        let given_up = self.expired.len();
         // Whether the server got an answer out before the end of its input, and which
         // handshake requests were still open: evidence that it writes at all.
         let answered_before = !self.answered.is_empty();
@@ -29,7 +28,7 @@ impl Session {
             self.ingest(item).await;
         }
         let rev = self.revision;
-        let held = unanswered.saturating_sub(waiting(&self));
+        let held = given_up.saturating_sub(self.expired.len());
         // An answer left without its newline also completes only at the end of the stream:
         // that is the framing's finding, not a buffer's.
         let unterminated = self
