@@ -129,53 +129,93 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
     );
 }
 
+/// Defects checked at once. A run mostly waits (its longest scenarios are one-second
+/// "nothing arrives" windows), so a few runs side by side use the cores a single run leaves
+/// idle; the verdicts do not depend on it (each run has its own server processes).
+const DEFECTS_AT_ONCE: usize = 3;
+
 #[test]
 fn each_defect_fails_exactly_its_scenarios() {
-    let revs = suite::revisions();
-    let mut problems = Vec::new();
     // The `http-*` defects break transport rules: http_mutation.rs runs them over HTTP.
+    let table: Vec<_> = defect_table(|d| !d.starts_with("http-") && !d.starts_with("auth-"))
+        .into_iter()
+        .collect();
+    let revs = suite::revisions();
     let defects = suite::defects();
-    for (defect, expected) in defect_table(|d| !d.starts_with("http-") && !d.starts_with("auth-")) {
-        let mut runs = suite::revisions_to_run(&expected, &revs);
-        // Scenarios that also apply at 2026-07-28 must fail there too, in the stateless
-        // form of the session, not only at the handshake revision (unless the defect
-        // breaks something 2026-07-28 does not have).
-        let stateless_rows = if defects[&defect].stateless {
-            suite::applying_at(&expected, &revs, suite::STATELESS)
-        } else {
-            BTreeSet::new()
-        };
-        if !stateless_rows.is_empty() {
-            runs.insert(suite::STATELESS.to_owned());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let problems = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..DEFECTS_AT_ONCE {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((defect, expected)) = table.get(i) else {
+                        break;
+                    };
+                    let stateless = defects[defect.as_str()].stateless;
+                    if let Some(problem) = check_defect(defect, expected, &revs, stateless) {
+                        problems.lock().unwrap().push(problem);
+                    }
+                }
+            });
         }
-        let mut got = BTreeSet::new();
-        let mut missed_stateless = BTreeSet::new();
-        let mut errs = Vec::new();
-        let mut text = String::new();
-        for rev in &runs {
-            let args = [&FAST[..], &["--protocol-version", rev]].concat();
-            let (_, report, out) = run_json(&args, &[&misbehaving(), "--defect", &defect]);
-            let v = verdicts(&report);
-            let failed = failing(&v);
-            if rev == suite::STATELESS {
-                missed_stateless.extend(stateless_rows.difference(&failed).cloned());
-            }
-            got.extend(failed);
-            errs.extend(errors(&v));
-            text.push_str(&out);
-        }
-        if got != expected || !errs.is_empty() || !missed_stateless.is_empty() {
-            let missed: Vec<_> = expected.difference(&got).collect();
-            let extra: Vec<_> = got.difference(&expected).collect();
-            let detail: Vec<&str> = text
-                .lines()
-                .filter(|l| l.trim_start().starts_with('['))
-                .take(12)
-                .collect();
-            problems.push(format!("--defect {defect} ({runs:?}): not caught by {missed:?}; not caught at {} by {missed_stateless:?}; also failed {extra:?}; errors {errs:?}\n{}", suite::STATELESS, detail.join("\n")));
-        }
-    }
+    });
+    let mut problems = problems.into_inner().unwrap();
+    problems.sort();
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// Runs the fixture with `defect` (`stateless`: it also breaks 2026-07-28) at every revision
+/// its scenarios apply to; says what went wrong when the failing scenarios are not exactly `expected`.
+fn check_defect(
+    defect: &str,
+    expected: &BTreeSet<String>,
+    revs: &BTreeMap<String, Vec<String>>,
+    stateless: bool,
+) -> Option<String> {
+    let mut runs = suite::revisions_to_run(expected, revs);
+    // Scenarios that also apply at 2026-07-28 must fail there too, in the stateless
+    // form of the session, not only at the handshake revision (unless the defect
+    // breaks something 2026-07-28 does not have).
+    let stateless_rows = if stateless {
+        suite::applying_at(expected, revs, suite::STATELESS)
+    } else {
+        BTreeSet::new()
+    };
+    if !stateless_rows.is_empty() {
+        runs.insert(suite::STATELESS.to_owned());
+    }
+    let mut got = BTreeSet::new();
+    let mut missed_stateless = BTreeSet::new();
+    let mut errs = Vec::new();
+    let mut text = String::new();
+    for rev in &runs {
+        let args = [&FAST[..], &["--protocol-version", rev]].concat();
+        let (_, report, out) = run_json(&args, &[&misbehaving(), "--defect", defect]);
+        let v = verdicts(&report);
+        let failed = failing(&v);
+        if rev == suite::STATELESS {
+            missed_stateless.extend(stateless_rows.difference(&failed).cloned());
+        }
+        got.extend(failed);
+        errs.extend(errors(&v));
+        text.push_str(&out);
+    }
+    if &got == expected && errs.is_empty() && missed_stateless.is_empty() {
+        return None;
+    }
+    let missed: Vec<_> = expected.difference(&got).collect();
+    let extra: Vec<_> = got.difference(expected).collect();
+    let detail: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with('['))
+        .take(12)
+        .collect();
+    Some(format!(
+        "--defect {defect} ({runs:?}): not caught by {missed:?}; not caught at {} by {missed_stateless:?}; also failed {extra:?}; errors {errs:?}\n{}",
+        suite::STATELESS,
+        detail.join("\n")
+    ))
 }
 
 #[test]
