@@ -97,6 +97,8 @@ pub struct RunSection {
     pub isolate: Option<bool>,
     /// `--call-tools`.
     pub call_tools: Option<String>,
+    /// `--profile`, e.g. `official-fixture`.
+    pub profile: Option<String>,
     /// `--fail-on`.
     pub fail_on: Option<String>,
     /// `--include` patterns.
@@ -322,6 +324,17 @@ pub fn apply(
             ))
         })?;
     }
+    if let Some(name) = r.profile.as_ref().filter(|_| !from_cli("profile")) {
+        args.profile = Some(
+            <crate::scenario::official::Profile as clap::ValueEnum>::from_str(name, true).map_err(
+                |_| {
+                    UsageError(format!(
+                        "[run] profile = {name:?}: expected official-fixture"
+                    ))
+                },
+            )?,
+        );
+    }
     if let Some(level) = r.fail_on.as_ref().filter(|_| !from_cli("fail_on")) {
         args.reports.fail_on = <crate::outcome::FailOn as clap::ValueEnum>::from_str(level, true)
             .map_err(|_| {
@@ -447,6 +460,9 @@ command = ["python3", "server.py"]
 # needs a tool call (progress, logging, content, errors); tools annotated destructiveHint
 # are still never called.
 # call-tools = "all"
+# A named selection: "official-fixture" keeps the scenarios standing for the official
+# conformance suite's (for an SDK's fixture server; `official:` ids in the reports).
+# profile = "official-fixture"
 # What fails the run: "failure" (MUST-level findings, the default) or "warning" (SHOULD too).
 # fail-on = "warning"
 # Arguments to call tools with; tools listed here may be called under readonly too.
@@ -505,6 +521,7 @@ mod tests {
             .join("\n");
         let c = Config::parse(&text, "uncommented").unwrap();
         assert_eq!(c.run.jobs, Some(4));
+        assert_eq!(c.run.profile.as_deref(), Some("official-fixture"));
         assert_eq!(
             c.reports.junit,
             Some(PathBuf::from("mcpcheck-report/junit.xml"))

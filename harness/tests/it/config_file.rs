@@ -95,6 +95,55 @@ fn a_misspelt_key_is_a_usage_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `profile` in `[run]` selects like `--profile`; an unknown one is a usage error naming the key.
+#[test]
+fn the_file_selects_a_profile() {
+    let dir = tempfile_path("config-profile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mcpcheck.toml");
+    let write = |profile: &str| {
+        let text = format!(
+            "[server]\ncommand = [{:?}]\n\n[run]\nprotocol-version = \"2025-11-25\"\n\
+             include = [\"lifecycle/ping-result\", \"stdio/stdout-only-messages\"]\n\
+             profile = {profile:?}\n\n[reports]\njson = \"out.json\"\n",
+            reference()
+        );
+        std::fs::write(&path, text).unwrap();
+    };
+    write("official-fixture");
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let json = single_leg(
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap()).unwrap(),
+    );
+    let ids: Vec<&str> = json["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["lifecycle/ping-result"], "{text}");
+
+    write("offical-fixture");
+    let out = mcpcheck()
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("profile = \"offical-fixture\""),
+        "{}",
+        describe(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn init_writes_a_starter_and_does_not_overwrite() {
     let dir = tempfile_path("init");
