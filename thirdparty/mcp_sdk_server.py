@@ -72,9 +72,10 @@ def raise_invalid(message: str):
     raise MCPError(code=INVALID_PARAMS, message=message)
 
 
-# The handshake revisions (2024-11-05 .. 2025-11-25) say "Resource not found: -32002";
-# 2026-07-28 moved it to -32602 and asks clients to accept both.
-RESOURCE_NOT_FOUND = -32002
+def resource_not_found_code(protocol_version: str) -> int:
+    """The handshake revisions (2024-11-05 .. 2025-11-25) say "Resource not found: -32002"
+    (SHOULD); 2026-07-28 requires -32602 (MUST) and asks clients to accept both."""
+    return INVALID_PARAMS if protocol_version >= "2026-07-28" else -32002
 
 
 async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -99,7 +100,8 @@ async def list_resources(ctx, params) -> types.ListResourcesResult:
 
 async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     if str(params.uri) != "memo://motd":
-        raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)})
+        code = resource_not_found_code(ctx.protocol_version)
+        raise MCPError(code=code, message="Resource not found", data={"uri": str(params.uri)})
     return types.ReadResourceResult(contents=[types.TextResourceContents(uri="memo://motd", mime_type="text/plain", text=MOTD)])
 
 

@@ -19,13 +19,11 @@ fn sent(report: &serde_json::Value) -> Vec<serde_json::Value> {
 
 /// Where mcp 2.3's low-level server (thirdparty/mcp_sdk_server.py) breaks a rule that now
 /// also runs at 2026-07-28, each `--exclude`d from the full-suite runs and caught on its own
-/// by [`python_sdk_deviations_are_caught`]: resources/read of an unknown uri answers -32002
-/// (2026-07-28 requires -32602); it does not answer a line that is not JSON, nor
-/// `"jsonrpc":"1.0"` (at 2025-11-25 too); `prompts/get` without its required argument
-/// succeeds. (It has no `resources/templates/list` and answers it -32601, which no text
+/// by [`python_sdk_deviations_are_caught`]: it does not answer a line that is not JSON,
+/// nor `"jsonrpc":"1.0"` (at 2025-11-25 too); `prompts/get` without its required argument
+/// succeeds. All three are SHOULDs (warnings): the leg passes, `--fail-on warning` fails it. (It has no `resources/templates/list` and answers it -32601, which no text
 /// forbids: the template scenarios skip, see verdicts.rs.)
-const SDK_DEVIATIONS: [(&str, &str); 4] = [
-    ("stateless/resource-not-found-invalid-params", "fail"),
+const SDK_DEVIATIONS: [(&str, &str); 3] = [
     ("jsonrpc/parse-error", "warn"),
     ("jsonrpc/invalid-request", "warn"),
     ("prompts/missing-argument-error", "warn"),
@@ -45,7 +43,7 @@ fn python_sdk_deviations_are_caught() {
         return;
     };
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let mut args = vec!["--protocol-version", "2026-07-28"];
+    let mut args = vec!["--protocol-version", "2026-07-28", "--fail-on", "warning"];
     for (id, _) in SDK_DEVIATIONS {
         args.extend(["--include", id]);
     }
@@ -58,7 +56,6 @@ fn python_sdk_deviations_are_caught() {
             "{id} is not {verdict}: {text}"
         );
     }
-    assert!(text.contains("-32002"), "{text}");
 }
 
 #[test]
