@@ -7,7 +7,9 @@ SDK (2.x `MCPServer`), the way the SDKs' "everything servers" do: what
 Tools:     test_simple_text, test_image_content, test_audio_content, test_embedded_resource,
            test_multiple_content_types, test_tool_with_logging, test_tool_with_progress,
            test_error_handling, test_sampling, test_elicitation, test_elicitation_sep1034_defaults,
-           test_elicitation_sep1330_enums, json_schema_2020_12_tool (listed, never called)
+           test_elicitation_sep1330_enums, json_schema_2020_12_tool (listed, never called),
+           test_reconnection (over HTTP: closes its SSE stream mid-call; the response is
+           replayed to the client that reconnects with Last-Event-ID)
 Resources: test://static-text, test://static-binary, test://watched-resource (subscribable),
            template test://template/{id}/data
 Prompts:   test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource,
@@ -29,6 +31,7 @@ import anyio
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp.server.streamable_http import EventMessage, EventStore
 
 # A 1x1 red PNG and a 44-byte silent WAV header with one sample.
 PNG = base64.b64decode(
@@ -60,6 +63,10 @@ BROKEN = {
     "elicitation-no-defaults": "test_elicitation_sep1034_defaults sends its form without defaults",
     "elicitation-titles-as-enum": "test_elicitation_sep1330_enums sends titled choices as a plain enum of titles",
     "json-schema-stripped": "json_schema_2020_12_tool lists an input schema without $schema, $defs and the 2020-12 keywords",
+    # The SSE polling behaviours of the Streamable HTTP mode (server-sse-polling).
+    "sse-no-priming": "over HTTP: no event store, so no priming event and no mid-call close",
+    "sse-no-retry": "over HTTP: the priming event carries no retry field before the mid-call close",
+    "sse-no-replay": "over HTTP: test_reconnection's response is lost when its stream is closed",
 }
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -147,6 +154,33 @@ def client_declares(ctx: Context, capability: str) -> bool:
 
 def tool_error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+class MemoryEventStore(EventStore):
+    """Every SSE event of the process, in order, so a stream closed mid-call resumes with
+    GET and Last-Event-ID (2025-11-25 basic/transports#resumability-and-redelivery).
+    `lose_replays`: know no event id, so a closed stream is never resumed (sse-no-replay)."""
+
+    def __init__(self, lose_replays: bool = False) -> None:
+        self.events: list[tuple[str, str, object]] = []
+        self.lose_replays = lose_replays
+
+    async def store_event(self, stream_id, message):
+        event_id = f"e{len(self.events) + 1}"
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        index = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
+        if index is None:
+            return None
+        if self.lose_replays:
+            return None
+        stream = self.events[index][1]
+        for event_id, stream_id, message in self.events[index + 1 :]:
+            if stream_id == stream and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream
 
 
 def build(broken: str | None) -> MCPServer:
@@ -295,6 +329,16 @@ def build(broken: str | None) -> MCPServer:
     def json_schema_tool() -> list[types.ContentBlock]:
         return [text("json_schema_2020_12_tool called")]
 
+    @mcp.tool(
+        name="test_reconnection",
+        description="Over Streamable HTTP, closes its SSE stream mid-call; the response is replayed on reconnection.",
+    )
+    async def reconnection(ctx: Context) -> list[types.ContentBlock]:
+        await anyio.sleep(0.1)
+        await ctx.close_sse_stream()  # a no-op without an event store (stdio, sse-no-priming)
+        await anyio.sleep(0.3)
+        return [text("Reconnection test completed")]
+
     if broken != "json-schema-stripped":
         # The SDK derives a schema from the signature; the fixture lists its own, as written.
         mcp._tool_manager.get_tool("json_schema_2020_12_tool").parameters = SCHEMA_2020_12
@@ -369,7 +413,9 @@ def main() -> None:
         return
     import uvicorn
 
-    app = mcp.streamable_http_app(host="127.0.0.1")
+    store = None if args.broken == "sse-no-priming" else MemoryEventStore(args.broken == "sse-no-replay")
+    retry = None if args.broken == "sse-no-retry" else 200
+    app = mcp.streamable_http_app(host="127.0.0.1", event_store=store, retry_interval=retry)
     print(f"official_fixture: on http://127.0.0.1:{args.port}/mcp", file=sys.stderr)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 

@@ -282,7 +282,7 @@ pub fn footer(report: &RunReport) -> String {
     };
     let _ = writeln!(
         w,
-        "{verdict}: {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
+        "{verdict}: sweep {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
         c.failures, c.warnings, c.infos, report.duration_ms
     );
     for note in super::summary::policy_notes(&report.scenarios) {

@@ -44,6 +44,7 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
+    "test_reconnection",
 ];
 
 /// Whether `name` is an official fixture tool that may be called whatever the policy

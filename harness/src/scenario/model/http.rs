@@ -91,6 +91,20 @@ pub struct HttpExpect {
     /// `event_ids: unique`: the answer must be an SSE stream with event ids (else the
     /// scenario is skipped), each new in the session.
     pub unique_event_ids: bool,
+    /// `sse: [priming, retry]`: the SSE SHOULDs of a POST's stream to hold (the answer
+    /// must be an SSE stream, else the scenario is skipped).
+    pub sse: Vec<SseShould>,
+}
+
+/// A SHOULD of an SSE answer to a POST (2025-11-25 basic/transports#sending-messages-to-the-server).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SseShould {
+    /// `priming`: the stream starts with an event that has an id and empty data, so the
+    /// client can reconnect with `Last-Event-ID`.
+    Priming,
+    /// `retry`: a connection the server closes before the response is preceded by an
+    /// event with a `retry` field.
+    RetryBeforeClose,
 }
 
 /// A regex, compared by its text (the model derives `PartialEq`).

@@ -2,7 +2,9 @@
 
 use super::vars::{Scope, template};
 use super::yaml::{Ctx, Map, Node, R, as_str, duration, integer, string, to_json};
-use crate::scenario::model::http::{HeaderChoice, HeaderRegex, HttpExpect, HttpStep, Status};
+use crate::scenario::model::http::{
+    HeaderChoice, HeaderRegex, HttpExpect, HttpStep, SseShould, Status,
+};
 
 const KEYS: &[&str] = &[
     "method",
@@ -23,6 +25,7 @@ const EXPECT_KEYS: &[&str] = &[
     "headers_if_present",
     "response",
     "event_ids",
+    "sse",
 ];
 
 pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
@@ -168,6 +171,20 @@ fn expect(ctx: &Ctx<'_>, node: &Node) -> R<HttpExpect> {
                     .error(n, "`event_ids` expects `unique`")
                     .with_hint("every SSE event id must be new in the session"));
             }
+        }
+    }
+    if let Some(n) = map.get("sse") {
+        for item in one_or_many(n) {
+            let should = match as_str(item) {
+                Some("priming") => SseShould::Priming,
+                Some("retry") => SseShould::RetryBeforeClose,
+                _ => {
+                    return Err(ctx
+                        .error(item, "`sse` expects `priming` or `retry`")
+                        .with_hint("e.g. `sse: [priming, retry]`"));
+                }
+            };
+            e.sse.push(should);
         }
     }
     if let Some(n) = map.get("response") {

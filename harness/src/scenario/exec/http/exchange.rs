@@ -92,6 +92,7 @@ pub(super) async fn exchange(
         .await;
         // Resume a stream the step dropped, or one the server closed before the response
         // (2025-11-25: the client "SHOULD then poll" and "MUST respect the retry field").
+        note_early_close(&end, wanted.is_some(), &mut acc);
         while (end == SseEnd::Dropped || (end == SseEnd::Closed && wanted.is_some()))
             && acc.resumes < MAX_RESUMES
             && handle.resumable()
@@ -189,6 +190,7 @@ pub(super) async fn exchange(
                 &mut acc,
             )
             .await;
+            note_early_close(&end, wanted.is_some(), &mut acc);
         }
         sse_acc = Some(acc);
     } else {
@@ -243,4 +245,16 @@ pub(super) async fn exchange(
         messages,
         sse: sse_acc,
     })
+}
+
+/// Notes a connection the server closed before the awaited response, and whether a `retry`
+/// field came before (2025-11-25: "it SHOULD send an SSE event with a standard retry field
+/// before closing the connection").
+fn note_early_close(end: &SseEnd, awaiting: bool, acc: &mut SseAcc) {
+    if *end == SseEnd::Closed && awaiting {
+        acc.closed_early = true;
+        if acc.retry.is_none() {
+            acc.closed_without_retry = true;
+        }
+    }
 }

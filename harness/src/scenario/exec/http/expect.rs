@@ -3,7 +3,7 @@
 //! server gives nothing to check.
 
 use super::{Answer, HttpStop};
-use crate::scenario::model::http::HttpStep;
+use crate::scenario::model::http::{HttpStep, SseShould};
 
 /// Skips a step whose resumability expectations the server gives nothing to check:
 /// no SSE stream, no event ids, no resumption offered (405, allowed), no replay (a MAY).
@@ -65,10 +65,54 @@ pub(super) fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> 
     }
 }
 
+/// Skips a step with `sse:` expectations when the server answered with one JSON body:
+/// priming and polling are about SSE streams, and a JSON answer is allowed.
+pub(super) fn sse_applies(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
+    if step.expect.sse.is_empty() || a.sse.is_some() || !(200..300).contains(&a.status) {
+        return Ok(());
+    }
+    let ct = a
+        .headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    Err(HttpStop::Skip(format!(
+        "the server answered the {} with one JSON body ({ct}), not an SSE stream (allowed): priming and polling do not apply",
+        step.method
+    )))
+}
+
+/// The `sse:` SHOULDs the stream broke, one sentence each.
+fn sse_shoulds(step: &HttpStep, a: &Answer) -> Vec<String> {
+    let Some(sse) = &a.sse else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    for should in &step.expect.sse {
+        match should {
+            SseShould::Priming => match sse.first_event {
+                Some((true, true)) => {}
+                Some((has_id, _)) => problems.push(format!(
+                    "the SSE stream's first event {}; the server SHOULD first send an event with an id and empty data, to prime the client to reconnect",
+                    if has_id { "carried data" } else { "had no id" }
+                )),
+                None => problems.push(
+                    "the SSE stream carried no event at all; the server SHOULD first send an event with an id and empty data, to prime the client to reconnect".into(),
+                ),
+            },
+            SseShould::RetryBeforeClose if sse.closed_without_retry => problems.push(
+                "the server closed the SSE connection before the response without sending a `retry` field first; it SHOULD, so the client knows when to reconnect".into(),
+            ),
+            SseShould::RetryBeforeClose => {}
+        }
+    }
+    problems
+}
+
 /// The step's expectations `a` breaks, one sentence each (empty: all held).
 pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
     let e = &step.expect;
-    let mut problems = Vec::new();
+    let mut problems = sse_shoulds(step, a);
     let what = &step.method;
     if !e.status.is_empty() && !e.status.iter().any(|s| s.matches(a.status)) {
         let want = e
@@ -136,8 +180,15 @@ pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
                     })
                     .collect::<Vec<_>>()
                     .join(", ");
+                let closed = match &a.sse {
+                    Some(sse) if sse.closed_early => format!(
+                        "; the server closed the SSE connection before it, and mcpcheck reconnected {} time(s) with GET and Last-Event-ID",
+                        sse.resumes
+                    ),
+                    _ => String::new(),
+                };
                 problems.push(format!(
-                    "no JSON-RPC response with id {id} in the answer to the {what} (ids seen: {})",
+                    "no JSON-RPC response with id {id} in the answer to the {what} (ids seen: {}){closed}",
                     if seen.is_empty() {
                         "no message at all".to_owned()
                     } else {

@@ -63,6 +63,12 @@ pub(super) struct SseAcc {
     pub(super) refused: Option<(u16, String)>,
     /// Check each id against the other streams of the session (`event_ids: unique`).
     pub(super) check_unique: bool,
+    /// The first event of the first connection: (it had an id, its data was empty).
+    pub(super) first_event: Option<(bool, bool)>,
+    /// The server closed a connection before the response without having sent a `retry`.
+    pub(super) closed_without_retry: bool,
+    /// The server closed a connection before the response (with or without `retry`).
+    pub(super) closed_early: bool,
 }
 
 /// How reading one SSE connection ended.
@@ -116,6 +122,7 @@ pub async fn run(
         )));
     }
     expect::resumability(step, &answer)?;
+    expect::sse_applies(step, &answer)?;
     let mut problems = answer
         .sse
         .as_ref()
@@ -147,7 +154,7 @@ mod tests {
     #[test]
     fn parses_every_setting() {
         let h = scenario(
-            "      method: delete\n      session: omit\n      protocol_version: \"1999-01-01\"\n      headers: { Origin: \"http://x.example\" }\n      within: 1s\n      resume: true\n      expect:\n        status: [200, 4xx]\n        skip_on_status: 405\n        body: empty\n        content_type: Text/Event-Stream\n        headers: { Mcp-Session-Id: \"^a\" }\n        response: { id: x-1, error: true }\n        event_ids: unique\n",
+            "      method: delete\n      session: omit\n      protocol_version: \"1999-01-01\"\n      headers: { Origin: \"http://x.example\" }\n      within: 1s\n      resume: true\n      expect:\n        status: [200, 4xx]\n        skip_on_status: 405\n        body: empty\n        content_type: Text/Event-Stream\n        headers: { Mcp-Session-Id: \"^a\" }\n        response: { id: x-1, error: true }\n        event_ids: unique\n        sse: [priming, retry]\n",
         )
         .unwrap();
         assert_eq!(h.method, "DELETE");
@@ -166,6 +173,13 @@ mod tests {
         assert_eq!(e.headers[0].0, "mcp-session-id");
         assert_eq!(e.response, Some((serde_json::json!("x-1"), Some(true))));
         assert!(h.resume && e.unique_event_ids);
+        assert_eq!(
+            e.sse,
+            vec![
+                crate::scenario::model::http::SseShould::Priming,
+                crate::scenario::model::http::SseShould::RetryBeforeClose
+            ]
+        );
         assert!(Status::Class(4).matches(404) && !Status::Class(4).matches(500));
     }
 
@@ -186,6 +200,10 @@ mod tests {
             (
                 "      expect: { event_ids: sorted }\n",
                 "`event_ids` expects `unique`",
+            ),
+            (
+                "      expect: { sse: [priming, ping] }\n",
+                "`sse` expects `priming` or `retry`",
             ),
         ];
         for (step, want) in bad {
@@ -230,6 +248,56 @@ mod tests {
             messages: vec![serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}})],
         };
         assert!(check(&step, &ok).is_empty());
+    }
+
+    /// `sse: [priming, retry]`: a stream whose first event has data, or that the server
+    /// closed before the response without a `retry`, breaks the SHOULD; a primed stream
+    /// closed after a `retry` keeps both.
+    #[test]
+    fn sse_shoulds_judge_the_first_event_and_an_early_close() {
+        let step = scenario("      expect: { sse: [priming, retry] }\n").unwrap();
+        let answer = |sse: SseAcc| Answer {
+            status: 200,
+            headers: reqwest::header::HeaderMap::new(),
+            body: vec![],
+            sse: Some(sse),
+            messages: vec![],
+        };
+        let good = SseAcc {
+            first_event: Some((true, true)),
+            retry: Some(Duration::from_millis(200)),
+            closed_early: true,
+            ..SseAcc::default()
+        };
+        assert!(check(&step, &answer(good)).is_empty());
+        let unprimed = SseAcc {
+            first_event: Some((false, false)),
+            ..SseAcc::default()
+        };
+        let problems = check(&step, &answer(unprimed));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("first event had no id"),
+            "{problems:?}"
+        );
+        let no_retry = SseAcc {
+            first_event: Some((true, true)),
+            closed_early: true,
+            closed_without_retry: true,
+            ..SseAcc::default()
+        };
+        let problems = check(&step, &answer(no_retry));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("`retry`"), "{problems:?}");
+        // A JSON answer is allowed: the scenario is skipped, not failed.
+        let json = Answer {
+            sse: None,
+            ..answer(SseAcc::default())
+        };
+        assert!(matches!(
+            expect::sse_applies(&step, &json),
+            Err(HttpStop::Skip(_))
+        ));
     }
 
     /// Regression (issue 15): the step read SSE with eventsource-stream directly, without

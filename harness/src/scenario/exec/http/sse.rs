@@ -55,6 +55,9 @@ pub(super) async fn read_events(
                 if ev.retry.is_some() {
                     acc.retry = ev.retry;
                 }
+                if acc.first_event.is_none() {
+                    acc.first_event = Some((!ev.id.is_empty(), ev.data.trim().is_empty()));
+                }
                 let new_id = !ev.id.is_empty() && ev.id != previous;
                 previous = ev.id.clone();
                 if new_id {
