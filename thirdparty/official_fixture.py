@@ -67,6 +67,7 @@ BROKEN = {
     "sse-no-priming": "over HTTP: no event store, so no priming event and no mid-call close",
     "sse-no-retry": "over HTTP: the priming event carries no retry field before the mid-call close",
     "sse-no-replay": "over HTTP: test_reconnection's response is lost when its stream is closed",
+    "one-stream-at-a-time": "over HTTP: a POST that arrives while another has no answer yet gets 409",
 }
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -181,6 +182,39 @@ class MemoryEventStore(EventStore):
             if stream_id == stream and message is not None:
                 await send_callback(EventMessage(message, event_id))
         return stream
+
+
+class OneStreamAtATime:
+    """ASGI middleware of the one-stream-at-a-time variant: a POST that arrives while another
+    POST has not started its answer is refused with 409 (a server that cannot hold several
+    streams at once; basic/transports#multiple-connections)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.waiting = 0
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        if self.waiting:
+            body = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"busy: one request at a time"}}'
+            await send({"type": "http.response.start", "status": 409, "headers": [(b"content-type", b"application/json")]})
+            return await send({"type": "http.response.body", "body": body})
+        self.waiting += 1
+        started = False
+
+        async def counted(message):
+            nonlocal started
+            if message["type"] == "http.response.start" and not started:
+                started = True
+                self.waiting -= 1
+            await send(message)
+
+        try:
+            await self.app(scope, receive, counted)
+        finally:
+            if not started:
+                self.waiting -= 1
 
 
 def build(broken: str | None) -> MCPServer:
@@ -416,6 +450,8 @@ def main() -> None:
     store = None if args.broken == "sse-no-priming" else MemoryEventStore(args.broken == "sse-no-replay")
     retry = None if args.broken == "sse-no-retry" else 200
     app = mcp.streamable_http_app(host="127.0.0.1", event_store=store, retry_interval=retry)
+    if args.broken == "one-stream-at-a-time":
+        app = OneStreamAtATime(app)
     print(f"official_fixture: on http://127.0.0.1:{args.port}/mcp", file=sys.stderr)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 

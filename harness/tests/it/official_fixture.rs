@@ -29,8 +29,10 @@ fn official_verdicts(
     broken: Option<&str>,
     revision: &str,
 ) -> Option<(i32, BTreeMap<String, String>, String)> {
+    let serial = broken.is_some_and(|b| suite::official_fixture_defects()[b].serial);
     let line = serve(broken)?;
-    let args = ["--serve", &line, "--include", "official/*", "--jobs", "4"];
+    let jobs = if serial { "1" } else { "4" };
+    let args = ["--serve", &line, "--include", "official/*", "--jobs", jobs];
     let args = [&args[..], &["--protocol-version", revision]].concat();
     let (code, report, out) = json_report("run", &args, &[]);
     Some((code, verdicts(&report), out))

@@ -25,6 +25,9 @@ pub struct HttpStep {
     /// Drop the connection after the first SSE event with an id (before the response) and
     /// resume with GET and `Last-Event-ID`.
     pub resume: bool,
+    /// `parallel: N`: send N copies of the request at once (a JSON-RPC id gets the copy's
+    /// number), each answer held to `expect` (1: one request).
+    pub parallel: usize,
     /// What the answer must look like.
     pub expect: HttpExpect,
 }

@@ -14,6 +14,7 @@ const KEYS: &[&str] = &[
     "headers",
     "within",
     "resume",
+    "parallel",
     "expect",
 ];
 const EXPECT_KEYS: &[&str] = &[
@@ -69,6 +70,23 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
         Some(n) => super::yaml::boolean(ctx, n, "`resume`")?,
         None => false,
     };
+    let parallel = match map.get("parallel") {
+        Some(n) => {
+            let count = integer(ctx, n, "`parallel`")?;
+            if !(2..=16).contains(&count) {
+                return Err(ctx
+                    .error(n, format!("`parallel: {count}` is out of range"))
+                    .with_hint("send 2 to 16 copies at once"));
+            }
+            if resume {
+                return Err(ctx
+                    .error(n, "`parallel` and `resume: true` do not go together")
+                    .with_hint("resume one stream in a step of its own"));
+            }
+            count as usize
+        }
+        None => 1,
+    };
     let expect = match map.get("expect") {
         Some(n) => expect(ctx, n)?,
         None => HttpExpect::default(),
@@ -81,6 +99,7 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
         headers,
         within,
         resume,
+        parallel,
         expect,
     })
 }

@@ -47,6 +47,11 @@ pub struct Defect {
     /// `notifications/initialized`): its rows are not expected to fail at 2026-07-28.
     #[serde(default = "yes")]
     pub stateless: bool,
+    /// `serial = true`: run with one job. For a defect that breaks concurrency itself
+    /// (requests of one scenario sent at once), which scenarios running side by side would
+    /// also trip over.
+    #[serde(default)]
+    pub serial: bool,
 }
 
 fn yes() -> bool {

@@ -52,6 +52,28 @@ pub(super) async fn exchange(
             return Err(error);
         }
     };
+    answer(
+        handle,
+        response,
+        step,
+        session,
+        (method, url, request_headers),
+        deadline,
+    )
+    .await
+}
+
+/// Reads the answer to a request already sent (`sent`: its method, URL and recorded
+/// headers) until the step's `deadline`, resuming an SSE stream as the spec asks.
+pub(super) async fn answer(
+    handle: &HttpHandle,
+    response: reqwest::Response,
+    step: &HttpStep,
+    session: &mut Session,
+    sent: (String, String, Vec<(String, String)>),
+    deadline: tokio::time::Instant,
+) -> Result<Answer, String> {
+    let (method, url, request_headers) = sent;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let response_headers = handle.record_headers(&headers);

@@ -17,6 +17,7 @@
 
 mod exchange;
 mod expect;
+mod parallel;
 mod request;
 mod sse;
 
@@ -103,6 +104,9 @@ pub async fn run(
         return Err(HttpStop::Skip(
             "the server issued no session id, so none can be left out".into(),
         ));
+    }
+    if step.parallel > 1 {
+        return parallel::run(step, body, session, &handle, current_session).await;
     }
     let request = request::build(step, body, &handle, current_session)?;
     let answer = exchange::exchange(&handle, request, step, session).await;
@@ -222,6 +226,7 @@ mod tests {
             headers: vec![],
             within: Duration::from_secs(1),
             resume: false,
+            parallel: 1,
             expect: HttpExpect {
                 status: vec![Status::Exact(202)],
                 empty_body: true,
