@@ -12,11 +12,7 @@ pub(super) fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> 
     if !step.resume && !step.expect.unique_event_ids {
         return Ok(());
     }
-    let ct = a
-        .headers
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("-");
+    let ct = a.content_type().unwrap_or("-");
     let Some(sse) = &a.sse else {
         return Err(HttpStop::Skip(format!(
             "the server answered the {} with {} ({ct}), not an SSE stream: no event ids to check",
@@ -71,11 +67,7 @@ pub(super) fn sse_applies(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
     if step.expect.sse.is_empty() || a.sse.is_some() || !(200..300).contains(&a.status) {
         return Ok(());
     }
-    let ct = a
-        .headers
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("-");
+    let ct = a.content_type().unwrap_or("-");
     Err(HttpStop::Skip(format!(
         "the server answered the {} with one JSON body ({ct}), not an SSE stream (allowed): priming and polling do not apply",
         step.method
@@ -133,12 +125,7 @@ pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
             crate::session::quote(&String::from_utf8_lossy(&a.body), 200)
         ));
     }
-    let ct = a
-        .headers
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let ct = a.content_type().unwrap_or("").to_ascii_lowercase();
     if (200..300).contains(&a.status)
         && !e.content_type.is_empty()
         && !e.content_type.iter().any(|t| ct.starts_with(t.as_str()))

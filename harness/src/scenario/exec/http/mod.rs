@@ -47,6 +47,15 @@ pub(super) struct Answer {
     pub(super) sse: Option<SseAcc>,
 }
 
+impl Answer {
+    /// The `Content-Type` of the answer, if it has a readable one.
+    pub(super) fn content_type(&self) -> Option<&str> {
+        self.headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+    }
+}
+
 /// An SSE answer across its connections (the first, then GETs with `Last-Event-ID`).
 #[derive(Debug, Default)]
 pub(super) struct SseAcc {
