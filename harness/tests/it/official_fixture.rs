@@ -76,41 +76,66 @@ fn the_fixture_passes_every_official_scenario_under_the_default_tool_policy() {
     );
 }
 
+/// Broken variants checked at once: each run mostly waits on its Python fixture's start
+/// and on the scenarios' windows.
+const VARIANTS_AT_ONCE: usize = 3;
+
 #[test]
 fn each_broken_variant_fails_exactly_its_scenarios() {
     if python_venv().is_none() {
         return;
     }
-    let mut wrong = Vec::new();
     let stateless_only = stateless_only();
-    for (name, defect) in suite::official_fixture_defects() {
-        let (_, verdicts, mut out) = official_verdicts(Some(&name), FIRST_LEG).expect("checked");
-        let mut failed: BTreeSet<String> = verdicts
-            .iter()
-            .filter(|(_, v)| *v != "pass")
-            .map(|(id, _)| id.clone())
-            .filter(|id| !stateless_only.contains(id))
-            .collect();
-        // The second leg only for a defect that some 2026-07-28-only scenario must catch.
-        if defect.fails.iter().any(|id| stateless_only.contains(id)) {
-            let (_, second, second_out) =
-                official_verdicts(Some(&name), STATELESS_LEG).expect("checked");
-            failed.extend(
-                stateless_only
-                    .iter()
-                    .filter(|id| second.get(*id).is_some_and(|v| v != "pass"))
-                    .cloned(),
-            );
-            out.push_str(&second_out);
+    let variants: Vec<_> = suite::official_fixture_defects().into_iter().collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let wrong = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..VARIANTS_AT_ONCE {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((name, defect)) = variants.get(i) else {
+                        break;
+                    };
+                    if let Some(problem) = check_variant(name, &defect.fails, &stateless_only) {
+                        wrong.lock().unwrap().push(problem);
+                    }
+                }
+            });
         }
-        if failed != defect.fails {
-            wrong.push(format!(
-                "--broken {name}: expected {:?} to fail, got {failed:?}\n{out}",
-                defect.fails
-            ));
-        }
-    }
+    });
+    let wrong = wrong.into_inner().unwrap();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Runs the broken variant `name`; says what went wrong when the official scenarios that
+/// fail are not exactly `fails`.
+fn check_variant(
+    name: &str,
+    fails: &BTreeSet<String>,
+    stateless_only: &BTreeSet<String>,
+) -> Option<String> {
+    let (_, verdicts, mut out) = official_verdicts(Some(name), FIRST_LEG).expect("checked");
+    let mut failed: BTreeSet<String> = verdicts
+        .iter()
+        .filter(|(_, v)| *v != "pass")
+        .map(|(id, _)| id.clone())
+        .filter(|id| !stateless_only.contains(id))
+        .collect();
+    // The second leg only for a defect that some 2026-07-28-only scenario must catch.
+    if fails.iter().any(|id| stateless_only.contains(id)) {
+        let (_, second, second_out) =
+            official_verdicts(Some(name), STATELESS_LEG).expect("checked");
+        failed.extend(
+            stateless_only
+                .iter()
+                .filter(|id| second.get(*id).is_some_and(|v| v != "pass"))
+                .cloned(),
+        );
+        out.push_str(&second_out);
+    }
+    (&failed != fails)
+        .then(|| format!("--broken {name}: expected {fails:?} to fail, got {failed:?}\n{out}"))
 }
 
 #[test]
