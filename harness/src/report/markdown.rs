@@ -51,17 +51,24 @@ fn official_table(w: &mut String, scenarios: &[crate::outcome::ScenarioOutcome])
     if rows.is_empty() {
         return;
     }
-    let _ = writeln!(w, "| official check | verdict | mcpcheck scenarios |");
-    let _ = writeln!(w, "|---|---|---|");
+    let _ = writeln!(
+        w,
+        "| official check | verdict | coverage | mcpcheck scenarios |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|");
     for row in rows {
         let named: Vec<String> = row
             .scenarios
             .iter()
             .map(|(id, v)| format!("`{}` {v}", id.replace('`', "'")))
             .collect();
+        let coverage = match row.partial {
+            Some(left_out) => format!("partial: {}", escape(left_out)),
+            None => "full".to_owned(),
+        };
         let _ = writeln!(
             w,
-            "| {} | {} | {} |",
+            "| {} | {} | {coverage} | {} |",
             escape(&row.id),
             row.verdict,
             named.join(", ")

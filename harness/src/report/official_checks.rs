@@ -23,6 +23,8 @@ pub struct OfficialRow {
     pub verdict: &'static str,
     /// The mcpcheck scenarios naming it, each with its own verdict.
     pub scenarios: Vec<(String, &'static str)>,
+    /// What of the official scenario mcpcheck does not check, when it covers it in part.
+    pub partial: Option<&'static str>,
 }
 
 /// How bad a verdict is, for the worst-of: a skip only wins when nothing ran.
@@ -58,6 +60,7 @@ pub fn rows(scenarios: &[ScenarioOutcome]) -> Vec<OfficialRow> {
                 .max_by_key(|v| rank(v))
                 .expect("an id is named by at least one scenario");
             OfficialRow {
+                partial: crate::scenario::official::partial(id),
                 id: id.to_owned(),
                 verdict: verdict_name(worst),
                 scenarios: named
@@ -126,6 +129,13 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].scenarios.len(), 2);
+        assert_eq!(rows[0].partial, None);
+        let stateless = super::rows(&[outcome(
+            "official/tools-call-image",
+            &["server-stateless"],
+            Verdict::Pass,
+        )]);
+        assert!(stateless[0].partial.is_some_and(|p| p.contains("-32021")));
     }
 
     #[test]

@@ -183,11 +183,17 @@ fn the_profile_runs_the_official_ids_and_the_reports_tabulate_them() {
     assert_eq!(ran.keys().cloned().collect::<BTreeSet<_>>(), named, "{out}");
     let md = std::fs::read_to_string(&markdown).expect("markdown written");
     assert!(
-        md.contains("| tools-call-image | fail | `official/tools-call-image` fail |"),
+        md.contains("| tools-call-image | fail | full | `official/tools-call-image` fail |"),
         "{md}"
     );
-    assert!(md.contains("| tools-call-audio | pass |"), "{md}");
+    assert!(md.contains("| tools-call-audio | pass | full |"), "{md}");
+    // An id mcpcheck covers only in part says what it leaves out.
+    assert!(
+        md.contains("| server-stateless | skip | partial: no -32021 probe"),
+        "{md}"
+    );
     let page = std::fs::read_to_string(&html).expect("html written");
     assert!(page.contains("<h2>Official checks</h2>"));
     assert!(page.contains("<code>tools-call-image</code>"));
+    assert!(page.contains("partial: no -32021 probe"));
 }
