@@ -191,7 +191,10 @@ fn answer_input_takes_true_a_bound_or_checked_rounds() {
 #[test]
 fn answer_input_errors_point_at_the_value() {
     let e = answer_input_of("false").unwrap_err();
-    assert!(e.message.contains("`answer_input: false` is the default"), "{e}");
+    assert!(
+        e.message.contains("`answer_input: false` is the default"),
+        "{e}"
+    );
     let e = answer_input_of("0").unwrap_err();
     assert!(e.message.contains("the retries must be 1 to 16"), "{e}");
     let e = answer_input_of("{ round: [] }").unwrap_err();
