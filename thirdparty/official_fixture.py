@@ -403,6 +403,16 @@ def sample(question: str, max_tokens: int) -> types.CreateMessageRequest:
 MrtrResult = types.CallToolResult | types.InputRequiredResult
 
 
+# The client capability each input request needs.
+NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+
+def mrtr_declares(ctx: Context, capability: str) -> bool:
+    """Whether this request's client capabilities (2026-07-28: its `_meta`) include `capability`."""
+    caps = ctx.client_capabilities
+    return caps is not None and getattr(caps, capability, None) is not None
+
+
 def answer(ctx: Context, key: str):
     return (ctx.input_responses or {}).get(key)
 
@@ -421,8 +431,14 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
     def text(t: str) -> types.TextContent:
         return types.TextContent(type="text", text=t)
 
-    def ask(requests: dict, state: str | None = None) -> types.InputRequiredResult:
-        return types.InputRequiredResult(input_requests=requests, request_state=state)
+    def ask(ctx: Context, requests: dict, state: str | None = None) -> MrtrResult:
+        """Asks what the request's client capabilities allow ("MUST NOT send an inputRequests
+        that the client has not declared support for"); nothing allowed: a tool error."""
+        allowed = {k: r for k, r in requests.items() if mrtr_declares(ctx, NEEDS[r.method])}
+        if not allowed:
+            needed = sorted({NEEDS[r.method] for r in requests.values()})
+            return tool_error(f"the client does not support {', '.join(needed)} (capabilities of this request)")
+        return types.InputRequiredResult(input_requests=allowed, request_state=state)
 
     def done(t: str) -> types.CallToolResult:
         return types.CallToolResult(content=[text(t)])
@@ -439,7 +455,7 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
         if not isinstance(name, types.ElicitResult) or name.action != "accept" or not name.content:
             if responses and broken == "mrtr-missing-answer-error":
                 raise MCPError(code=types.INVALID_PARAMS, message="inputResponses lacks user_name")
-            return ask({"user_name": elicit("What is your name?", "name")})
+            return ask(ctx, {"user_name": elicit("What is your name?", "name")})
         return done(f"Hello, {name.content.get('name')}!")
 
     @mcp.tool(name="test_input_required_result_sampling", description="Asks the client to sample (MRTR).")
@@ -448,14 +464,14 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
             return done("The capital is unknown.")
         reply = answer(ctx, "capital_question")
         if reply is None:
-            return ask({"capital_question": sample("What is the capital of France?", 100)})
+            return ask(ctx, {"capital_question": sample("What is the capital of France?", 100)})
         return done(f"Sampled: {answered_text(reply)}")
 
     @mcp.tool(name="test_input_required_result_list_roots", description="Asks the client for its roots (MRTR).")
     def mrtr_list_roots(ctx: Context) -> MrtrResult:
         roots = answer(ctx, "client_roots")
         if roots is None and broken != "mrtr-roots-at-once":
-            return ask({"client_roots": types.ListRootsRequest()})
+            return ask(ctx, {"client_roots": types.ListRootsRequest()})
         return done(f"Client {answered_text(roots) if roots else 'roots unknown'}")
 
     @mcp.tool(name="test_input_required_result_request_state", description="Round-trips a requestState (MRTR).")
@@ -463,7 +479,7 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
         confirm = answer(ctx, "confirm")
         if confirm is None:
             state = None if broken == "mrtr-state-missing" else "awaiting-confirm"
-            return ask({"confirm": elicit("Please confirm", "ok", "boolean")}, state)
+            return ask(ctx, {"confirm": elicit("Please confirm", "ok", "boolean")}, state)
         if broken != "mrtr-state-missing" and ctx.request_state != "awaiting-confirm":
             raise ValueError("requestState missing or not the one sent")
         return done(f"state-ok: {answered_text(confirm)}")
@@ -477,34 +493,35 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
         }
         if broken == "mrtr-one-of-three":
             wanted = {"user_name": wanted["user_name"]}
+        # Only what this request may be asked; none of it: ask() answers with a tool error.
+        wanted = {k: r for k, r in wanted.items() if mrtr_declares(ctx, NEEDS[r.method])} or wanted
         missing = {k: v for k, v in wanted.items() if answer(ctx, k) is None}
         if missing:
-            return ask(missing, "multiple-inputs")
+            return ask(ctx, missing, "multiple-inputs")
         return done("; ".join(f"{k}: {answered_text(answer(ctx, k))}" for k in wanted))
 
     @mcp.tool(name="test_input_required_result_multi_round", description="Asks twice, in two rounds (MRTR).")
     def mrtr_multi_round(ctx: Context) -> MrtrResult:
         state = ctx.request_state
         if state is None:
-            return ask({"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
+            return ask(ctx, {"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
         if state == "round-1" and broken != "mrtr-one-round":
             if answer(ctx, "step1") is None:
-                return ask({"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
-            return ask({"step2": elicit("Step 2: What is your favorite color?", "color")}, "round-2")
+                return ask(ctx, {"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
+            return ask(ctx, {"step2": elicit("Step 2: What is your favorite color?", "color")}, "round-2")
         last = answer(ctx, "step2") or answer(ctx, "step1")
         return done(f"Multi-round complete: {answered_text(last) if last else 'no answer'}")
 
     @mcp.tool(name="test_input_required_result_tampered_state", description="Signs its requestState (MRTR).")
     def mrtr_tampered(ctx: Context) -> MrtrResult:
         if ctx.request_state is None:
-            return ask({"confirm": elicit("Please confirm", "ok", "boolean")}, "signed-state")
+            return ask(ctx, {"confirm": elicit("Please confirm", "ok", "boolean")}, "signed-state")
         return done(f"state accepted: {ctx.request_state}")
 
     @mcp.tool(name="test_input_required_result_capabilities", description="Asks only what the client supports (MRTR).")
     def mrtr_capabilities(ctx: Context) -> MrtrResult:
-        caps = ctx.client_capabilities
-        declared = lambda name: caps is not None and getattr(caps, name, None) is not None  # noqa: E731
         asks = {}
+        declared = lambda name: mrtr_declares(ctx, name)  # noqa: E731
         if declared("sampling"):
             asks["greeting"] = sample("Generate a greeting", 50)
         if declared("elicitation") or broken == "mrtr-capabilities-ignored":
@@ -513,14 +530,14 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
             asks["client_roots"] = types.ListRootsRequest()
         pending = {k: v for k, v in asks.items() if answer(ctx, k) is None}
         if pending:
-            return ask(pending)
+            return types.InputRequiredResult(input_requests=pending)
         return done(f"asked for {sorted(asks) or 'nothing'}")
 
     @mcp.prompt(name="test_input_required_result_prompt", description="Asks for context first (MRTR).")
     def mrtr_prompt(ctx: Context) -> list | types.InputRequiredResult:
         context = answer(ctx, "user_context")
-        if context is None and broken != "mrtr-prompt-at-once":
-            return ask({"user_context": elicit("What context should the prompt use?", "context")})
+        if context is None and broken != "mrtr-prompt-at-once" and mrtr_declares(ctx, "elicitation"):
+            return ask(ctx, {"user_context": elicit("What context should the prompt use?", "context")})
         shown = answered_text(context) if context else "none"
         return [UserMessage(f"Prompt with context: {shown}")]
 
