@@ -51,10 +51,12 @@ def mcpcheck_results(reports: list[Path]) -> dict[str, tuple[str, list[str]]]:
     """Official id -> (worst verdict of the mcpcheck scenarios naming it, those scenarios)."""
     named: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for report in reports:
-        doc = json.loads(report.read_text())
-        for s in doc["scenarios"]:
-            for oid in s.get("official") or []:
-                named[oid].append((s["id"] + f" ({doc['revision']})", s["verdict"]))
+        top = json.loads(report.read_text())
+        # A report has a leg per revision (`legs`); reports before the revision matrix were one leg.
+        for doc in top.get("legs", [top]):
+            for s in doc["scenarios"]:
+                for oid in s.get("official") or []:
+                    named[oid].append((s["id"] + f" ({doc['revision']})", s["verdict"]))
     out = {}
     for oid, runs in named.items():
         worst = max(runs, key=lambda r: RANK.get(r[1], 0))[1]

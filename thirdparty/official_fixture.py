@@ -9,7 +9,10 @@ Tools:     test_simple_text, test_image_content, test_audio_content, test_embedd
            test_error_handling, test_sampling, test_elicitation, test_elicitation_sep1034_defaults,
            test_elicitation_sep1330_enums, json_schema_2020_12_tool (listed, never called),
            test_reconnection (over HTTP: closes its SSE stream mid-call; the response is
-           replayed to the client that reconnects with Last-Event-ID)
+           replayed to the client that reconnects with Last-Event-ID);
+           at 2026-07-28 the MRTR tools test_input_required_result_{elicitation, sampling,
+           list_roots, request_state, multiple_inputs, multi_round, tampered_state,
+           capabilities} and the prompt test_input_required_result_prompt
 Resources: test://static-text, test://static-binary, test://watched-resource (subscribable),
            template test://template/{id}/data
 Prompts:   test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource,
@@ -32,6 +35,7 @@ import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp.server.streamable_http import EventMessage, EventStore
+from mcp.shared.exceptions import MCPError
 
 # A 1x1 red PNG and a 44-byte silent WAV header with one sample.
 PNG = base64.b64decode(
@@ -69,6 +73,22 @@ BROKEN = {
     "sse-no-replay": "over HTTP: test_reconnection's response is lost when its stream is closed",
     "one-stream-at-a-time": "over HTTP: a POST that arrives while another has no answer yet gets 409",
 }
+
+# The broken variants of the multi round-trip (MRTR, 2026-07-28) fixture tools (add_mrtr).
+BROKEN.update({
+    "mrtr-elicitation-at-once": "test_input_required_result_elicitation completes at once, without asking",
+    "mrtr-sampling-at-once": "test_input_required_result_sampling completes at once, without asking the client to sample",
+    "mrtr-roots-at-once": "test_input_required_result_list_roots completes at once, without asking for roots",
+    "mrtr-state-missing": "test_input_required_result_request_state sends no requestState",
+    "mrtr-one-of-three": "test_input_required_result_multiple_inputs asks for the elicitation only, not sampling and roots",
+    "mrtr-one-round": "test_input_required_result_multi_round completes after the first round",
+    "mrtr-state-unprotected": "requestState is not integrity-protected: a tampered state is accepted",
+    "mrtr-capabilities-ignored": "test_input_required_result_capabilities asks for elicitation whatever the client declared",
+    "mrtr-prompt-at-once": "test_input_required_result_prompt completes at once, without asking",
+    "mrtr-missing-answer-error": "test_input_required_result_elicitation answers a retry without its answer with an error, not a new input_required",
+    "mrtr-extra-answers-rejected": "test_input_required_result_elicitation rejects inputResponses with keys it did not ask for",
+    "mrtr-input-required-on-list": "prompts/list answers with resultType input_required (MRTR is for tools/call, prompts/get, resources/read)",
+})
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -433,7 +453,187 @@ def build(broken: str | None) -> MCPServer:
         return types.EmptyResult()
 
     mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
+    add_mrtr(mcp, broken)
     return mcp
+
+
+# --- Multi round-trip requests (MRTR, 2026-07-28 basic/patterns/mrtr): the tools and the
+# prompt of the official input-required-result-* scenarios. A round without the answer it
+# needs returns an InputRequiredResult; the retry carrying it completes. The SDK seals
+# every requestState (RequestStateBoundary), so a tampered one is rejected with -32602.
+
+
+def elicit(message: str, prop: str, kind: str = "string") -> types.ElicitRequest:
+    return types.ElicitRequest(params=types.ElicitRequestFormParams(
+        message=message,
+        requested_schema={"type": "object", "properties": {prop: {"type": kind}}, "required": [prop]},
+    ))
+
+
+def sample(question: str, max_tokens: int) -> types.CreateMessageRequest:
+    return types.CreateMessageRequest(params=types.CreateMessageRequestParams(
+        messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text=question))],
+        max_tokens=max_tokens,
+    ))
+
+
+# A tool's answer in a round: the result, or a request for more input.
+MrtrResult = types.CallToolResult | types.InputRequiredResult
+
+
+# The client capability each input request needs.
+NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+
+def mrtr_declares(ctx: Context, capability: str) -> bool:
+    """Whether this request's client capabilities (2026-07-28: its `_meta`) include `capability`."""
+    caps = ctx.client_capabilities
+    return caps is not None and getattr(caps, capability, None) is not None
+
+
+def answer(ctx: Context, key: str):
+    return (ctx.input_responses or {}).get(key)
+
+
+def answered_text(response) -> str:
+    """What one input response said: a form's content, a sampled text, or the roots."""
+    if isinstance(response, types.ElicitResult):
+        return f"{response.action} {response.content}"
+    if isinstance(response, types.ListRootsResult):
+        return "roots " + ",".join(str(r.uri) for r in response.roots)
+    content = getattr(response, "content", None)
+    return getattr(content, "text", str(content))
+
+
+def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
+    def text(t: str) -> types.TextContent:
+        return types.TextContent(type="text", text=t)
+
+    def ask(ctx: Context, requests: dict, state: str | None = None) -> MrtrResult:
+        """Asks what the request's client capabilities allow ("MUST NOT send an inputRequests
+        that the client has not declared support for"); nothing allowed: a tool error."""
+        allowed = {k: r for k, r in requests.items() if mrtr_declares(ctx, NEEDS[r.method])}
+        if not allowed:
+            needed = sorted({NEEDS[r.method] for r in requests.values()})
+            return tool_error(f"the client does not support {', '.join(needed)} (capabilities of this request)")
+        return types.InputRequiredResult(input_requests=allowed, request_state=state)
+
+    def done(t: str) -> types.CallToolResult:
+        return types.CallToolResult(content=[text(t)])
+
+    @mcp.tool(name="test_input_required_result_elicitation", description="Asks the user's name (MRTR).")
+    def mrtr_elicitation(ctx: Context) -> MrtrResult:
+        if broken == "mrtr-elicitation-at-once":
+            return done("Hello, stranger!")
+        responses = ctx.input_responses or {}
+        extra = sorted(set(responses) - {"user_name"})
+        if broken == "mrtr-extra-answers-rejected" and "user_name" in responses and extra:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unexpected inputResponses keys: {extra}")
+        name = responses.get("user_name")
+        if not isinstance(name, types.ElicitResult) or name.action != "accept" or not name.content:
+            if responses and broken == "mrtr-missing-answer-error":
+                raise MCPError(code=types.INVALID_PARAMS, message="inputResponses lacks user_name")
+            return ask(ctx, {"user_name": elicit("What is your name?", "name")})
+        return done(f"Hello, {name.content.get('name')}!")
+
+    @mcp.tool(name="test_input_required_result_sampling", description="Asks the client to sample (MRTR).")
+    def mrtr_sampling(ctx: Context) -> MrtrResult:
+        if broken == "mrtr-sampling-at-once":
+            return done("The capital is unknown.")
+        reply = answer(ctx, "capital_question")
+        if reply is None:
+            return ask(ctx, {"capital_question": sample("What is the capital of France?", 100)})
+        return done(f"Sampled: {answered_text(reply)}")
+
+    @mcp.tool(name="test_input_required_result_list_roots", description="Asks the client for its roots (MRTR).")
+    def mrtr_list_roots(ctx: Context) -> MrtrResult:
+        roots = answer(ctx, "client_roots")
+        if roots is None and broken != "mrtr-roots-at-once":
+            return ask(ctx, {"client_roots": types.ListRootsRequest()})
+        return done(f"Client {answered_text(roots) if roots else 'roots unknown'}")
+
+    @mcp.tool(name="test_input_required_result_request_state", description="Round-trips a requestState (MRTR).")
+    def mrtr_request_state(ctx: Context) -> MrtrResult:
+        confirm = answer(ctx, "confirm")
+        if confirm is None:
+            state = None if broken == "mrtr-state-missing" else "awaiting-confirm"
+            return ask(ctx, {"confirm": elicit("Please confirm", "ok", "boolean")}, state)
+        if broken != "mrtr-state-missing" and ctx.request_state != "awaiting-confirm":
+            raise ValueError("requestState missing or not the one sent")
+        return done(f"state-ok: {answered_text(confirm)}")
+
+    @mcp.tool(name="test_input_required_result_multiple_inputs", description="Asks three things at once (MRTR).")
+    def mrtr_multiple(ctx: Context) -> MrtrResult:
+        wanted = {
+            "user_name": elicit("What is your name?", "name"),
+            "greeting": sample("Generate a greeting", 50),
+            "client_roots": types.ListRootsRequest(),
+        }
+        if broken == "mrtr-one-of-three":
+            wanted = {"user_name": wanted["user_name"]}
+        # Only what this request may be asked; none of it: ask() answers with a tool error.
+        wanted = {k: r for k, r in wanted.items() if mrtr_declares(ctx, NEEDS[r.method])} or wanted
+        missing = {k: v for k, v in wanted.items() if answer(ctx, k) is None}
+        if missing:
+            return ask(ctx, missing, "multiple-inputs")
+        return done("; ".join(f"{k}: {answered_text(answer(ctx, k))}" for k in wanted))
+
+    @mcp.tool(name="test_input_required_result_multi_round", description="Asks twice, in two rounds (MRTR).")
+    def mrtr_multi_round(ctx: Context) -> MrtrResult:
+        state = ctx.request_state
+        if state is None:
+            return ask(ctx, {"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
+        if state == "round-1" and broken != "mrtr-one-round":
+            if answer(ctx, "step1") is None:
+                return ask(ctx, {"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
+            return ask(ctx, {"step2": elicit("Step 2: What is your favorite color?", "color")}, "round-2")
+        last = answer(ctx, "step2") or answer(ctx, "step1")
+        return done(f"Multi-round complete: {answered_text(last) if last else 'no answer'}")
+
+    @mcp.tool(name="test_input_required_result_tampered_state", description="Signs its requestState (MRTR).")
+    def mrtr_tampered(ctx: Context) -> MrtrResult:
+        if ctx.request_state is None:
+            return ask(ctx, {"confirm": elicit("Please confirm", "ok", "boolean")}, "signed-state")
+        return done(f"state accepted: {ctx.request_state}")
+
+    @mcp.tool(name="test_input_required_result_capabilities", description="Asks only what the client supports (MRTR).")
+    def mrtr_capabilities(ctx: Context) -> MrtrResult:
+        asks = {}
+        declared = lambda name: mrtr_declares(ctx, name)  # noqa: E731
+        if declared("sampling"):
+            asks["greeting"] = sample("Generate a greeting", 50)
+        if declared("elicitation") or broken == "mrtr-capabilities-ignored":
+            asks["user_name"] = elicit("What is your name?", "name")
+        if declared("roots"):
+            asks["client_roots"] = types.ListRootsRequest()
+        pending = {k: v for k, v in asks.items() if answer(ctx, k) is None}
+        if pending:
+            return types.InputRequiredResult(input_requests=pending)
+        return done(f"asked for {sorted(asks) or 'nothing'}")
+
+    @mcp.prompt(name="test_input_required_result_prompt", description="Asks for context first (MRTR).")
+    def mrtr_prompt(ctx: Context) -> list | types.InputRequiredResult:
+        context = answer(ctx, "user_context")
+        if context is None and broken != "mrtr-prompt-at-once" and mrtr_declares(ctx, "elicitation"):
+            return ask(ctx, {"user_context": elicit("What context should the prompt use?", "context")})
+        shown = answered_text(context) if context else "none"
+        return [UserMessage(f"Prompt with context: {shown}")]
+
+    if broken == "mrtr-state-unprotected":
+        from mcp.server.request_state import RequestStateBoundary
+
+        middleware = mcp._lowlevel_server.middleware
+        middleware[:] = [m for m in middleware if not isinstance(m, RequestStateBoundary)]
+
+    if broken == "mrtr-input-required-on-list":
+
+        async def list_asks(ctx, call_next):
+            result = await call_next(ctx)
+            if ctx.method == "prompts/list" and ctx.protocol_version == "2026-07-28" and isinstance(result, dict):
+                return {**result, "resultType": "input_required", "requestState": "listing"}
+            return result
+
+        mcp._lowlevel_server.middleware.append(list_asks)
 
 
 def main() -> None:

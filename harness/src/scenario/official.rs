@@ -71,6 +71,15 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
     "test_reconnection",
+    // Multi round-trip requests (2026-07-28): they ask by returning input_required results.
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
 ];
 
 /// Whether `name` is an official fixture tool that may be called whatever the policy

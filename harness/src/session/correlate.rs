@@ -91,6 +91,14 @@ impl Session {
             .then(|| params.as_ref()?.get("level")?.as_str())
             .flatten()
             .and_then(crate::check::stateless::log_rank);
+        let declared = (!self.config.revision.has_handshake()).then(|| {
+            params
+                .as_ref()
+                .and_then(|p| p.pointer("/_meta"))
+                .and_then(|m| m.get(stateless::CLIENT_CAPABILITIES))
+                .cloned()
+                .unwrap_or(Value::Null)
+        });
         self.pending.insert(
             id,
             Pending {
@@ -98,6 +106,7 @@ impl Session {
                 revision: self.revision,
                 progress_token,
                 log_level,
+                declared,
             },
         );
         self.transcript
@@ -269,6 +278,7 @@ impl Session {
                 revision: self.revision,
                 progress_token,
                 log_level: None,
+                declared: None,
             },
         );
     }
@@ -450,7 +460,10 @@ impl Session {
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);
                     self.push_all(typed.finding, index);
-                    let declared = &self.config.client_capabilities;
+                    let declared = pending
+                        .declared
+                        .as_ref()
+                        .unwrap_or(&self.config.client_capabilities);
                     let asked = check::stateless::input_required(
                         &pending.method,
                         result,

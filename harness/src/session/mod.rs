@@ -34,6 +34,7 @@ use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
 pub use error::SessionError;
 pub use raw::{RawRequest, raw_requests};
+pub use server_requests::input_response;
 pub use transcript::{Direction, Entry, Transcript};
 
 /// How long to wait for the rest of stdout after the process exits, before judging.
@@ -117,6 +118,10 @@ struct Pending {
     /// For `logging/setLevel`: the rank (in `check::stateless::LOG_LEVELS`) of the level
     /// it asks for, in force once it is answered with a result.
     log_level: Option<usize>,
+    /// At 2026-07-28: the client capabilities this request declared in its `_meta` (what
+    /// an `input_required` answer may ask for); `None` for a request sent as raw bytes,
+    /// judged against the session's capabilities.
+    declared: Option<Value>,
 }
 
 /// However much progress a request reports, it gets at most this many timeouts in all.

@@ -36,20 +36,33 @@ impl Session {
                     data: None,
                 })
             }
-            ("roots/list", _) => Outcome::Result(json!({ "roots": [] })),
-            ("sampling/createMessage", _) => Outcome::Result(sampling_answer()),
-            ("elicitation/create", _) => Outcome::Result(elicitation_answer(&request.params)),
-            _ => Outcome::Error(ErrorObject {
-                code: codes::METHOD_NOT_FOUND,
-                message: "method not supported by mcpcheck".into(),
-                data: None,
-            }),
+            _ => match input_response(method, request.params.as_ref()) {
+                Some(answer) => Outcome::Result(answer),
+                None => Outcome::Error(ErrorObject {
+                    code: codes::METHOD_NOT_FOUND,
+                    message: "method not supported by mcpcheck".into(),
+                    data: None,
+                }),
+            },
         };
         let bytes = response_json(&request.id, &outcome);
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
         // If the server is gone the next wait reports it; nothing to add here.
         let _ = self.transport.send(bytes).await;
+    }
+}
+
+/// mcpcheck's fixed answer to a request a server asks of the client: `roots/list` (no
+/// roots), `sampling/createMessage` and `elicitation/create` (below); `None` for any other
+/// method. The same answers serve a server request (up to 2025-11-25) and an input request
+/// of an `input_required` result (2026-07-28 basic/patterns/mrtr).
+pub fn input_response(method: &str, params: Option<&Value>) -> Option<Value> {
+    match method {
+        "roots/list" => Some(json!({ "roots": [] })),
+        "sampling/createMessage" => Some(sampling_answer()),
+        "elicitation/create" => Some(elicitation_answer(params)),
+        _ => None,
     }
 }
 
@@ -70,8 +83,8 @@ fn sampling_answer() -> Value {
 /// An `ElicitResult`: a form is accepted with a value for each property of the requested
 /// schema (its `default`, else its first `enum` value, else a plain value of its type);
 /// anything else (URL mode) is declined, since nobody can visit the URL.
-fn elicitation_answer(params: &Option<Value>) -> Value {
-    let Some(schema) = params.as_ref().and_then(|p| p.get("requestedSchema")) else {
+fn elicitation_answer(params: Option<&Value>) -> Value {
+    let Some(schema) = params.and_then(|p| p.get("requestedSchema")) else {
         return json!({ "action": "decline" });
     };
     let properties = schema.get("properties").and_then(Value::as_object);
@@ -137,7 +150,7 @@ mod tests {
                 "none": {"type": "array"}}}}),
         );
         assert_eq!(
-            elicitation_answer(&params),
+            elicitation_answer(params.as_ref()),
             json!({"action": "accept", "content": {"username": "mcpcheck-username",
                 "email": "mcpcheck@example.com", "age": 18, "color": "red", "tier": "gold",
                 "ok": true, "many": ["a"], "picks": ["x"], "none": []}})
@@ -150,7 +163,10 @@ mod tests {
             json!({"mode": "url", "url": "https://example.com", "message": "m",
             "elicitationId": "e1"}),
         );
-        assert_eq!(elicitation_answer(&params), json!({"action": "decline"}));
+        assert_eq!(
+            elicitation_answer(params.as_ref()),
+            json!({"action": "decline"})
+        );
         assert_eq!(sampling_answer()["content"]["text"], SAMPLING_REPLY);
     }
 }

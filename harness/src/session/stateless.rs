@@ -110,6 +110,8 @@ impl Session {
         meta.insert(PROTOCOL_VERSION.into(), json!(requested));
         if let Some(caps) = &handshake.capabilities {
             meta.insert(CLIENT_CAPABILITIES.into(), caps.clone());
+            // As with `initialize`: what the scenario declares, every later request declares.
+            self.config.client_capabilities = caps.clone();
         }
         let reply = self
             .request(DISCOVER, Some(json!({ "_meta": meta })))

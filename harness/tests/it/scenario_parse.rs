@@ -81,6 +81,7 @@ fn req(method: &str, line: usize) -> RequestStep {
         expect: None,
         capture: BTreeMap::new(),
         on_error: OnError::Judge,
+        answer_input: None,
         line,
     }
 }

@@ -10,11 +10,13 @@
 //! The executor's parts, each an `impl Executor` block: `step` dispatches steps and
 //! reports them, `request` sends requests and checks their replies, `wait` awaits what
 //! the server sends on its own (notifications, silence, exit, stderr), `paginate`
-//! follows cursors, `tools` applies the tool-call policy, `http` runs the raw `http` step.
+//! follows cursors, `input` answers `input_required` rounds (2026-07-28), `tools`
+//! applies the tool-call policy, `http` runs the raw `http` step.
 
 mod auth;
 mod burst;
 mod http;
+mod input;
 mod negotiate;
 mod paginate;
 mod request;

@@ -16,6 +16,17 @@ impl Executor<'_> {
         &mut self,
         r: &RequestStep,
     ) -> Result<Option<(RequestId, String)>, Stop> {
+        Ok(self
+            .send_params(r)
+            .await?
+            .map(|(id, method, _)| (id, method)))
+    }
+
+    /// [`send`](Self::send), also giving the params as sent (before the session's `_meta`).
+    pub(super) async fn send_params(
+        &mut self,
+        r: &RequestStep,
+    ) -> Result<Option<(RequestId, String, Option<Value>)>, Stop> {
         if !r.requires.is_empty() {
             let caps = self.session.profile().map(|p| &p.capabilities);
             if !caps.is_some_and(|c| r.requires.iter().all(|need| need.met_by(c))) {
@@ -66,14 +77,14 @@ impl Executor<'_> {
             None => self.session.allocate_id(),
         };
         self.session
-            .send_request(id.clone(), &method, params)
+            .send_request(id.clone(), &method, params.clone())
             .await
             .map_err(|e| self.session_failure(&e))?;
-        Ok(Some((id, method)))
+        Ok(Some((id, method, params)))
     }
 
     pub(super) async fn request(&mut self, r: &RequestStep) -> Result<(), Stop> {
-        let Some((id, method)) = self.send(r).await? else {
+        let Some((mut id, method, params)) = self.send_params(r).await? else {
             return Ok(());
         };
         if let Some(ResponseExpectation::Nothing(window)) = &r.expect {
@@ -87,7 +98,16 @@ impl Executor<'_> {
             }
             return Ok(());
         }
-        match self.session.wait_reply(&id).await {
+        let reply = match &r.answer_input {
+            // The final answer, after the input rounds; its id is the last retry's.
+            Some(answer) => {
+                let (last, reply) = self.answer_input(r, answer, &method, params, id).await?;
+                id = last;
+                Ok(reply)
+            }
+            None => self.session.wait_reply(&id).await,
+        };
+        match reply {
             Ok(reply) if r.on_error == OnError::Next => {
                 if let Outcome::Error(e) = &reply.outcome {
                     self.errors_allowed += 1;

@@ -250,8 +250,54 @@ pub struct RequestStep {
     pub capture: BTreeMap<String, String>,
     /// What an error answer means for this step.
     pub on_error: OnError,
+    /// `answer_input:` beside the request: answer its `input_required` results and retry
+    /// (multi round-trip requests, 2026-07-28); `expect` and `capture` then apply to the
+    /// final response.
+    pub answer_input: Option<AnswerInput>,
     /// The line it is written on.
     pub line: usize,
+}
+
+/// How a request step answers `input_required` results (2026-07-28 basic/patterns/mrtr):
+/// each input request gets mcpcheck's fixed answer, and the request is sent again with
+/// `inputResponses` and the `requestState` echoed verbatim, under a new id.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnswerInput {
+    /// At most this many retries; a server still asking after them fails the step.
+    AtMost(usize),
+    /// Exactly these rounds: the i-th `input_required` result must pass the i-th checks
+    /// (pointers into the result), and the retry after the last must complete.
+    Rounds(Vec<Vec<Check>>),
+}
+
+impl AnswerInput {
+    /// `answer_input: true`: enough for any flow the spec shows, and a bound for a server
+    /// that asks forever.
+    pub const DEFAULT_ROUNDS: usize = 4;
+
+    /// The most retries this allows.
+    pub fn max_retries(&self) -> usize {
+        match self {
+            AnswerInput::AtMost(n) => *n,
+            AnswerInput::Rounds(rounds) => rounds.len(),
+        }
+    }
+
+    /// The checks on the `input_required` result of round `i` (0-based), if any.
+    pub fn round_checks(&self, i: usize) -> Option<&[Check]> {
+        match self {
+            AnswerInput::AtMost(_) => None,
+            AnswerInput::Rounds(rounds) => rounds.get(i).map(Vec::as_slice),
+        }
+    }
+
+    /// How many `input_required` rounds must come before the complete result, if fixed.
+    pub fn exact_rounds(&self) -> Option<usize> {
+        match self {
+            AnswerInput::AtMost(_) => None,
+            AnswerInput::Rounds(rounds) => Some(rounds.len()),
+        }
+    }
 }
 
 /// What a request step does with an error answer (`on_error:`).

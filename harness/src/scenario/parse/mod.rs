@@ -10,6 +10,7 @@ mod checks;
 mod error;
 mod expect;
 mod http;
+mod input;
 mod steps;
 mod vars;
 mod yaml;

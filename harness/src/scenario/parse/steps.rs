@@ -48,7 +48,7 @@ const LIST_KEYS: &[(&str, &str)] = &[
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
-        "request" => &["capture", "expect", "on_error", "requires"],
+        "request" => &["answer_input", "capture", "expect", "on_error", "requires"],
         "initialize" => &["expect"],
         "paginate" => &["on_error"],
         _ => &[],
@@ -302,6 +302,10 @@ fn request(
         None => None,
     };
     let on_error = on_error(ctx, step.get("on_error"))?;
+    let answer_input = step
+        .get("answer_input")
+        .map(|n| super::input::answer_input(ctx, n, scope))
+        .transpose()?;
     let mut capture = std::collections::BTreeMap::new();
     let mut captures = Vec::new();
     if let Some(c) = step.get("capture") {
@@ -338,6 +342,7 @@ fn request(
             expect,
             capture,
             on_error,
+            answer_input,
             line,
         },
         captures,
@@ -405,6 +410,14 @@ fn concurrent(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
                 knode,
                 format!("only `request` steps can run concurrently, not `{kind}`"),
             ));
+        }
+        if let Some(k) = map.key_node("answer_input") {
+            return Err(ctx
+                .error(
+                    k,
+                    "`answer_input` retries a request, which a concurrent one cannot",
+                )
+                .with_hint("make it a plain `request` step"));
         }
         if let Some((k, kn, _)) = map
             .entries

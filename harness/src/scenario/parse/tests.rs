@@ -2,7 +2,7 @@
 //! for what it rejects.
 
 use super::*;
-use crate::scenario::model::Expectation;
+use crate::scenario::model::{AnswerInput, Expectation};
 
 fn err(text: &str) -> ScenarioError {
     parse_scenario("t.yaml", text).expect_err("should fail")
@@ -159,4 +159,54 @@ fn paginate_same_and_first_by_take_json_pointers() {
         (e.line, e.message.as_str()),
         (5, "`id` is not a JSON pointer")
     );
+}
+
+fn answer_input_of(value: &str) -> Result<Option<AnswerInput>, ScenarioError> {
+    let text = format!(
+        "{HEAD}steps:\n  - request: {{ method: tools/call, params: {{ name: t }} }}\n    answer_input: {value}\n"
+    );
+    parse_scenario("t.yaml", &text).map(|s| match &s.steps[1].kind {
+        StepKind::Request(r) => r.answer_input.clone(),
+        other => panic!("not a request: {other:?}"),
+    })
+}
+
+#[test]
+fn answer_input_takes_true_a_bound_or_checked_rounds() {
+    assert_eq!(
+        answer_input_of("true").unwrap(),
+        Some(AnswerInput::AtMost(AnswerInput::DEFAULT_ROUNDS))
+    );
+    assert_eq!(answer_input_of("2").unwrap(), Some(AnswerInput::AtMost(2)));
+    let rounds = answer_input_of("{ rounds: [ { /requestState: { type: string } }, {} ] }")
+        .unwrap()
+        .unwrap();
+    assert_eq!(rounds.max_retries(), 2);
+    assert_eq!(rounds.exact_rounds(), Some(2));
+    assert_eq!(rounds.round_checks(0).map(<[_]>::len), Some(1));
+    assert_eq!(rounds.round_checks(1).map(<[_]>::len), Some(0));
+    assert!(rounds.round_checks(2).is_none());
+}
+
+#[test]
+fn answer_input_errors_point_at_the_value() {
+    let e = answer_input_of("false").unwrap_err();
+    assert!(
+        e.message.contains("`answer_input: false` is the default"),
+        "{e}"
+    );
+    let e = answer_input_of("0").unwrap_err();
+    assert!(e.message.contains("the retries must be 1 to 16"), "{e}");
+    let e = answer_input_of("{ round: [] }").unwrap_err();
+    assert_eq!(e.hint.as_deref(), Some("did you mean `rounds`?"), "{e}");
+    let e = answer_input_of("{ rounds: [] }").unwrap_err();
+    assert!(e.message.contains("1 to 16 rounds"), "{e}");
+    let e = answer_input_of("{ rounds: [ { nopointer: 1 } ] }").unwrap_err();
+    assert!(e.message.contains("not a JSON pointer"), "{e}");
+    let text = format!(
+        "{HEAD}steps:\n  - concurrent:\n      - request: ping\n        answer_input: true\n      - request: ping\n"
+    );
+    let e = err(&text);
+    assert_eq!(e.line, 7, "{e}");
+    assert!(e.message.contains("a concurrent one cannot"), "{e}");
 }
