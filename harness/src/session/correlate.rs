@@ -53,15 +53,10 @@ impl Session {
         self.wait_reply(&id).await
     }
 
-    /// Sends a request without waiting (for concurrency); collect with [`wait_reply`](Self::wait_reply).
-    pub async fn send_request(
-        &mut self,
-        id: RequestId,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<(), SessionError> {
-        // The stateless revision carries version, capabilities and client info per request.
-        let params = if self.config.revision.has_handshake() {
+    /// `params` as sent at the session's revision: the stateless revision carries version,
+    /// capabilities and client info per request; the handshake revisions send them as given.
+    pub fn stamp_params(&self, params: Option<Value>) -> Option<Value> {
+        if self.config.revision.has_handshake() {
             params
         } else {
             stateless::with_meta(
@@ -71,7 +66,17 @@ impl Session {
                     &self.config.client_capabilities,
                 ),
             )
-        };
+        }
+    }
+
+    /// Sends a request without waiting (for concurrency); collect with [`wait_reply`](Self::wait_reply).
+    pub async fn send_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
+        let params = self.stamp_params(params);
         self.listen_sent |= method == "subscriptions/listen";
         let requested = params
             .as_ref()
