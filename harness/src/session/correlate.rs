@@ -465,6 +465,10 @@ impl Session {
                     );
                     self.push_all(asked, index);
                     result_def = typed.definition.or(result_def);
+                    if pending.method == "tools/list" {
+                        let base = format!("{base}/result");
+                        self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
+                    }
                 }
                 if pending.method == "completion/complete" {
                     let base = format!("{base}/result");

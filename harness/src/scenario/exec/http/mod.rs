@@ -82,6 +82,7 @@ pub(super) enum SseEnd {
 pub async fn run(
     step: &HttpStep,
     body: Option<Value>,
+    headers: Option<Value>,
     session: &mut Session,
 ) -> Result<Vec<String>, HttpStop> {
     // The step speaks Streamable HTTP; over stdio or the 2024-11-05 HTTP+SSE transport
@@ -98,7 +99,7 @@ pub async fn run(
             "the server issued no session id, so none can be left out".into(),
         ));
     }
-    let request = request::build(step, body, &handle, current_session)?;
+    let request = request::build(step, body, headers, &handle, current_session)?;
     let answer = exchange::exchange(&handle, request, step, session).await;
     let answer = match answer {
         Ok(a) => a,
@@ -202,6 +203,7 @@ mod tests {
             session: HeaderChoice::Current,
             protocol_version: HeaderChoice::Current,
             headers: vec![],
+            headers_from: None,
             within: Duration::from_secs(1),
             resume: false,
             expect: HttpExpect {
