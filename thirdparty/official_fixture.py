@@ -7,7 +7,8 @@ SDK (2.x `MCPServer`), the way the SDKs' "everything servers" do: what
 Tools:     test_simple_text, test_image_content, test_audio_content, test_embedded_resource,
            test_multiple_content_types, test_tool_with_logging, test_tool_with_progress,
            test_error_handling, test_sampling, test_elicitation, test_elicitation_sep1034_defaults,
-           test_elicitation_sep1330_enums, json_schema_2020_12_tool (listed, never called)
+           test_elicitation_sep1330_enums, json_schema_2020_12_tool (listed, never called),
+           test_custom_headers (2026-07-28: `region` mirrored into Mcp-Param-Region)
 Resources: test://static-text, test://static-binary, test://watched-resource (subscribable),
            template test://template/{id}/data
 Prompts:   test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource,
@@ -355,7 +356,37 @@ def build(broken: str | None) -> MCPServer:
         return types.EmptyResult()
 
     mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
+    add_custom_headers_tool(mcp, broken)
     return mcp
+
+
+# --- x-mcp-header (2026-07-28, SEP-2243; issue 13) -------------------------------------------
+# The official http-custom-header-server-validation scenario (and mcpcheck's
+# stateless/http-param-header-*) need a tool whose input schema marks a string parameter with
+# `x-mcp-header`. The SDK validates `Mcp-Param-*` headers against it on the 2026-07-28
+# Streamable HTTP path; `--broken param-header-unchecked` turns that validation off.
+
+CUSTOM_HEADERS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region", "description": "Mirrored into Mcp-Param-Region"},
+        "query": {"type": "string", "description": "Not mirrored"},
+    },
+    "required": ["query"],
+}
+
+BROKEN["param-header-unchecked"] = "Mcp-Param-* headers are not checked against the arguments they mirror"
+
+
+def add_custom_headers_tool(mcp: MCPServer, broken: str | None) -> None:
+    @mcp.tool(name="test_custom_headers", description="A tool with an x-mcp-header parameter.")
+    def custom_headers(query: str, region: str | None = None) -> list[types.ContentBlock]:
+        return [types.TextContent(type="text", text=f"region={region} query={query}")]
+
+    mcp._tool_manager.get_tool("test_custom_headers").parameters = CUSTOM_HEADERS_SCHEMA
+    if broken == "param-header-unchecked":
+        # With a schema lookup that knows no tool, the SDK skips the header validation.
+        mcp._lowlevel_server.get_tool_input_schema = lambda name: None
 
 
 def main() -> None:

@@ -134,7 +134,9 @@ pub fn problems(schema: &Value) -> Vec<(String, String)> {
         if seen.contains(&folded) {
             out.push((
                 at.clone(),
-                format!("`{KEY}` {name:?} repeats another annotation of the schema (ignoring case)"),
+                format!(
+                    "`{KEY}` {name:?} repeats another annotation of the schema (ignoring case)"
+                ),
             ));
         } else {
             seen.push(folded);
@@ -214,11 +216,20 @@ mod tests {
         let bad = |prop: Value| json!({"type": "object", "properties": {"p": prop}});
         for (prop, says) in [
             (json!({"type": "string", "x-mcp-header": ""}), "empty"),
-            (json!({"type": "string", "x-mcp-header": "My Region"}), "token"),
+            (
+                json!({"type": "string", "x-mcp-header": "My Region"}),
+                "token",
+            ),
             (json!({"type": "string", "x-mcp-header": "Région"}), "token"),
             (json!({"type": "string", "x-mcp-header": "A\r\nB"}), "token"),
-            (json!({"type": "number", "x-mcp-header": "N"}), "only integer"),
-            (json!({"type": "object", "x-mcp-header": "O"}), "only integer"),
+            (
+                json!({"type": "number", "x-mcp-header": "N"}),
+                "only integer",
+            ),
+            (
+                json!({"type": "object", "x-mcp-header": "O"}),
+                "only integer",
+            ),
             (json!({"x-mcp-header": "Untyped"}), "no `type`"),
             (json!({"type": "string", "x-mcp-header": 7}), "not a string"),
             (
@@ -240,7 +251,11 @@ mod tests {
             "a": {"type": "string", "x-mcp-header": "A"}}}]});
         assert!(messages(composed)[0].contains("`properties` keys"));
         let root = json!({"type": "object", "x-mcp-header": "Root"});
-        assert!(messages(root).iter().any(|m| m.contains("`properties` keys")));
+        assert!(
+            messages(root)
+                .iter()
+                .any(|m| m.contains("`properties` keys"))
+        );
     }
 
     #[test]

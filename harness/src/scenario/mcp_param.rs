@@ -9,7 +9,8 @@
 //! header objects: `headers` (Mcp-Method, Mcp-Name and every `Mcp-Param-*` the arguments
 //! call for, plainly encoded), `headers_base64` (the property's header Base64-encoded, as
 //! the sentinel form allows for any value), `headers_mismatched` (the property's header
-//! with another value) and `headers_missing` (without it).
+//! with another value), `headers_bad_base64` (the sentinel around invalid Base64) and
+//! `headers_missing` (without it).
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -21,6 +22,9 @@ use crate::transport::http::{METHOD_HEADER, NAME_HEADER, header_value};
 pub const VALUE: &str = "mcpcheck-param";
 /// The value its header carries in `headers_mismatched`.
 pub const OTHER_VALUE: &str = "mcpcheck-other";
+/// The value its header carries in `headers_bad_base64`: the sentinel around characters
+/// outside the Base64 alphabet.
+pub const BAD_BASE64: &str = "=?base64?bWNw!!!Y2hlY2s=?=";
 
 /// The calls for every tool of `tools` that has an annotated top-level string property
 /// (the first one; tools whose annotations break the rules are left out, as clients drop
@@ -81,6 +85,7 @@ fn call(tool: &Value, tool_args: Option<&Value>) -> Option<Value> {
         "headers": Value::Object(headers.clone()),
         "headers_base64": with(json!(format!("=?base64?{encoded}?="))),
         "headers_mismatched": with(json!(OTHER_VALUE)),
+        "headers_bad_base64": with(json!(BAD_BASE64)),
         "headers_missing": Value::Object(missing),
     }))
 }
@@ -129,6 +134,7 @@ mod tests {
             "=?base64?bWNwY2hlY2stcGFyYW0=?="
         );
         assert_eq!(c["headers_mismatched"]["Mcp-Param-Region"], OTHER_VALUE);
+        assert_eq!(c["headers_bad_base64"]["Mcp-Param-Region"], BAD_BASE64);
         assert_eq!(c["headers_missing"].get("Mcp-Param-Region"), None);
         assert_eq!(c["headers_missing"]["Mcp-Param-Count"], "3");
     }

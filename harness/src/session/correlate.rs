@@ -53,6 +53,25 @@ impl Session {
         self.wait_reply(&id).await
     }
 
+    /// At the stateless revision: the capabilities a request's `_meta` declares, and those
+    /// declared by the requests before it (merged); the request's own join them.
+    fn declared_by(&mut self, params: Option<&Value>) -> Option<(Value, Value)> {
+        if self.config.revision.has_handshake() {
+            return None;
+        }
+        let declared = params
+            .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let earlier = self.declared_so_far.clone();
+        if let (Value::Object(all), Value::Object(now)) = (&mut self.declared_so_far, &declared) {
+            for (k, v) in now {
+                all.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        Some((declared, earlier))
+    }
+
     /// `params` as sent at the session's revision: the stateless revision carries version,
     /// capabilities and client info per request; the handshake revisions send them as given.
     pub fn stamp_params(&self, params: Option<Value>) -> Option<Value> {
@@ -87,6 +106,7 @@ impl Session {
         if let Some(rank) = requested {
             self.lowest_log_level = Some(self.lowest_log_level.map_or(rank, |l| l.min(rank)));
         }
+        let declared = self.declared_by(params.as_ref());
         let bytes = request_json(&id, method, params.as_ref());
         let progress_token = params
             .as_ref()
@@ -103,6 +123,7 @@ impl Session {
                 revision: self.revision,
                 progress_token,
                 log_level,
+                declared,
             },
         );
         self.transcript
@@ -274,6 +295,7 @@ impl Session {
                 revision: self.revision,
                 progress_token,
                 log_level: None,
+                declared: None,
             },
         );
     }
@@ -455,15 +477,22 @@ impl Session {
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);
                     self.push_all(typed.finding, index);
-                    let declared = &self.config.client_capabilities;
+                    let (declared, earlier) = pending
+                        .declared
+                        .clone()
+                        .unwrap_or_else(|| (self.config.client_capabilities.clone(), json!({})));
                     let asked = check::stateless::input_required(
                         &pending.method,
                         result,
-                        declared,
+                        &declared,
                         rev,
                         base,
                     );
                     self.push_all(asked, index);
+                    let carried = check::stateless::carried_capabilities(
+                        result, &declared, &earlier, rev, base,
+                    );
+                    self.push_all(carried, index);
                     result_def = typed.definition.or(result_def);
                     if pending.method == "tools/list" {
                         let base = format!("{base}/result");

@@ -199,7 +199,9 @@ impl Executor<'_> {
                 steps,
             } => {
                 let filtered = match list.contains('|') {
-                    true => Some(self.render(&Template(Value::String(format!("${{{list}}}"))), line)?),
+                    true => {
+                        Some(self.render(&Template(Value::String(format!("${{{list}}}"))), line)?)
+                    }
                     false => None,
                 };
                 let items = match filtered.as_ref().or_else(|| self.vars.get(list)) {
@@ -280,7 +282,11 @@ impl Executor<'_> {
             }
             StepKind::Http(h) => {
                 let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
-                let headers = h.headers_from.as_ref().map(|t| self.render(t, line)).transpose()?;
+                let headers = h
+                    .headers_from
+                    .as_ref()
+                    .map(|t| self.render(t, line))
+                    .transpose()?;
                 match super::http::run(h, body, headers, &mut self.session).await {
                     Ok(problems) => {
                         for p in problems {
