@@ -28,18 +28,19 @@ pub const BAD_BASE64: &str = "=?base64?bWNw!!!Y2hlY2s=?=";
 
 /// The calls for every tool of `tools` that has an annotated top-level string property
 /// (the first one; tools whose annotations break the rules are left out, as clients drop
-/// them). `tool_args` (`--tool-args`) give a tool's other arguments.
-pub fn calls(tools: &Value, tool_args: Option<&Value>) -> Value {
+/// them). `tool_args` (`--tool-args`) give a tool's other arguments, else `sample` makes them
+/// from the tool (`synth::sample_arguments`).
+pub fn calls(tools: &Value, tool_args: Option<&Value>, sample: fn(&Value) -> Value) -> Value {
     let calls = tools
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|tool| call(tool, tool_args))
+        .filter_map(|tool| call(tool, tool_args, sample))
         .collect();
     Value::Array(calls)
 }
 
-fn call(tool: &Value, tool_args: Option<&Value>) -> Option<Value> {
+fn call(tool: &Value, tool_args: Option<&Value>, sample: fn(&Value) -> Value) -> Option<Value> {
     let name = tool.get("name")?.as_str()?;
     let schema = tool.get("inputSchema")?;
     if !x_mcp_header::problems(schema).is_empty() {
@@ -55,7 +56,7 @@ fn call(tool: &Value, tool_args: Option<&Value>) -> Option<Value> {
     let mut arguments = tool_args
         .and_then(|a| a.get(name))
         .cloned()
-        .unwrap_or_else(|| super::synth::sample_arguments(tool));
+        .unwrap_or_else(|| sample(tool));
     arguments
         .as_object_mut()?
         .insert(property.clone(), json!(VALUE));
@@ -117,7 +118,8 @@ mod tests {
                 "flag": {"type": "boolean", "x-mcp-header": "Flag"}},
                 "required": ["count"]}}
         ]);
-        let calls = calls(&tools, None);
+        let sample = |_: &Value| json!({"count": 3});
+        let calls = calls(&tools, None, sample);
         let calls = calls.as_array().unwrap();
         assert_eq!(calls.len(), 1, "{calls:?}");
         let c = &calls[0];

@@ -69,7 +69,7 @@ pub fn apply(filter: &str, value: &Value, tool_args: Option<&Value>) -> Result<V
             Ok(given.cloned().unwrap_or_else(|| sample_arguments(value)))
         }
         "required_arguments" => Ok(required_arguments(value)),
-        "mcp_param_calls" => Ok(super::mcp_param::calls(value, tool_args)),
+        "mcp_param_calls" => Ok(super::mcp_param::calls(value, tool_args, sample_arguments)),
         other if other.starts_with("repeat:") => {
             Ok(repeat(value, repeat_len(&other["repeat:".len()..])?))
         }

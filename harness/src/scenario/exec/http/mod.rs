@@ -275,7 +275,7 @@ mod tests {
             "      method: get\n      within: 5s\n      expect:\n        status: 200\n        response: { id: b-1 }\n",
         )
         .unwrap();
-        let problems = run(&step, None, &mut session).await.unwrap();
+        let problems = run(&step, None, None, &mut session).await.unwrap();
         assert!(problems.is_empty(), "{problems:?}");
         let events: Vec<_> = session
             .transcript()
