@@ -12,7 +12,8 @@ Tools:     test_simple_text, test_image_content, test_audio_content, test_embedd
            replayed to the client that reconnects with Last-Event-ID);
            at 2026-07-28 the MRTR tools test_input_required_result_{elicitation, sampling,
            list_roots, request_state, multiple_inputs, multi_round, tampered_state,
-           capabilities} and the prompt test_input_required_result_prompt
+           capabilities} and the prompt test_input_required_result_prompt;
+           test_custom_headers (2026-07-28: `region` mirrored into Mcp-Param-Region)
 Resources: test://static-text, test://static-binary, test://watched-resource (subscribable),
            template test://template/{id}/data
 Prompts:   test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource,
@@ -454,6 +455,7 @@ def build(broken: str | None) -> MCPServer:
 
     mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
     add_mrtr(mcp, broken)
+    add_custom_headers_tool(mcp, broken)
     return mcp
 
 
@@ -634,6 +636,35 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
             return result
 
         mcp._lowlevel_server.middleware.append(list_asks)
+
+
+# --- x-mcp-header (2026-07-28, SEP-2243; issue 13) -------------------------------------------
+# The official http-custom-header-server-validation scenario (and mcpcheck's
+# stateless/http-param-header-*) need a tool whose input schema marks a string parameter with
+# `x-mcp-header`. The SDK validates `Mcp-Param-*` headers against it on the 2026-07-28
+# Streamable HTTP path; `--broken param-header-unchecked` turns that validation off.
+
+CUSTOM_HEADERS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region", "description": "Mirrored into Mcp-Param-Region"},
+        "query": {"type": "string", "description": "Not mirrored"},
+    },
+    "required": ["query"],
+}
+
+BROKEN["param-header-unchecked"] = "Mcp-Param-* headers are not checked against the arguments they mirror"
+
+
+def add_custom_headers_tool(mcp: MCPServer, broken: str | None) -> None:
+    @mcp.tool(name="test_custom_headers", description="A tool with an x-mcp-header parameter.")
+    def custom_headers(query: str, region: str | None = None) -> list[types.ContentBlock]:
+        return [types.TextContent(type="text", text=f"region={region} query={query}")]
+
+    mcp._tool_manager.get_tool("test_custom_headers").parameters = CUSTOM_HEADERS_SCHEMA
+    if broken == "param-header-unchecked":
+        # With a schema lookup that knows no tool, the SDK skips the header validation.
+        mcp._lowlevel_server.get_tool_input_schema = lambda name: None
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ pub mod progress;
 pub mod rules;
 pub mod schema;
 pub mod stateless;
+pub mod x_mcp_header;
 
 pub use rules::Rule;
 

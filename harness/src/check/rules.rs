@@ -94,6 +94,10 @@ rules! {
         "2026-07-28: an `input_required` result answers only `tools/call`, `prompts/get` or `resources/read`, carries `inputRequests` or `requestState`, and asks only for client features the request declared.";
     LOGGING_AT_OR_ABOVE_SET_LEVEL = "logging.at-or-above-set-level", Warning, [R1 => "server/utilities/logging#message-flow"],
         "After `logging/setLevel` is answered, the server sends `notifications/message` only at that level or above (the message flow's \"only sends error level and above\": should).";
+    STATELESS_NO_CARRIED_CONTEXT = "stateless.no-carried-context", Failure, [R5 => "basic#statelessness"],
+        "2026-07-28: a request is judged by its own `_meta`; the server does not carry client capabilities over from an earlier request on the connection.";
+    TOOLS_X_MCP_HEADER = "tools.x-mcp-header-valid", Failure, [R5 => "server/tools#x-mcp-header"],
+        "2026-07-28: an `x-mcp-header` annotation in a tool's inputSchema is a non-empty HTTP token, unique ignoring case, on an integer, string or boolean property reached from the root by `properties` keys alone.";
     STATELESS_LOG_AT_OR_ABOVE_LEVEL = "stateless.log-at-or-above-level", Warning, [R5 => "server/utilities/logging#per-request-log-level"],
         "2026-07-28: log messages for a request are at or above the level its `_meta` asked for (the spec allows those; it gives no keyword for the rest: should).";
     STATELESS_LOG_REQUESTED_ONLY = "stateless.log-requested-only", Failure, [R5 => "server/utilities/logging#per-request-log-level"],

@@ -178,6 +178,53 @@ pub fn input_required(
     findings
 }
 
+/// The client feature an input request asks for, by its method.
+fn capability_asked(request: &Value) -> Option<&'static str> {
+    match request.get("method").and_then(Value::as_str)? {
+        "elicitation/create" => Some("elicitation"),
+        "sampling/createMessage" => Some("sampling"),
+        "roots/list" => Some("roots"),
+        _ => None,
+    }
+}
+
+/// An `input_required` result that asks for a client feature this request did not declare
+/// but an earlier request on the connection did (`earlier`: capabilities declared before,
+/// merged): the server carried the earlier request's capabilities over (2026-07-28
+/// basic#statelessness: "Servers MUST NOT rely on prior requests over the same connection
+/// to establish context (e.g., capabilities ...)").
+pub fn carried_capabilities(
+    result: &Value,
+    declared: &Value,
+    earlier: &Value,
+    revision: Revision,
+    base: &str,
+) -> Vec<Finding> {
+    if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        return Vec::new();
+    }
+    let requests = result.get("inputRequests").and_then(Value::as_object);
+    requests
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, request)| {
+            let needs = capability_asked(request)?;
+            (declared.get(needs).is_none() && earlier.get(needs).is_some()).then(|| {
+                Finding::new(
+                    &rules::STATELESS_NO_CARRIED_CONTEXT,
+                    revision,
+                    format!("`inputRequests` asks for the `{needs}` capability, which this request did not declare but an earlier request on the connection did"),
+                )
+                .pointer(format!(
+                    "{base}/result/inputRequests/{}",
+                    key.replace('~', "~0").replace('/', "~1")
+                ))
+                .expected("each request judged by the capabilities in its own `_meta`")
+            })
+        })
+        .collect()
+}
+
 /// Notifications that report a change: at 2026-07-28 only a `subscriptions/listen` stream
 /// that asked for them carries them.
 pub const CHANGE_NOTIFICATIONS: [&str; 4] = [
@@ -354,6 +401,22 @@ mod tests {
         assert!(
             input_required("tools/call", &asks, &json!({ "elicitation": {} }), R5, "").is_empty()
         );
+    }
+
+    #[test]
+    fn capabilities_of_an_earlier_request_are_not_carried_over() {
+        let asks = json!({ "resultType": "input_required",
+            "inputRequests": { "q": { "method": "elicitation/create", "params": {} } } });
+        let earlier = json!({ "elicitation": {} });
+        let f = carried_capabilities(&asks, &json!({}), &earlier, R5, "");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].rule, rules::STATELESS_NO_CARRIED_CONTEXT.id);
+        assert_eq!(f[0].pointer.as_deref(), Some("/result/inputRequests/q"));
+        // Declared on this request, or never declared before: not this rule's business.
+        assert!(carried_capabilities(&asks, &earlier, &earlier, R5, "").is_empty());
+        assert!(carried_capabilities(&asks, &json!({}), &json!({}), R5, "").is_empty());
+        let done = json!({ "resultType": "complete" });
+        assert!(carried_capabilities(&done, &json!({}), &earlier, R5, "").is_empty());
     }
 
     #[test]

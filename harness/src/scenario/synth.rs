@@ -3,12 +3,18 @@
 //! success path instead of the invalid-arguments path.
 //!
 //! Used through template filters: `${tool|sample_arguments}` (from the tool's
-//! `inputSchema`) and `${prompt|required_arguments}` (from the prompt's `arguments`).
+//! `inputSchema`) and `${prompt|required_arguments}` (from the prompt's `arguments`);
+//! `${tools|mcp_param_calls}` builds `Mcp-Param-*` calls (see `scenario::mcp_param`).
 
 use serde_json::{Map, Value, json};
 
 /// The filters a `${...|filter}` reference may name.
-pub const FILTERS: &[&str] = &["sample_arguments", "required_arguments", "repeat:BYTES"];
+pub const FILTERS: &[&str] = &[
+    "sample_arguments",
+    "required_arguments",
+    "mcp_param_calls",
+    "repeat:BYTES",
+];
 
 /// The most bytes `repeat:BYTES` builds: large requests, not memory exhaustion.
 pub const MAX_REPEAT: usize = 64 * 1024 * 1024;
@@ -18,7 +24,7 @@ pub const MAX_REPEAT: usize = 64 * 1024 * 1024;
 pub fn known_filter(filter: &str) -> Result<bool, String> {
     match filter.strip_prefix("repeat:") {
         Some(n) => repeat_len(n).map(|_| true),
-        None => Ok(FILTERS[..2].contains(&filter)),
+        None => Ok(FILTERS[..3].contains(&filter)),
     }
 }
 
@@ -63,6 +69,7 @@ pub fn apply(filter: &str, value: &Value, tool_args: Option<&Value>) -> Result<V
             Ok(given.cloned().unwrap_or_else(|| sample_arguments(value)))
         }
         "required_arguments" => Ok(required_arguments(value)),
+        "mcp_param_calls" => Ok(super::mcp_param::calls(value, tool_args, sample_arguments)),
         other if other.starts_with("repeat:") => {
             Ok(repeat(value, repeat_len(&other["repeat:".len()..])?))
         }

@@ -53,15 +53,29 @@ impl Session {
         self.wait_reply(&id).await
     }
 
-    /// Sends a request without waiting (for concurrency); collect with [`wait_reply`](Self::wait_reply).
-    pub async fn send_request(
-        &mut self,
-        id: RequestId,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<(), SessionError> {
-        // The stateless revision carries version, capabilities and client info per request.
-        let params = if self.config.revision.has_handshake() {
+    /// At the stateless revision: the capabilities a request's `_meta` declares, and those
+    /// declared by the requests before it (merged); the request's own join them.
+    fn declared_by(&mut self, params: Option<&Value>) -> Option<(Value, Value)> {
+        if self.config.revision.has_handshake() {
+            return None;
+        }
+        let declared = params
+            .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let earlier = self.declared_so_far.clone();
+        if let (Value::Object(all), Value::Object(now)) = (&mut self.declared_so_far, &declared) {
+            for (k, v) in now {
+                all.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        Some((declared, earlier))
+    }
+
+    /// `params` as sent at the session's revision: the stateless revision carries version,
+    /// capabilities and client info per request; the handshake revisions send them as given.
+    pub fn stamp_params(&self, params: Option<Value>) -> Option<Value> {
+        if self.config.revision.has_handshake() {
             params
         } else {
             stateless::with_meta(
@@ -71,7 +85,17 @@ impl Session {
                     &self.config.client_capabilities,
                 ),
             )
-        };
+        }
+    }
+
+    /// Sends a request without waiting (for concurrency); collect with [`wait_reply`](Self::wait_reply).
+    pub async fn send_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
+        let params = self.stamp_params(params);
         self.listen_sent |= method == "subscriptions/listen";
         let requested = params
             .as_ref()
@@ -82,6 +106,7 @@ impl Session {
         if let Some(rank) = requested {
             self.lowest_log_level = Some(self.lowest_log_level.map_or(rank, |l| l.min(rank)));
         }
+        let declared = self.declared_by(params.as_ref());
         let bytes = request_json(&id, method, params.as_ref());
         let progress_token = params
             .as_ref()
@@ -91,14 +116,6 @@ impl Session {
             .then(|| params.as_ref()?.get("level")?.as_str())
             .flatten()
             .and_then(crate::check::stateless::log_rank);
-        let declared = (!self.config.revision.has_handshake()).then(|| {
-            params
-                .as_ref()
-                .and_then(|p| p.pointer("/_meta"))
-                .and_then(|m| m.get(stateless::CLIENT_CAPABILITIES))
-                .cloned()
-                .unwrap_or(Value::Null)
-        });
         self.pending.insert(
             id,
             Pending {
@@ -460,19 +477,27 @@ impl Session {
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);
                     self.push_all(typed.finding, index);
-                    let declared = pending
+                    let (declared, earlier) = pending
                         .declared
-                        .as_ref()
-                        .unwrap_or(&self.config.client_capabilities);
+                        .clone()
+                        .unwrap_or_else(|| (self.config.client_capabilities.clone(), json!({})));
                     let asked = check::stateless::input_required(
                         &pending.method,
                         result,
-                        declared,
+                        &declared,
                         rev,
                         base,
                     );
                     self.push_all(asked, index);
+                    let carried = check::stateless::carried_capabilities(
+                        result, &declared, &earlier, rev, base,
+                    );
+                    self.push_all(carried, index);
                     result_def = typed.definition.or(result_def);
+                    if pending.method == "tools/list" {
+                        let base = format!("{base}/result");
+                        self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
+                    }
                 }
                 if pending.method == "completion/complete" {
                     let base = format!("{base}/result");

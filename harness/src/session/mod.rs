@@ -118,10 +118,10 @@ struct Pending {
     /// For `logging/setLevel`: the rank (in `check::stateless::LOG_LEVELS`) of the level
     /// it asks for, in force once it is answered with a result.
     log_level: Option<usize>,
-    /// At 2026-07-28: the client capabilities this request declared in its `_meta` (what
-    /// an `input_required` answer may ask for); `None` for a request sent as raw bytes,
-    /// judged against the session's capabilities.
-    declared: Option<Value>,
+    /// 2026-07-28: the client capabilities the request's `_meta` declared, and those the
+    /// earlier requests of the session declared (merged), to judge an `input_required` by
+    /// the request's own (basic#statelessness).
+    declared: Option<(Value, Value)>,
 }
 
 /// However much progress a request reports, it gets at most this many timeouts in all.
@@ -200,6 +200,9 @@ pub struct Session {
     /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
     /// as a rank in `check::stateless::LOG_LEVELS`.
     lowest_log_level: Option<usize>,
+    /// 2026-07-28: the client capabilities the requests sent so far declared in `_meta`,
+    /// merged (to tell a capability carried over from an earlier request).
+    declared_so_far: Value,
     /// The minimum log level the last answered `logging/setLevel` set (handshake
     /// revisions), as a rank in `check::stateless::LOG_LEVELS`.
     log_level_set: Option<usize>,
@@ -251,6 +254,7 @@ impl Session {
             schema_source: None,
             profile: None,
             lowest_log_level: None,
+            declared_so_far: json!({}),
             log_level_set: None,
             listen_sent: false,
         }

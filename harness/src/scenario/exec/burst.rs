@@ -22,6 +22,10 @@ impl Executor<'_> {
     ) -> Result<(), Stop> {
         // Two halves: the first lets a garbage-collected runtime grow its heap to its
         // working size; the second, measured, shows what stays per request.
+        // `${probe}` names a request every revision answers; at the stateless revision each
+        // request also carries its `_meta` fields.
+        let template = crate::scenario::model::Template(json!(method));
+        let method = &self.render_text(&template, line)?;
         let half = count / 2;
         self.burst_part(method, 1..=half, line).await?;
         let before = self.session.server_rss_kib();
@@ -76,8 +80,13 @@ impl Executor<'_> {
             .map(|i| format!("mcpcheck-burst-{line}-{i}"))
             .collect();
         let mut text = String::with_capacity(ids.len() * 64);
+        let params = self.session.stamp_params(None);
         for id in &ids {
-            text.push_str(&json!({"jsonrpc": "2.0", "id": id, "method": method}).to_string());
+            let mut frame = json!({"jsonrpc": "2.0", "id": id, "method": method});
+            if let Some(p) = &params {
+                frame["params"] = p.clone();
+            }
+            text.push_str(&frame.to_string());
             text.push('\n');
             self.session
                 .expect_reply(RequestId::String(id.clone()), method);

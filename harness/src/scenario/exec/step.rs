@@ -198,7 +198,13 @@ impl Executor<'_> {
                 filter,
                 steps,
             } => {
-                let items = match self.vars.get(list) {
+                let filtered = match list.contains('|') {
+                    true => {
+                        Some(self.render(&Template(Value::String(format!("${{{list}}}"))), line)?)
+                    }
+                    false => None,
+                };
+                let items = match filtered.as_ref().or_else(|| self.vars.get(list)) {
                     Some(Value::Array(items)) => items.clone(),
                     Some(other) => {
                         let f = self.fail(
@@ -276,7 +282,12 @@ impl Executor<'_> {
             }
             StepKind::Http(h) => {
                 let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
-                match super::http::run(h, body, &mut self.session).await {
+                let headers = h
+                    .headers_from
+                    .as_ref()
+                    .map(|t| self.render(t, line))
+                    .transpose()?;
+                match super::http::run(h, body, headers, &mut self.session).await {
                     Ok(problems) => {
                         for p in problems {
                             let f = self.fail(line, p, None);

@@ -20,6 +20,9 @@ pub struct HttpStep {
     pub protocol_version: HeaderChoice,
     /// Headers added or replaced (`Origin`, `Host`, `Accept`, ...).
     pub headers: Vec<(String, String)>,
+    /// `headers: "${var}"`: an object of header names and values built at run time, sent
+    /// instead of a fixed list (the `Mcp-Param-*` headers of a listed tool).
+    pub headers_from: Option<Template>,
     /// How long the exchange may take; an SSE stream is read until then.
     pub within: Duration,
     /// Drop the connection after the first SSE event with an id (before the response) and
@@ -91,6 +94,8 @@ pub struct HttpExpect {
     /// A JSON-RPC response with this id must be in the body or the SSE stream;
     /// `error: Some(true)` demands an error response.
     pub response: Option<(Value, Option<bool>)>,
+    /// `response: { code: N }`: that response must be an error with this code.
+    pub response_code: Option<i64>,
     /// `event_ids: unique`: the answer must be an SSE stream with event ids (else the
     /// scenario is skipped), each new in the session.
     pub unique_event_ids: bool,

@@ -58,9 +58,11 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
             },
         })
     };
-    let headers = match map.get("headers") {
-        Some(n) => string_map(ctx, n, "`headers`")?,
-        None => Vec::new(),
+    // A mapping of fixed headers, or one `${var}` that gives an object of them.
+    let (headers, headers_from) = match map.get("headers") {
+        Some(n) if as_str(n).is_some() => (Vec::new(), Some(template(ctx, n, scope)?)),
+        Some(n) => (string_map(ctx, n, "`headers`")?, None),
+        None => (Vec::new(), None),
     };
     let within = match map.get("within") {
         Some(n) => duration(ctx, n, "`within`")?,
@@ -97,6 +99,7 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
         session: choice("session")?,
         protocol_version: choice("protocol_version")?,
         headers,
+        headers_from,
         within,
         resume,
         parallel,
@@ -208,7 +211,10 @@ fn expect(ctx: &Ctx<'_>, node: &Node) -> R<HttpExpect> {
     }
     if let Some(n) = map.get("response") {
         let m = Map::new(ctx, n, "`response`")?;
-        m.only(ctx, &["id", "error"], "`response`")?;
+        m.only(ctx, &["id", "error", "code"], "`response`")?;
+        if let Some(c) = m.get("code") {
+            e.response_code = Some(integer(ctx, c, "`code`")?);
+        }
         let id = to_json(ctx, m.require(ctx, "id", "`response`")?)?;
         let error = match m.get("error") {
             Some(b) => Some(super::yaml::boolean(ctx, b, "`error`")?),

@@ -562,8 +562,14 @@ fn for_each(ctx: &Ctx<'_>, value: &Node, scope: &mut Scope) -> R<StepKind> {
     map.only(ctx, &["in", "as", "where", "steps"], "`for_each`")?;
     let in_node = map.require(ctx, "in", "`for_each`")?;
     let list = string(ctx, in_node, "`in`")?;
-    super::vars::check_name(ctx, in_node, list, "variable name")?;
-    scope.use_var(ctx, in_node, list)?;
+    // `in: tools|mcp_param_calls`: a filter that turns the variable into the list.
+    match list.split_once('|') {
+        Some(_) => super::vars::check_string_refs(ctx, in_node, &format!("${{{list}}}"), scope)?,
+        None => {
+            super::vars::check_name(ctx, in_node, list, "variable name")?;
+            scope.use_var(ctx, in_node, list)?;
+        }
+    }
     let as_node = map.require(ctx, "as", "`for_each`")?;
     let bind = string(ctx, as_node, "`as`")?;
     scope.check_new(ctx, as_node, bind, "variable name")?;

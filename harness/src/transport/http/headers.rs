@@ -74,7 +74,7 @@ pub fn stateless_headers(
 /// A header value as 2026-07-28 "Value Encoding" says: as-is when it is visible ASCII,
 /// space or tab without surrounding whitespace, else `=?base64?...?=` (also for a plain
 /// value that looks like that sentinel).
-fn header_value(value: &str) -> String {
+pub fn header_value(value: &str) -> String {
     use base64::Engine as _;
     let plain = value
         .bytes()

@@ -45,7 +45,8 @@ pub use handle::HttpHandle;
 pub(crate) use handle::client;
 pub(crate) use headers::record_headers;
 pub use headers::{
-    METHOD_HEADER, NAME_HEADER, POST_ACCEPT, SESSION_HEADER, VERSION_HEADER, stateless_headers,
+    METHOD_HEADER, NAME_HEADER, POST_ACCEPT, SESSION_HEADER, VERSION_HEADER, header_value,
+    stateless_headers,
 };
 pub use record::{HttpRecord, StreamAnomaly};
 pub use resume::{DEFAULT_RETRY, MAX_RESUMES};

@@ -2,6 +2,8 @@
 //! headers and the JSON-RPC response; and the skips for resumability expectations the
 //! server gives nothing to check.
 
+use serde_json::Value;
+
 use super::{Answer, HttpStop};
 use crate::scenario::model::http::{HttpStep, SseShould};
 
@@ -189,7 +191,15 @@ pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
             (Some(m), Some(false)) if m.get("result").is_none() => problems.push(format!(
                 "the response with id {id} is an error; expected a result"
             )),
-            _ => {}
+            (Some(m), _) => {
+                let code = m.pointer("/error/code").and_then(Value::as_i64);
+                if let Some(want) = e.response_code.filter(|w| code != Some(*w)) {
+                    problems.push(format!(
+                        "the response with id {id} has {}; expected error code {want}",
+                        code.map_or("no error code".to_owned(), |c| format!("error code {c}"))
+                    ));
+                }
+            }
         }
     }
     problems

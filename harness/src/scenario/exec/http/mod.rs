@@ -98,6 +98,7 @@ pub(super) enum SseEnd {
 pub async fn run(
     step: &HttpStep,
     body: Option<Value>,
+    headers: Option<Value>,
     session: &mut Session,
 ) -> Result<Vec<String>, HttpStop> {
     // The step speaks Streamable HTTP; over stdio or the 2024-11-05 HTTP+SSE transport
@@ -115,9 +116,9 @@ pub async fn run(
         ));
     }
     if step.parallel > 1 {
-        return parallel::run(step, body, session, &handle, current_session).await;
+        return parallel::run(step, body, headers, session, &handle, current_session).await;
     }
-    let request = request::build(step, body, &handle, current_session)?;
+    let request = request::build(step, body, headers, &handle, current_session)?;
     let answer = exchange::exchange(&handle, request, step, session).await;
     let answer = match answer {
         Ok(a) => a,
@@ -233,6 +234,7 @@ mod tests {
             session: HeaderChoice::Current,
             protocol_version: HeaderChoice::Current,
             headers: vec![],
+            headers_from: None,
             within: Duration::from_secs(1),
             resume: false,
             parallel: 1,
@@ -355,7 +357,7 @@ mod tests {
             "      method: get\n      within: 5s\n      expect:\n        status: 200\n        response: { id: b-1 }\n",
         )
         .unwrap();
-        let problems = run(&step, None, &mut session).await.unwrap();
+        let problems = run(&step, None, None, &mut session).await.unwrap();
         assert!(problems.is_empty(), "{problems:?}");
         let events: Vec<_> = session
             .transcript()

@@ -48,6 +48,7 @@ fn copy(step: &HttpStep, body: Option<&Value>, k: usize) -> (HttpStep, Option<Va
 pub(super) async fn run(
     step: &HttpStep,
     body: Option<Value>,
+    headers: Option<Value>,
     session: &mut Session,
     handle: &HttpHandle,
     session_id: Option<String>,
@@ -57,7 +58,8 @@ pub(super) async fn run(
     let mut copies = Vec::with_capacity(n);
     for k in 1..=n {
         let (step, body) = copy(step, body.as_ref(), k);
-        let request = super::request::build(&step, body, handle, session_id.clone())?;
+        let request =
+            super::request::build(&step, body, headers.clone(), handle, session_id.clone())?;
         let sent = (
             request.method().to_string(),
             request.url().to_string(),
@@ -140,6 +142,7 @@ mod tests {
             within: std::time::Duration::from_secs(1),
             resume: false,
             parallel: 3,
+            headers_from: None,
             expect: crate::scenario::model::http::HttpExpect {
                 response: Some((json!("ms"), Some(false))),
                 ..Default::default()

@@ -14,6 +14,7 @@ use crate::transport::http::{HttpHandle, POST_ACCEPT, SESSION_HEADER, VERSION_HE
 pub(super) fn build(
     step: &HttpStep,
     body: Option<Value>,
+    headers_from: Option<Value>,
     handle: &HttpHandle,
     session_id: Option<String>,
 ) -> Result<reqwest::Request, HttpStop> {
@@ -62,8 +63,25 @@ pub(super) fn build(
         };
         *request.body_mut() = Some(bytes.into());
     }
+    let built: Vec<(String, String)> = match headers_from {
+        None => Vec::new(),
+        Some(Value::Object(map)) => map
+            .into_iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k, s)),
+                other => Err(HttpStop::Error(format!(
+                    "header `{k}` built from `headers` is {other}, not a string"
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(HttpStop::Error(format!(
+                "`headers` built {other}, not an object of header names and values"
+            )));
+        }
+    };
     let headers = request.headers_mut();
-    for (k, v) in &step.headers {
+    for (k, v) in step.headers.iter().chain(&built) {
         let n = HeaderName::from_bytes(k.as_bytes())
             .map_err(|_| HttpStop::Error(format!("`{k}` is not a header name")))?;
         let v = HeaderValue::from_str(v)
