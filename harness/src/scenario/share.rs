@@ -11,6 +11,10 @@
 //! A scenario with its own `rule` also runs fresh, unless only its own later requests can
 //! break that rule: the session's checks of that rule count for it, and on a shared
 //! session the handshake and the shutdown happen in other scenarios' windows.
+//!
+//! At 2026-07-28 there is no handshake: the default `server/discover` plays its part (in
+//! the window of the scenario that opened the session), and every request carries its
+//! own `_meta`, so a session serves the next scenario just as well.
 
 use super::builtin_vars::PROBE;
 use super::model::{Initialize, InitializeOverrides, RequestStep, ResponseExpectation, Scenario};
@@ -19,9 +23,11 @@ use crate::outcome::ToolPolicy;
 use crate::protocol::Revision;
 
 /// Requests that read and never write: answering them changes nothing a later request
-/// sees. Methods under `mcpcheck/` do not exist; a server answers them with an error.
+/// sees (`server/discover`, 2026-07-28, is the stateless revision's handshake in a
+/// request). Methods under `mcpcheck/` do not exist; a server answers them with an error.
 const READ_ONLY: &[&str] = &[
     "ping",
+    "server/discover",
     "tools/list",
     "resources/list",
     "resources/templates/list",
@@ -45,9 +51,6 @@ pub fn needs_fresh(
     if scenario.fresh {
         return Some("it says `fresh: true`".into());
     }
-    if !revision.has_handshake() {
-        return Some(format!("{revision} has no handshake to share"));
-    }
     if let Some(rule) = scenario.rule.as_deref().filter(|r| !own_requests_only(r)) {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
@@ -63,7 +66,15 @@ pub fn needs_fresh(
         ToolPolicy::Readonly => !tool_args,
         ToolPolicy::All => false,
     };
-    steps_need_fresh(rest, calls_ok)
+    steps_need_fresh(rest, &Allowed { calls_ok, revision })
+}
+
+/// What a shared scenario's requests may be, beyond the read-only methods.
+struct Allowed {
+    /// Whether `tools/call` can change nothing (see [`needs_fresh`]).
+    calls_ok: bool,
+    /// The revision spoken, which decides what `${probe}` is.
+    revision: Revision,
 }
 
 /// Rules that only answers to requests a scenario sends itself can break (pages,
@@ -75,13 +86,13 @@ fn own_requests_only(rule: &str) -> bool {
         || rule == "jsonrpc.unknown-method-is-error"
 }
 
-fn steps_need_fresh(steps: &[Step], calls_ok: bool) -> Option<String> {
+fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
     steps.iter().find_map(|step| {
         let why = match &step.kind {
-            StepKind::Request(r) => request_needs_fresh(r, calls_ok),
-            StepKind::Concurrent(rs) => rs.iter().find_map(|r| request_needs_fresh(r, calls_ok)),
-            StepKind::Paginate { method, .. } => method_needs_fresh(method, calls_ok),
-            StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, calls_ok),
+            StepKind::Request(r) => request_needs_fresh(r, allowed),
+            StepKind::Concurrent(rs) => rs.iter().find_map(|r| request_needs_fresh(r, allowed)),
+            StepKind::Paginate { method, .. } => method_needs_fresh(method, allowed),
+            StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, allowed),
             StepKind::Check { .. } => None,
             StepKind::Initialize(_) => Some("a second handshake".into()),
             StepKind::Notify { .. } => Some("a notification".into()),
@@ -96,7 +107,7 @@ fn steps_need_fresh(steps: &[Step], calls_ok: bool) -> Option<String> {
     })
 }
 
-fn request_needs_fresh(r: &RequestStep, calls_ok: bool) -> Option<String> {
+fn request_needs_fresh(r: &RequestStep, allowed: &Allowed) -> Option<String> {
     if r.id.is_some() {
         // A shared session allocates ids of its own; an explicit one could repeat one.
         return Some("an explicit request id".into());
@@ -105,21 +116,22 @@ fn request_needs_fresh(r: &RequestStep, calls_ok: bool) -> Option<String> {
         return Some("a request that must go unanswered".into());
     }
     match r.method.0.as_str() {
-        Some(m) => method_needs_fresh(m, calls_ok),
+        Some(m) => method_needs_fresh(m, allowed),
         None => Some("a method that is not a string".into()),
     }
 }
 
-fn method_needs_fresh(method: &str, calls_ok: bool) -> Option<String> {
-    // `${probe}` is `ping` on every revision with a handshake (see `builtin_vars`).
-    let method = if method == format!("${{{PROBE}}}") {
-        "ping"
-    } else {
-        method
+fn method_needs_fresh(method: &str, allowed: &Allowed) -> Option<String> {
+    // `${probe}` is `ping` on every revision with a handshake, `server/discover` on one
+    // without (see `builtin_vars`).
+    let method = match method == format!("${{{PROBE}}}") {
+        true if allowed.revision.has_handshake() => "ping",
+        true => "server/discover",
+        false => method,
     };
     let read_only = READ_ONLY.contains(&method)
         || (method.starts_with("mcpcheck/") && !method.contains("${"))
-        || (method == "tools/call" && calls_ok);
+        || (method == "tools/call" && allowed.calls_ok);
     (!read_only).then(|| format!("`{method}` may change what others see"))
 }
 
@@ -188,7 +200,7 @@ mod tests {
         assert_eq!(needs_fresh(&s, rev, ToolPolicy::Readonly, false), None);
         assert!(needs_fresh(&s, rev, ToolPolicy::Readonly, true).is_some());
         assert!(needs_fresh(&s, rev, ToolPolicy::All, false).is_some());
-        assert!(needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false).is_some());
+        assert_eq!(needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false), None);
     }
 
     /// The built-in suite shares most of its stdio scenarios (a floor, so a change that
@@ -196,18 +208,20 @@ mod tests {
     #[test]
     fn most_of_the_builtin_suite_shares() {
         let all = builtin::scenarios().expect("the built-in suite parses");
-        let applicable: Vec<_> = all
-            .iter()
-            .filter(|s| s.revisions.contains(&Revision::DEFAULT))
-            .collect();
-        let shared = applicable
-            .iter()
-            .filter(|s| needs_fresh(s, Revision::DEFAULT, ToolPolicy::Readonly, false).is_none())
-            .count();
-        assert!(
-            shared * 3 >= applicable.len(),
-            "{shared} of {} share",
-            applicable.len()
-        );
+        for revision in [Revision::DEFAULT, Revision::V2026_07_28] {
+            let applicable: Vec<_> = all
+                .iter()
+                .filter(|s| s.revisions.contains(&revision))
+                .collect();
+            let shared = applicable
+                .iter()
+                .filter(|s| needs_fresh(s, revision, ToolPolicy::Readonly, false).is_none())
+                .count();
+            assert!(
+                shared * 3 >= applicable.len(),
+                "{revision}: {shared} of {} share",
+                applicable.len()
+            );
+        }
     }
 }
