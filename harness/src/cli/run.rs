@@ -97,8 +97,10 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         sinks.terminal.print(&heading(n));
     }
     // Leg k waits for its turn (leg 0's has come) and hands the next turn on.
-    let (handoffs, turns): (Vec<_>, Vec<_>) =
-        runs.iter().map(|_| tokio::sync::oneshot::channel::<()>()).unzip();
+    let (handoffs, turns): (Vec<_>, Vec<_>) = runs
+        .iter()
+        .map(|_| tokio::sync::oneshot::channel::<()>())
+        .unzip();
     let mut handoffs = handoffs.into_iter();
     if let Some(first) = handoffs.next() {
         let _ = first.send(());

@@ -112,7 +112,13 @@ pub async fn run(
                 }
                 None => {
                     let observer = Arc::new(events.clone());
-                    let lease = if shared { pool.lease() } else { Lease::Fresh };
+                    // Only a session that has not used an id the scenario chooses.
+                    let ids = share::explicit_ids(&scenario);
+                    let lease = if shared {
+                        pool.lease(|s| !ids.iter().any(|id| s.used_id(id)))
+                    } else {
+                        Lease::Fresh
+                    };
                     let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
                     match tokio::time::timeout_at(deadline.at, run).await {
                         Ok((outcome, session)) => {

@@ -5,7 +5,7 @@
 //! cannot tell the difference: those that use the default handshake and then only send
 //! requests that change nothing another scenario could see. Anything else (a handshake
 //! of its own, raw bytes, notifications, waits for what the server does on its own, an
-//! exit, stderr, HTTP exchanges, sleeps, explicit request ids, methods that set state)
+//! exit, stderr, HTTP exchanges, sleeps, methods that set state)
 //! gets a fresh server, as does every scenario that says `fresh: true`.
 //!
 //! A scenario with its own `rule` also runs fresh, unless only its own later requests can
@@ -20,7 +20,8 @@ use super::builtin_vars::PROBE;
 use super::model::{Initialize, InitializeOverrides, RequestStep, ResponseExpectation, Scenario};
 use super::model::{Step, StepKind};
 use crate::outcome::ToolPolicy;
-use crate::protocol::Revision;
+use crate::protocol::{RequestId, Revision};
+use serde_json::Value;
 
 /// Requests that read and never write: answering them changes nothing a later request
 /// sees (`server/discover`, 2026-07-28, is the stateless revision's handshake in a
@@ -66,7 +67,24 @@ pub fn needs_fresh(
         ToolPolicy::Readonly => !tool_args,
         ToolPolicy::All => false,
     };
-    steps_need_fresh(rest, &Allowed { calls_ok, revision })
+    if let Some(why) = steps_need_fresh(rest, &Allowed { calls_ok, revision }) {
+        return Some(why);
+    }
+    // Ids it chooses next to ids the session allocates: on a session that has allocated
+    // for others, the next allocated id could be one the scenario is about to choose.
+    (!explicit_ids(scenario).is_empty() && allocates(rest))
+        .then(|| "explicit request ids next to requests without one".to_owned())
+}
+
+/// Whether any request of `steps` gets its id from the session.
+fn allocates(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match &step.kind {
+        StepKind::Request(r) => r.id.is_none(),
+        StepKind::Concurrent(rs) => rs.iter().any(|r| r.id.is_none()),
+        StepKind::Paginate { .. } => true,
+        StepKind::ForEach { steps, .. } => allocates(steps),
+        _ => false,
+    })
 }
 
 /// What a shared scenario's requests may be, beyond the read-only methods.
@@ -79,11 +97,46 @@ struct Allowed {
 
 /// Rules that only answers to requests a scenario sends itself can break (pages,
 /// completions, unknown methods): never the handshake, never the shutdown.
+///
+/// Not `jsonrpc.id-echoed`: a server may answer with an id an earlier request of the
+/// session used (the misbehaving fixture's `stale-ping-id`), so a scenario that sends one
+/// request with an id of its own passes on a fresh server and fails on a shared one.
 fn own_requests_only(rule: &str) -> bool {
     rule.starts_with("pagination.")
         || rule.starts_with("completion.")
         || rule == "jsonrpc.method-not-found-code"
         || rule == "jsonrpc.unknown-method-is-error"
+}
+
+/// The ids a scenario's requests choose themselves, as they go on the wire: a shared
+/// session that already used one of them (a request may not reuse an id within a session,
+/// basic#requests) cannot serve the scenario.
+pub fn explicit_ids(scenario: &Scenario) -> Vec<RequestId> {
+    fn walk(steps: &[Step], out: &mut Vec<RequestId>) {
+        for step in steps {
+            match &step.kind {
+                StepKind::Request(r) => out.extend(r.id.as_ref().and_then(request_id)),
+                StepKind::Concurrent(rs) => {
+                    out.extend(rs.iter().filter_map(|r| r.id.as_ref().and_then(request_id)))
+                }
+                StepKind::ForEach { steps, .. } => walk(steps, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&scenario.steps, &mut out);
+    out
+}
+
+/// An explicit id as the executor sends it; `None` for one that is neither a string nor
+/// a number (the executor reports it as an error).
+fn request_id(id: &Value) -> Option<RequestId> {
+    match id {
+        Value::String(s) => Some(RequestId::String(s.clone())),
+        Value::Number(n) => Some(RequestId::Number(n.to_string())),
+        _ => None,
+    }
 }
 
 fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
@@ -108,9 +161,10 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
 }
 
 fn request_needs_fresh(r: &RequestStep, allowed: &Allowed) -> Option<String> {
-    if r.id.is_some() {
-        // A shared session allocates ids of its own; an explicit one could repeat one.
-        return Some("an explicit request id".into());
+    // An explicit id is fine: the runner hands the scenario only a session that has not
+    // used it (see [`explicit_ids`]), and the session's own ids skip it afterwards.
+    if r.id.as_ref().is_some_and(|id| request_id(id).is_none()) {
+        return Some("a request id that is neither a string nor a number".into());
     }
     if matches!(r.expect, Some(ResponseExpectation::Nothing(_))) {
         return Some("a request that must go unanswered".into());
@@ -174,7 +228,6 @@ mod tests {
             "  - notify: notifications/mcpcheck/x\n",
             "  - send_raw: \"{}\\n\"\n",
             "  - sleep: 10ms\n",
-            "  - request: { method: ping, id: 7 }\n",
             "  - request: ping\n    expect: { nothing: 1s }\n",
             "  - request: ping\n  - expect: { nothing: 1s }\n",
         ];
@@ -190,6 +243,29 @@ mod tests {
         assert_eq!(verdict(&paged), None);
     }
 
+    /// Explicit ids share: the runner matches them against the ids a session used.
+    #[test]
+    fn explicit_ids_share_and_are_listed_as_sent() {
+        let s = parse(&format!(
+            "{HEAD}steps:\n  - request: {{ method: ping, id: 7 }}\n  - concurrent:\n      - request: {{ method: ping, id: \"\" }}\n      - request: {{ method: ping, id: -1 }}\n"
+        ));
+        assert_eq!(
+            needs_fresh(&s, Revision::DEFAULT, ToolPolicy::Readonly, false),
+            None
+        );
+        let mixed =
+            format!("{HEAD}steps:\n  - request: ping\n  - request: {{ method: ping, id: 7 }}\n");
+        assert!(verdict(&mixed).unwrap().contains("explicit request ids"));
+        assert_eq!(
+            explicit_ids(&s),
+            [
+                RequestId::int(7),
+                RequestId::String(String::new()),
+                RequestId::int(-1)
+            ]
+        );
+    }
+
     #[test]
     fn tool_calls_share_only_when_no_call_can_write() {
         let s = parse(&format!(
@@ -200,7 +276,10 @@ mod tests {
         assert_eq!(needs_fresh(&s, rev, ToolPolicy::Readonly, false), None);
         assert!(needs_fresh(&s, rev, ToolPolicy::Readonly, true).is_some());
         assert!(needs_fresh(&s, rev, ToolPolicy::All, false).is_some());
-        assert_eq!(needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false), None);
+        assert_eq!(
+            needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false),
+            None
+        );
     }
 
     /// The built-in suite shares most of its stdio scenarios (a floor, so a change that
