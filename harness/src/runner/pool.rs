@@ -33,7 +33,7 @@ impl Pool {
         self.lease_count();
         let session = {
             let mut idle = self.lock();
-            let found = idle.iter().rposition(|s| fits(s));
+            let found = idle.iter().rposition(fits);
             found.map(|at| Box::new(idle.remove(at)))
         };
         let waiting = self.waiting.clone();
