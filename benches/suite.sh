@@ -7,7 +7,8 @@
 #
 # Usage: benches/suite.sh [SERVER...]   servers: reference python-sdk fastmcp everything
 # Env: MCPCHECK (default target/debug/mcpcheck), JOBS (default 2), MCPCHECK_ARGS (extra
-#      arguments for every run), MCPCHECK_SCHEMA_DIR (default /work/shared/mcp-schema or
+#      arguments for every run), MODES (default "isolate shared"; the verdict comparison needs
+#      both), MCPCHECK_SCHEMA_DIR (default /work/shared/mcp-schema or
 #      ../shared/mcp-schema). The Python servers need thirdparty/setup.sh (thirdparty/.venv);
 #      server-everything needs its npm install (thirdparty/node_modules).
 set -u
@@ -73,13 +74,15 @@ printf '%-11s %8s | %-9s %4s %7s %7s %6s | %s\n' server cold10_s mode exit wall_
 for server in "${servers[@]}"; do
   cmd=$(command_for "$server") || continue
   cold=$(cold10 "$cmd")
-  for mode in isolate shared; do
+  for mode in ${MODES:-isolate shared}; do
     flag=(); [ "$mode" = isolate ] && flag=(--isolate)
     read -r code wall cpu summary <<<"$(one_run "$cmd" "$server-$mode" "${flag[@]}")"
     ratio=$(echo "scale=2; $wall / $cold" | bc)
     printf '%-11s %8.2f | %-9s %4s %7.1f %7.1f %6s | %s\n' "$server" "$cold" "$mode" "$code" "$wall" "$cpu" "$ratio" "$summary"
   done
-  if [ "$(verdicts "$tmp/$server-isolate.json")" = "$(verdicts "$tmp/$server-shared.json")" ]; then
+  if [ ! -f "$tmp/$server-isolate.json" ] || [ ! -f "$tmp/$server-shared.json" ]; then
+    echo "$server: one mode only, verdicts not compared"
+  elif [ "$(verdicts "$tmp/$server-isolate.json")" = "$(verdicts "$tmp/$server-shared.json")" ]; then
     echo "$server: every scenario has the same verdict in both modes"
   else
     echo "$server: VERDICTS DIFFER between --isolate and shared sessions"

@@ -5,18 +5,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
+use tokio::sync::Semaphore;
 
 use super::finish::LegEnd;
 use super::flags::Format;
 use super::{EXIT_ERROR, EXIT_FINDINGS, RunArgs, config, finish, legs, resolve};
 use crate::outcome::{Comparison, RunReport, RunVerdict};
-use crate::protocol::Revision;
 use crate::report::aggregate::Aggregator;
 use crate::report::human::{self, Detail};
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::events::{Emitter, Event, EventSink};
 use crate::runner::probe::ProbeConfig;
+use crate::runner::relay::Relay;
 use crate::runner::run::RunPlan;
 use crate::scenario::exec::ExecConfig;
 
@@ -56,35 +57,107 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         legs::at(&mut args, r)?;
     }
     let sinks = Sinks::attach(&args)?;
+    // Every leg's settings before any leg starts (resolving one rewrites `args`).
+    let mut settings = Vec::new();
+    for p in &planned {
+        settings.push(match p {
+            legs::Planned::Run(r) => Some(legs::at(&mut args, *r)?),
+            legs::Planned::NotSpoken(..) => None,
+        });
+    }
+    let args = &args;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    // One set of slots for every leg: `--jobs` bounds the servers of the whole run.
+    let slots = Arc::new(Semaphore::new(jobs.max(1)));
+    // The legs run at once; each is told whole, in order: a leg's relay opens when the
+    // legs before it are done, and then prints its heading, its held events and the rest.
+    let heading = |n: usize| -> String {
+        let gap = if n > 0 { "\n" } else { "" };
+        match &planned[n] {
+            legs::Planned::NotSpoken(revision, reason) if multi => {
+                format!("{gap}== {revision}: not spoken: {reason}\n")
+            }
+            legs::Planned::Run(revision) if multi => format!("{gap}== {revision} ==\n"),
+            _ => String::new(),
+        }
+    };
+    let runs: Vec<usize> = (0..planned.len())
+        .filter(|n| settings[*n].is_some())
+        .collect();
+    let relays: Vec<Arc<Relay>> = (0..runs.len())
+        .map(|k| Arc::new(Relay::new(sinks.shared.clone(), k == 0)))
+        .collect();
+    // Headings up to the first leg that runs (all of them when none does).
+    let until = runs.first().map_or(planned.len(), |first| first + 1);
+    for n in 0..until {
+        sinks.terminal.print(&heading(n));
+    }
+    // Leg k waits for its turn (leg 0's has come) and hands the next turn on.
+    let (handoffs, turns): (Vec<_>, Vec<_>) = runs
+        .iter()
+        .map(|_| tokio::sync::oneshot::channel::<()>())
+        .unzip();
+    let mut handoffs = handoffs.into_iter();
+    if let Some(first) = handoffs.next() {
+        let _ = first.send(());
+    }
+    let handoffs = handoffs.map(Some).chain(std::iter::once(None));
+    let legs = runs.iter().zip(turns).zip(handoffs).enumerate();
+    let legs = legs.map(|(k, ((&n, turn), handoff))| {
+        let (probe, search) = settings[n].clone().expect("a leg that runs has settings");
+        let relay = relays[k].clone();
+        let next = runs.get(k + 1).copied();
+        let total = planned.len();
+        let (sinks, relays, heading, tool_args) = (&sinks, &relays, &heading, &tool_args);
+        let planned_leg = PlannedLeg {
+            probe,
+            search,
+            slots: slots.clone(),
+            jobs,
+            take_snapshot: k == 0,
+        };
+        async move {
+            let ran = leg(args, planned_leg, relay, tool_args).await;
+            let _ = turn.await;
+            if let Ok(ran) = &ran {
+                sinks.terminal.print(&human::footer(&ran.report));
+            }
+            // The not-spoken legs up to the next leg that runs, its heading, and its
+            // events; a leg that failed hands over all the same.
+            for m in n + 1..next.unwrap_or(total) {
+                sinks.terminal.print(&heading(m));
+            }
+            if let Some(next) = next {
+                sinks.terminal.print(&heading(next));
+                relays[k + 1].open();
+            }
+            if let Some(tx) = handoff {
+                let _ = tx.send(());
+            }
+            ran
+        }
+    });
+    let mut ran_legs = futures_util::future::join_all(legs).await.into_iter();
     let mut ends = Vec::new();
     let mut emitters = Vec::new();
     let mut redact_all: Option<Redactor> = None;
-    for (n, planned) in planned.into_iter().enumerate() {
-        let revision = match planned {
-            legs::Planned::NotSpoken(revision, reason) => {
-                if multi {
-                    sinks.terminal.print(&format!(
-                        "{}== {revision}: not spoken: {reason}\n",
-                        if n > 0 { "\n" } else { "" }
-                    ));
-                }
-                ends.push(LegEnd::NotSpoken { revision, reason });
-                continue;
+    for planned in planned.iter() {
+        match planned {
+            legs::Planned::NotSpoken(revision, reason) => ends.push(LegEnd::NotSpoken {
+                revision: *revision,
+                reason: reason.clone(),
+            }),
+            legs::Planned::Run(_) => {
+                let ran = ran_legs.next().expect("a result per leg that ran")?;
+                redact_all.get_or_insert(ran.redact.clone());
+                emitters.push(ran.events);
+                ends.push(LegEnd::Ran(Box::new(ran.report)));
             }
-            legs::Planned::Run(revision) => revision,
-        };
-        if multi {
-            sinks.terminal.print(&format!(
-                "{}== {revision} ==\n",
-                if n > 0 { "\n" } else { "" }
-            ));
         }
-        let take_snapshot = ends.iter().all(|e| !matches!(e, LegEnd::Ran(_)));
-        let ran = leg(&mut args, revision, &sinks, &tool_args, take_snapshot).await?;
-        sinks.terminal.print(&human::footer(&ran.report));
-        redact_all.get_or_insert(ran.redact.clone());
-        emitters.push(ran.events);
-        ends.push(LegEnd::Ran(Box::new(ran.report)));
     }
     let redact = redact_all.unwrap_or_else(|| Arc::new(Vec::new()));
     let redact = move |text: &str| crate::transport::http::redact(text, &redact);
@@ -169,33 +242,45 @@ struct Ran {
     redact: Redactor,
 }
 
-/// Runs one leg: the sweep and the suite at `revision`, told to the sinks and aggregated.
-async fn leg(
-    args: &mut RunArgs,
-    revision: Revision,
-    sinks: &Sinks,
-    tool_args: &Arc<std::collections::BTreeMap<String, serde_json::Value>>,
+/// A leg about to run: its settings, resolved before any leg started.
+struct PlannedLeg {
+    probe: ProbeConfig,
+    search: crate::schema::SearchPath,
+    /// The run's server slots, shared with the other legs.
+    slots: Arc<Semaphore>,
+    jobs: usize,
+    /// Whether this leg takes the `--snapshot-dir` snapshot (the first leg that runs).
     take_snapshot: bool,
+}
+
+/// Runs one leg: the sweep and the suite at its revision, told to `relay` (into the
+/// shared sinks, once the legs before it are told) and to the leg's own aggregator.
+async fn leg(
+    args: &RunArgs,
+    planned: PlannedLeg,
+    relay: Arc<Relay>,
+    tool_args: &Arc<std::collections::BTreeMap<String, serde_json::Value>>,
 ) -> anyhow::Result<Ran> {
-    let (mut probe, search) = legs::at(args, revision)?;
+    let PlannedLeg {
+        mut probe,
+        search,
+        slots,
+        jobs,
+        take_snapshot,
+    } = planned;
     probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
     let scenarios =
         resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let scenarios = crate::scenario::official::select(args.profile, scenarios);
     let scenarios = super::ci::partition(&args.ci, scenarios);
     let store = Arc::new(super::ci::schema_store(&args.ci, search, probe.session.revision).await?);
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
     // A bearer token never leaves the process, whatever echoed it: every report file and
     // every printed line goes through this.
     let secrets: Redactor = Arc::new(probe.target.secrets().to_vec());
     let aggregator = Arc::new(Aggregator::new(
         scenarios.iter().map(|s| s.id.clone()).collect(),
     ));
-    let events = sinks.emitter(aggregator.clone());
+    let events = Emitter::new(vec![relay, aggregator.clone()]);
     let exec = Arc::new(ExecConfig {
         target: probe.target.clone(),
         session: probe.session.clone(),
@@ -212,6 +297,7 @@ async fn leg(
         exec,
         scenarios,
         jobs,
+        slots,
         deadline: args.deadline,
     };
     if let Err(e) = crate::runner::run::run(&plan, store.clone(), &events).await {
@@ -267,7 +353,7 @@ async fn snapshot(
 }
 
 /// The event sinks of a run: the terminal (printing unless stdout carries JSON) and the
-/// `--report events=PATH` files, shared by every leg; each leg adds its own aggregator.
+/// `--report events=PATH` files, shared by every leg through its relay.
 struct Sinks {
     shared: Vec<Arc<dyn EventSink>>,
     terminal: Arc<Terminal>,
@@ -319,13 +405,6 @@ impl Sinks {
             terminal,
             jsonl,
         })
-    }
-
-    /// The emitter of one leg: the shared sinks and the leg's aggregator.
-    fn emitter(&self, aggregator: Arc<Aggregator>) -> Emitter {
-        let mut sinks = self.shared.clone();
-        sinks.push(aggregator);
-        Emitter::new(sinks)
     }
 }
 

@@ -2,7 +2,7 @@
 //! way a dual-era client does (2026-07-28 basic/transports/stdio#backward-compatibility and
 //! basic/versioning#backward-compatibility-with-initialization-based-versions).
 //!
-//! Two probes, each on its own connection (a fresh process over stdio):
+//! Two probes, at once, each on its own connection (a fresh process over stdio):
 //! 1. `server/discover` for 2026-07-28. A `DiscoverResult` or an
 //!    `UnsupportedProtocolVersionError` marks a modern server and lists its versions; any
 //!    other error, silence within a short wait, or an exit marks a legacy one (the spec
@@ -134,14 +134,19 @@ pub async fn detect(
     legacy: &ProbeConfig,
     schemas: Arc<SchemaStore>,
 ) -> Support {
-    let discover = match modern {
-        Some(modern) => discover(modern, schemas.clone()).await,
-        None => Discover::Legacy("not probed (the transport has no stateless form)".into()),
+    // Both at once, each on its own connection: a legacy server may let `server/discover`
+    // go unanswered for its whole wait, and a slow one starts twice either way.
+    let discovered = async {
+        match modern {
+            Some(modern) => discover(modern, schemas.clone()).await,
+            None => Discover::Legacy("not probed (the transport has no stateless form)".into()),
+        }
     };
+    let (discover, handshake) = tokio::join!(discovered, handshake(legacy, schemas.clone()));
     Support {
         discover,
         offered: legacy.session.revision,
-        handshake: handshake(legacy, schemas).await,
+        handshake,
     }
 }
 

@@ -3,13 +3,15 @@
 //! A run is the protocol sweep ([`probe`]: handshake, ping, and the list methods of every
 //! declared capability) and then the scenario suite ([`suite`]); [`run`] strings them
 //! together. Both emit [`events`]; every reporter, including the aggregator that builds the
-//! final report, is a sink of those events. [`auto`] finds the revisions a server speaks.
+//! final report, is a sink of those events. [`auto`] finds the revisions a server speaks; legs run at once and
+//! [`relay`] tells each one whole, in order.
 
 pub mod auto;
 pub mod events;
 pub mod partition;
 pub mod pool;
 pub mod probe;
+pub mod relay;
 pub mod run;
 pub mod suite;
 pub mod walls;

@@ -6,6 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Semaphore;
+
 use super::events::{Emitter, Event, FindingScope};
 use super::probe::{self, ProbeConfig};
 use super::suite::{self, Deadline};
@@ -24,8 +26,11 @@ pub struct RunPlan {
     pub exec: Arc<ExecConfig>,
     /// The scenarios selected, in suite order.
     pub scenarios: Vec<Scenario>,
-    /// Scenarios run at once, each with its own server.
+    /// Scenarios run at once (`--jobs`), as reported.
     pub jobs: usize,
+    /// The servers that may be alive at once, shared by every leg that runs at the same
+    /// time: the sweep and each scenario hold one while they run.
+    pub slots: Arc<Semaphore>,
     /// The whole run's budget (`--deadline`): when it passes, what runs is cut off and
     /// the rest is blocked.
     pub deadline: Duration,
@@ -46,12 +51,11 @@ pub async fn run(
     });
     let deadline = Deadline::after(plan.deadline);
     let started = std::time::Instant::now();
-    let (sweep, walls) = match tokio::time::timeout_at(
-        deadline.at,
-        probe::sweep(&plan.probe, store.clone()),
-    )
-    .await
-    {
+    let sweep = async {
+        let _slot = plan.slots.acquire().await;
+        probe::sweep(&plan.probe, store.clone()).await
+    };
+    let (sweep, walls) = match tokio::time::timeout_at(deadline.at, sweep).await {
         Ok(swept) => swept?,
         Err(_) => (
             probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
@@ -75,7 +79,7 @@ pub async fn run(
         &plan.scenarios,
         plan.exec.clone(),
         store,
-        plan.jobs,
+        plan.slots.clone(),
         events.clone(),
         Arc::new(walls),
         deadline,

@@ -61,21 +61,20 @@ const SHORT_SHUTDOWN: ShutdownWaits = ShutdownWaits {
     after_term: Duration::from_millis(250),
 };
 
-/// Runs `scenarios` with at most `jobs` servers alive at once, emitting each scenario's
+/// Runs `scenarios`, each holding one of `slots` while it runs, emitting each scenario's
 /// events into `events` as they happen (started, steps, frames, findings, skipped or
 /// harness error, finished with its outcome).
 pub async fn run(
     scenarios: &[Scenario],
     config: Arc<ExecConfig>,
     schemas: Arc<SchemaStore>,
-    jobs: usize,
+    slots: Arc<Semaphore>,
     events: Emitter,
     walls: Arc<Walls>,
     deadline: Deadline,
 ) {
     let short = walls.ignores_eof().then(|| shortened(&config));
     let revision = config.session.revision;
-    let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let shared: Vec<bool> = scenarios.iter().map(|s| shares(s, &config)).collect();
     let pool = Arc::new(Pool::new(shared.iter().filter(|s| **s).count()));
     let mut handles = Vec::new();
@@ -85,7 +84,7 @@ pub async fn run(
             Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
             _ => config.clone(),
         };
-        let (schemas, gate, walls) = (schemas.clone(), gate.clone(), walls.clone());
+        let (schemas, gate, walls) = (schemas.clone(), slots.clone(), walls.clone());
         let pool = pool.clone();
         let events = events.clone();
         handles.push(tokio::spawn(async move {
@@ -113,7 +112,13 @@ pub async fn run(
                 }
                 None => {
                     let observer = Arc::new(events.clone());
-                    let lease = if shared { pool.lease() } else { Lease::Fresh };
+                    // Only a session that has not used an id the scenario chooses.
+                    let ids = share::explicit_ids(&scenario);
+                    let lease = if shared {
+                        pool.lease(|s| !ids.iter().any(|id| s.used_id(id)))
+                    } else {
+                        Lease::Fresh
+                    };
                     let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
                     match tokio::time::timeout_at(deadline.at, run).await {
                         Ok((outcome, session)) => {

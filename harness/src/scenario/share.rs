@@ -5,23 +5,30 @@
 //! cannot tell the difference: those that use the default handshake and then only send
 //! requests that change nothing another scenario could see. Anything else (a handshake
 //! of its own, raw bytes, notifications, waits for what the server does on its own, an
-//! exit, stderr, HTTP exchanges, sleeps, explicit request ids, methods that set state)
+//! exit, stderr, HTTP exchanges, sleeps, methods that set state)
 //! gets a fresh server, as does every scenario that says `fresh: true`.
 //!
 //! A scenario with its own `rule` also runs fresh, unless only its own later requests can
 //! break that rule: the session's checks of that rule count for it, and on a shared
 //! session the handshake and the shutdown happen in other scenarios' windows.
+//!
+//! At 2026-07-28 there is no handshake: the default `server/discover` plays its part (in
+//! the window of the scenario that opened the session), and every request carries its
+//! own `_meta`, so a session serves the next scenario just as well.
 
 use super::builtin_vars::PROBE;
 use super::model::{Initialize, InitializeOverrides, RequestStep, ResponseExpectation, Scenario};
 use super::model::{Step, StepKind};
 use crate::outcome::ToolPolicy;
-use crate::protocol::Revision;
+use crate::protocol::{RequestId, Revision};
+use serde_json::Value;
 
 /// Requests that read and never write: answering them changes nothing a later request
-/// sees. Methods under `mcpcheck/` do not exist; a server answers them with an error.
+/// sees (`server/discover`, 2026-07-28, is the stateless revision's handshake in a
+/// request). Methods under `mcpcheck/` do not exist; a server answers them with an error.
 const READ_ONLY: &[&str] = &[
     "ping",
+    "server/discover",
     "tools/list",
     "resources/list",
     "resources/templates/list",
@@ -45,9 +52,6 @@ pub fn needs_fresh(
     if scenario.fresh {
         return Some("it says `fresh: true`".into());
     }
-    if !revision.has_handshake() {
-        return Some(format!("{revision} has no handshake to share"));
-    }
     if let Some(rule) = scenario.rule.as_deref().filter(|r| !own_requests_only(r)) {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
@@ -63,11 +67,40 @@ pub fn needs_fresh(
         ToolPolicy::Readonly => !tool_args,
         ToolPolicy::All => false,
     };
-    steps_need_fresh(rest, calls_ok)
+    if let Some(why) = steps_need_fresh(rest, &Allowed { calls_ok, revision }) {
+        return Some(why);
+    }
+    // Ids it chooses next to ids the session allocates: on a session that has allocated
+    // for others, the next allocated id could be one the scenario is about to choose.
+    (!explicit_ids(scenario).is_empty() && allocates(rest))
+        .then(|| "explicit request ids next to requests without one".to_owned())
+}
+
+/// Whether any request of `steps` gets its id from the session.
+fn allocates(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match &step.kind {
+        StepKind::Request(r) => r.id.is_none(),
+        StepKind::Concurrent(rs) => rs.iter().any(|r| r.id.is_none()),
+        StepKind::Paginate { .. } => true,
+        StepKind::ForEach { steps, .. } => allocates(steps),
+        _ => false,
+    })
+}
+
+/// What a shared scenario's requests may be, beyond the read-only methods.
+struct Allowed {
+    /// Whether `tools/call` can change nothing (see [`needs_fresh`]).
+    calls_ok: bool,
+    /// The revision spoken, which decides what `${probe}` is.
+    revision: Revision,
 }
 
 /// Rules that only answers to requests a scenario sends itself can break (pages,
 /// completions, unknown methods): never the handshake, never the shutdown.
+///
+/// Not `jsonrpc.id-echoed`: a server may answer with an id an earlier request of the
+/// session used (the misbehaving fixture's `stale-ping-id`), so a scenario that sends one
+/// request with an id of its own passes on a fresh server and fails on a shared one.
 fn own_requests_only(rule: &str) -> bool {
     rule.starts_with("pagination.")
         || rule.starts_with("completion.")
@@ -75,13 +108,44 @@ fn own_requests_only(rule: &str) -> bool {
         || rule == "jsonrpc.unknown-method-is-error"
 }
 
-fn steps_need_fresh(steps: &[Step], calls_ok: bool) -> Option<String> {
+/// The ids a scenario's requests choose themselves, as they go on the wire: a shared
+/// session that already used one of them (a request may not reuse an id within a session,
+/// basic#requests) cannot serve the scenario.
+pub fn explicit_ids(scenario: &Scenario) -> Vec<RequestId> {
+    fn walk(steps: &[Step], out: &mut Vec<RequestId>) {
+        for step in steps {
+            match &step.kind {
+                StepKind::Request(r) => out.extend(r.id.as_ref().and_then(request_id)),
+                StepKind::Concurrent(rs) => {
+                    out.extend(rs.iter().filter_map(|r| r.id.as_ref().and_then(request_id)))
+                }
+                StepKind::ForEach { steps, .. } => walk(steps, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&scenario.steps, &mut out);
+    out
+}
+
+/// An explicit id as the executor sends it; `None` for one that is neither a string nor
+/// a number (the executor reports it as an error).
+fn request_id(id: &Value) -> Option<RequestId> {
+    match id {
+        Value::String(s) => Some(RequestId::String(s.clone())),
+        Value::Number(n) => Some(RequestId::Number(n.to_string())),
+        _ => None,
+    }
+}
+
+fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
     steps.iter().find_map(|step| {
         let why = match &step.kind {
-            StepKind::Request(r) => request_needs_fresh(r, calls_ok),
-            StepKind::Concurrent(rs) => rs.iter().find_map(|r| request_needs_fresh(r, calls_ok)),
-            StepKind::Paginate { method, .. } => method_needs_fresh(method, calls_ok),
-            StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, calls_ok),
+            StepKind::Request(r) => request_needs_fresh(r, allowed),
+            StepKind::Concurrent(rs) => rs.iter().find_map(|r| request_needs_fresh(r, allowed)),
+            StepKind::Paginate { method, .. } => method_needs_fresh(method, allowed),
+            StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, allowed),
             StepKind::Check { .. } => None,
             StepKind::Initialize(_) => Some("a second handshake".into()),
             StepKind::Notify { .. } => Some("a notification".into()),
@@ -96,30 +160,32 @@ fn steps_need_fresh(steps: &[Step], calls_ok: bool) -> Option<String> {
     })
 }
 
-fn request_needs_fresh(r: &RequestStep, calls_ok: bool) -> Option<String> {
-    if r.id.is_some() {
-        // A shared session allocates ids of its own; an explicit one could repeat one.
-        return Some("an explicit request id".into());
+fn request_needs_fresh(r: &RequestStep, allowed: &Allowed) -> Option<String> {
+    // An explicit id is fine: the runner hands the scenario only a session that has not
+    // used it (see [`explicit_ids`]), and the session's own ids skip it afterwards.
+    if r.id.as_ref().is_some_and(|id| request_id(id).is_none()) {
+        return Some("a request id that is neither a string nor a number".into());
     }
     if matches!(r.expect, Some(ResponseExpectation::Nothing(_))) {
         return Some("a request that must go unanswered".into());
     }
     match r.method.0.as_str() {
-        Some(m) => method_needs_fresh(m, calls_ok),
+        Some(m) => method_needs_fresh(m, allowed),
         None => Some("a method that is not a string".into()),
     }
 }
 
-fn method_needs_fresh(method: &str, calls_ok: bool) -> Option<String> {
-    // `${probe}` is `ping` on every revision with a handshake (see `builtin_vars`).
-    let method = if method == format!("${{{PROBE}}}") {
-        "ping"
-    } else {
-        method
+fn method_needs_fresh(method: &str, allowed: &Allowed) -> Option<String> {
+    // `${probe}` is `ping` on every revision with a handshake, `server/discover` on one
+    // without (see `builtin_vars`).
+    let method = match method == format!("${{{PROBE}}}") {
+        true if allowed.revision.has_handshake() => "ping",
+        true => "server/discover",
+        false => method,
     };
     let read_only = READ_ONLY.contains(&method)
         || (method.starts_with("mcpcheck/") && !method.contains("${"))
-        || (method == "tools/call" && calls_ok);
+        || (method == "tools/call" && allowed.calls_ok);
     (!read_only).then(|| format!("`{method}` may change what others see"))
 }
 
@@ -162,7 +228,6 @@ mod tests {
             "  - notify: notifications/mcpcheck/x\n",
             "  - send_raw: \"{}\\n\"\n",
             "  - sleep: 10ms\n",
-            "  - request: { method: ping, id: 7 }\n",
             "  - request: ping\n    expect: { nothing: 1s }\n",
             "  - request: ping\n  - expect: { nothing: 1s }\n",
         ];
@@ -178,6 +243,29 @@ mod tests {
         assert_eq!(verdict(&paged), None);
     }
 
+    /// Explicit ids share: the runner matches them against the ids a session used.
+    #[test]
+    fn explicit_ids_share_and_are_listed_as_sent() {
+        let s = parse(&format!(
+            "{HEAD}steps:\n  - request: {{ method: ping, id: 7 }}\n  - concurrent:\n      - request: {{ method: ping, id: \"\" }}\n      - request: {{ method: ping, id: -1 }}\n"
+        ));
+        assert_eq!(
+            needs_fresh(&s, Revision::DEFAULT, ToolPolicy::Readonly, false),
+            None
+        );
+        let mixed =
+            format!("{HEAD}steps:\n  - request: ping\n  - request: {{ method: ping, id: 7 }}\n");
+        assert!(verdict(&mixed).unwrap().contains("explicit request ids"));
+        assert_eq!(
+            explicit_ids(&s),
+            [
+                RequestId::int(7),
+                RequestId::String(String::new()),
+                RequestId::int(-1)
+            ]
+        );
+    }
+
     #[test]
     fn tool_calls_share_only_when_no_call_can_write() {
         let s = parse(&format!(
@@ -188,7 +276,10 @@ mod tests {
         assert_eq!(needs_fresh(&s, rev, ToolPolicy::Readonly, false), None);
         assert!(needs_fresh(&s, rev, ToolPolicy::Readonly, true).is_some());
         assert!(needs_fresh(&s, rev, ToolPolicy::All, false).is_some());
-        assert!(needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false).is_some());
+        assert_eq!(
+            needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false),
+            None
+        );
     }
 
     /// The built-in suite shares most of its stdio scenarios (a floor, so a change that
@@ -196,18 +287,20 @@ mod tests {
     #[test]
     fn most_of_the_builtin_suite_shares() {
         let all = builtin::scenarios().expect("the built-in suite parses");
-        let applicable: Vec<_> = all
-            .iter()
-            .filter(|s| s.revisions.contains(&Revision::DEFAULT))
-            .collect();
-        let shared = applicable
-            .iter()
-            .filter(|s| needs_fresh(s, Revision::DEFAULT, ToolPolicy::Readonly, false).is_none())
-            .count();
-        assert!(
-            shared * 3 >= applicable.len(),
-            "{shared} of {} share",
-            applicable.len()
-        );
+        for revision in [Revision::DEFAULT, Revision::V2026_07_28] {
+            let applicable: Vec<_> = all
+                .iter()
+                .filter(|s| s.revisions.contains(&revision))
+                .collect();
+            let shared = applicable
+                .iter()
+                .filter(|s| needs_fresh(s, revision, ToolPolicy::Readonly, false).is_none())
+                .count();
+            assert!(
+                shared * 3 >= applicable.len(),
+                "{revision}: {shared} of {} share",
+                applicable.len()
+            );
+        }
     }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::{Session, SessionRecord};
 use crate::check::Severity;
 use crate::check::progress::ProgressHistory;
+use crate::protocol::RequestId;
 use crate::session::transcript::Transcript;
 
 impl Session {
@@ -41,6 +42,12 @@ impl Session {
                 .iter()
                 .any(|f| f.severity == Severity::Failure)
             && self.suppressed.is_empty()
+    }
+
+    /// Whether a request of this session already used `id` (a request may not reuse one
+    /// within a session): a scenario choosing `id` itself then needs another session.
+    pub fn used_id(&self, id: &RequestId) -> bool {
+        self.pending.contains_key(id) || self.answered.contains(id) || self.expired.contains_key(id)
     }
 
     /// Ends the current window without ending the session: what it recorded, as

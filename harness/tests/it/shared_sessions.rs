@@ -1,7 +1,8 @@
 //! Shared sessions (issue 18): scenarios that only read run on a server kept per worker,
 //! and nothing a report says about verdicts may depend on it. The whole suite runs with
 //! and without `--isolate` against the reference fixture and the defect-free misbehaving
-//! fixture, and the shared scenarios against every defect that one of them must catch;
+//! fixture, and the shared scenarios against every defect that one of them must catch, at
+//! 2025-11-25 and at 2026-07-28 (the stateless revision, where sharing has no handshake);
 //! the verdict maps (and exit codes) must be identical. (A scenario that does not share
 //! runs on the same fresh-server path in both modes, and suite_mutation.rs runs the whole
 //! suite against every defect in the default, shared mode.) A shared scenario's window holds only its own
@@ -17,7 +18,7 @@ use crate::support::suite::defect_table;
 use crate::support::*;
 
 /// Short hangs; the servers mostly wait, so more jobs than cores.
-const FAST: [&str; 12] = [
+const FAST: [&str; 10] = [
     "--timeout",
     "3s",
     "--startup-timeout",
@@ -28,25 +29,25 @@ const FAST: [&str; 12] = [
     "300ms",
     "--jobs",
     "4",
-    "--protocol-version",
-    "2025-11-25",
 ];
 
-/// The built-in scenarios that share a session at 2025-11-25 under the default policy.
-fn shared_scenarios() -> BTreeSet<String> {
+/// The revisions compared: the newest handshake revision and the stateless one.
+const REVISIONS: [Revision; 2] = [Revision::V2025_11_25, Revision::V2026_07_28];
+
+/// The built-in scenarios that share a session at `revision` under the default policy.
+fn shared_scenarios(revision: Revision) -> BTreeSet<String> {
     builtin::scenarios()
         .expect("the built-in suite parses")
         .into_iter()
-        .filter(|s| s.revisions.contains(&Revision::V2025_11_25))
-        .filter(|s| {
-            share::needs_fresh(s, Revision::V2025_11_25, ToolPolicy::Readonly, false).is_none()
-        })
+        .filter(|s| s.revisions.contains(&revision))
+        .filter(|s| share::needs_fresh(s, revision, ToolPolicy::Readonly, false).is_none())
         .map(|s| s.id)
         .collect()
 }
 
-fn both_modes(server: &[&str], only: &[&str], what: &str) -> Option<String> {
-    let args = [&FAST[..], only].concat();
+fn both_modes(server: &[&str], revision: Revision, only: &[&str], what: &str) -> Option<String> {
+    let args = [&FAST[..], &["--protocol-version", revision.as_str()], only].concat();
+    let what = format!("{what} at {revision}");
     let (shared_code, shared, shared_text) = run_json(&args, server);
     let isolated_args = [&args[..], &["--isolate"]].concat();
     let (isolated_code, isolated, isolated_text) = run_json(&isolated_args, server);
@@ -74,95 +75,136 @@ fn tail(text: &str) -> String {
 
 #[test]
 fn verdicts_are_the_same_with_and_without_isolate() {
-    let shared = shared_scenarios();
-    assert!(
-        shared.len() >= 40,
-        "only {} scenarios share a session: {shared:?}",
-        shared.len()
-    );
     let mut problems = Vec::new();
-    problems.extend(both_modes(&[&reference()], &[], "the reference"));
     problems.extend(both_modes(
-        &[&misbehaving()],
+        &[&reference()],
+        Revision::V2025_11_25,
         &[],
-        "the defect-free fixture",
+        "the reference",
     ));
-    let only: Vec<&str> = shared
-        .iter()
-        .flat_map(|id| ["--include", id.as_str()])
-        .collect();
-    let defects: Vec<String> = defect_table(|d| !d.starts_with("http-") && !d.starts_with("auth-"))
-        .into_iter()
-        .filter(|(_, fails)| !fails.is_disjoint(&shared))
-        .map(|(d, _)| d)
-        .collect();
-    assert!(defects.len() >= 20, "few defects to compare: {defects:?}");
     let started = std::time::Instant::now();
     let fixture = misbehaving();
-    for defect in &defects {
-        let server = [fixture.as_str(), "--defect", defect];
-        problems.extend(both_modes(&server, &only, &format!("--defect {defect}")));
+    let mut compared = 0;
+    for revision in REVISIONS {
+        let shared = shared_scenarios(revision);
+        assert!(
+            shared.len() >= 30,
+            "only {} scenarios share a session at {revision}: {shared:?}",
+            shared.len()
+        );
+        problems.extend(both_modes(
+            &[&fixture],
+            revision,
+            &[],
+            "the defect-free fixture",
+        ));
+        let only: Vec<&str> = shared
+            .iter()
+            .flat_map(|id| ["--include", id.as_str()])
+            .collect();
+        let defects: Vec<String> =
+            defect_table(|d| !d.starts_with("http-") && !d.starts_with("auth-"))
+                .into_iter()
+                .filter(|(_, fails)| !fails.is_disjoint(&shared))
+                .map(|(d, _)| d)
+                .collect();
+        assert!(defects.len() >= 20, "few defects to compare: {defects:?}");
+        compared += defects.len();
+        // Two defects at a time: the runs mostly wait on the fixture.
+        let halves: [Vec<&String>; 2] = [
+            defects.iter().step_by(2).collect(),
+            defects.iter().skip(1).step_by(2).collect(),
+        ];
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = halves
+                .iter()
+                .map(|half| {
+                    let (fixture, only) = (&fixture, &only);
+                    scope.spawn(move || {
+                        half.iter()
+                            .filter_map(|defect| {
+                                let server = [fixture.as_str(), "--defect", defect];
+                                both_modes(&server, revision, only, &format!("--defect {defect}"))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for w in workers {
+                problems.extend(w.join().expect("a comparison thread panicked"));
+            }
+        });
     }
     eprintln!(
-        "{} defects compared in both modes in {:?}",
-        defects.len(),
+        "{compared} defect runs compared in both modes in {:?}",
         started.elapsed()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
 /// A shared scenario's transcript starts where it starts: with `--jobs 1` the scenario that
-/// opened the session has the handshake, the others none, yet each has its requests.
+/// opened the session has the handshake (`server/discover` at 2026-07-28), the others none,
+/// yet each has its requests.
 #[test]
 fn a_shared_scenarios_transcript_is_its_own_window() {
-    let include = [
-        "--jobs",
-        "1",
-        "--include",
-        "prompts/list-result",
-        "--include",
-        "resources/list-result",
-        "--include",
-        "tools/list-result",
+    let legs = [
+        (reference(), Revision::V2025_11_25, "initialize"),
+        (misbehaving(), Revision::V2026_07_28, "server/discover"),
     ];
-    let (code, report, text) = run_json(&include, &[&reference()]);
-    assert_eq!(code, 0, "{text}");
-    let sent = |s: &serde_json::Value, method: &str| {
-        s["transcript"]
+    for (server, revision, handshake) in legs {
+        let include = [
+            "--protocol-version",
+            revision.as_str(),
+            "--jobs",
+            "1",
+            "--include",
+            "prompts/list-result",
+            "--include",
+            "resources/list-result",
+            "--include",
+            "tools/list-result",
+        ];
+        let (code, report, text) = run_json(&include, &[&server]);
+        assert_eq!(code, 0, "{text}");
+        let scenarios = report["scenarios"].as_array().expect("scenarios");
+        assert_eq!(scenarios.len(), 3, "{text}");
+        // Which of the three runs first (and so opens the session) is up to the scheduler;
+        // the report lists them in suite order. One handshake in all, in one window.
+        let mut handshakes: Vec<usize> = scenarios.iter().map(|s| sent(s, handshake)).collect();
+        handshakes.sort_unstable();
+        assert_eq!(handshakes, [0, 0, 1], "{revision}: {report:#}");
+        for (s, method) in scenarios
+            .iter()
+            .zip(["prompts/list", "resources/list", "tools/list"])
+        {
+            assert_eq!(s["verdict"], "pass", "{revision}: {s:#}");
+            assert!(sent(s, method) >= 1, "{method} not in its window: {s:#}");
+        }
+        // With --isolate every scenario has its own handshake.
+        let isolated = [&include[..], &["--isolate"]].concat();
+        let (_, report, text) = run_json(&isolated, &[&server]);
+        let handshakes: Vec<usize> = report["scenarios"]
             .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|e| e["direction"] == "sent")
-            .filter(|e| {
-                e["text"]
-                    .as_str()
-                    .unwrap_or("")
-                    .contains(&format!("\"{method}\""))
-            })
-            .count()
-    };
-    let scenarios = report["scenarios"].as_array().expect("scenarios");
-    assert_eq!(scenarios.len(), 3, "{text}");
-    // Which of the three runs first (and so opens the session) is up to the scheduler; the
-    // report lists them in suite order. One handshake in all, in one window.
-    let mut handshakes: Vec<usize> = scenarios.iter().map(|s| sent(s, "initialize")).collect();
-    handshakes.sort_unstable();
-    assert_eq!(handshakes, [0, 0, 1], "{report:#}");
-    for (s, method) in scenarios
-        .iter()
-        .zip(["prompts/list", "resources/list", "tools/list"])
-    {
-        assert_eq!(s["verdict"], "pass", "{s:#}");
-        assert!(sent(s, method) >= 1, "{method} not in its window: {s:#}");
+            .expect("scenarios")
+            .iter()
+            .map(|s| sent(s, handshake))
+            .collect();
+        assert_eq!(handshakes, [1, 1, 1], "{revision}: {text}");
     }
-    // With --isolate every scenario has its own handshake.
-    let isolated = [&include[..], &["--isolate"]].concat();
-    let (_, report, text) = run_json(&isolated, &[&reference()]);
-    let handshakes: Vec<usize> = report["scenarios"]
+}
+
+/// How many messages of `method` a scenario's transcript shows sent.
+fn sent(s: &serde_json::Value, method: &str) -> usize {
+    s["transcript"]
         .as_array()
-        .expect("scenarios")
-        .iter()
-        .map(|s| sent(s, "initialize"))
-        .collect();
-    assert_eq!(handshakes, [1, 1, 1], "{text}");
+        .into_iter()
+        .flatten()
+        .filter(|e| e["direction"] == "sent")
+        .filter(|e| {
+            e["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains(&format!("\"{method}\""))
+        })
+        .count()
 }
