@@ -28,6 +28,7 @@ mod http_run;
 mod http_tls;
 mod matrix;
 mod official_fixture;
+mod official_side_by_side;
 mod report_snapshots;
 mod reports;
 mod scenario_parse;

