@@ -49,7 +49,7 @@ pub struct RunArgs {
     /// official suite's scenarios (their `official` ids), for an SDK's fixture server.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub profile: Option<crate::scenario::official::Profile>,
-    /// Scenarios run in parallel (default: number of cores).
+    /// Scenarios run in parallel (default: three per core, at most 32: runs mostly wait).
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
     /// Start a fresh server for every scenario. By default, over stdio, scenarios that

@@ -450,7 +450,7 @@ command = ["python3", "server.py"]
 # kill-wait = "2s"
 # The whole run's budget: when it passes, running scenarios are cut off, the rest blocked.
 # deadline = "10m"
-# Scenarios run in parallel (default: number of cores).
+# Scenarios run in parallel (default: three per core, at most 32: runs mostly wait).
 # jobs = 4
 # A fresh server for every scenario (by default scenarios that only read share one).
 # isolate = true
