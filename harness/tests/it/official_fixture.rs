@@ -87,24 +87,9 @@ fn each_broken_variant_fails_exactly_its_scenarios() {
     }
     let stateless_only = stateless_only();
     let variants: Vec<_> = suite::official_fixture_defects().into_iter().collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let wrong = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..VARIANTS_AT_ONCE {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((name, defect)) = variants.get(i) else {
-                        break;
-                    };
-                    if let Some(problem) = check_variant(name, &defect.fails, &stateless_only) {
-                        wrong.lock().unwrap().push(problem);
-                    }
-                }
-            });
-        }
+    let wrong = suite::check_at_once(&variants, VARIANTS_AT_ONCE, |(name, defect)| {
+        check_variant(name, &defect.fails, &stateless_only)
     });
-    let wrong = wrong.into_inner().unwrap();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 

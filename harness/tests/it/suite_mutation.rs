@@ -140,26 +140,10 @@ fn each_defect_fails_exactly_its_scenarios() {
         .collect();
     let revs = suite::revisions();
     let defects = suite::defects();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let problems = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..DEFECTS_AT_ONCE {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((defect, expected)) = table.get(i) else {
-                        break;
-                    };
-                    let stateless = defects[defect.as_str()].stateless;
-                    if let Some(problem) = check_defect(defect, expected, &revs, stateless) {
-                        problems.lock().unwrap().push(problem);
-                    }
-                }
-            });
-        }
+    let problems = suite::check_at_once(&table, DEFECTS_AT_ONCE, |(defect, expected)| {
+        let stateless = defects[defect.as_str()].stateless;
+        check_defect(defect, expected, &revs, stateless)
     });
-    let mut problems = problems.into_inner().unwrap();
-    problems.sort();
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

@@ -123,3 +123,31 @@ pub fn revisions_to_run(
     }
     runs
 }
+
+/// Runs `check` on every item, `at_once` at a time (mutation runs mostly wait on their
+/// servers, so a few side by side use the cores one leaves idle); returns what the checks
+/// reported, sorted.
+pub fn check_at_once<T: Sync>(
+    items: &[T],
+    at_once: usize,
+    check: impl Fn(&T) -> Option<String> + Sync,
+) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let problems = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..at_once {
+            s.spawn(|| {
+                while let Some(item) =
+                    items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    if let Some(problem) = check(item) {
+                        problems.lock().unwrap().push(problem);
+                    }
+                }
+            });
+        }
+    });
+    let mut problems = problems.into_inner().unwrap();
+    problems.sort();
+    problems
+}
