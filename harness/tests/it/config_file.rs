@@ -28,15 +28,20 @@ json = "out/results.json"
     path
 }
 
+/// `mcpcheck run --config PATH`, waited for.
+fn run_with_config(path: &Path) -> std::process::Output {
+    mcpcheck()
+        .args(["run", "--config"])
+        .arg(path)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_file_configures_the_run_and_its_reports() {
     let dir = tempfile_path("config");
     let path = config(&dir, "markdown = \"out/summary.md\"\n");
-    let out = mcpcheck()
-        .args(["run", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_with_config(&path);
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let json: serde_json::Value = single_leg(
@@ -85,11 +90,7 @@ fn a_misspelt_key_is_a_usage_error() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mcpcheck.toml");
     std::fs::write(&path, "[run]\ntimout = \"1s\"\n").unwrap();
-    let out = mcpcheck()
-        .args(["run", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_with_config(&path);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("timout"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -111,11 +112,7 @@ fn the_file_selects_a_profile() {
         std::fs::write(&path, text).unwrap();
     };
     write("official-fixture");
-    let out = mcpcheck()
-        .args(["run", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_with_config(&path);
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     let json = single_leg(
@@ -130,11 +127,7 @@ fn the_file_selects_a_profile() {
     assert_eq!(ids, ["lifecycle/ping-result"], "{text}");
 
     write("offical-fixture");
-    let out = mcpcheck()
-        .args(["run", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_with_config(&path);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("profile = \"offical-fixture\""),
@@ -209,11 +202,7 @@ json = "results.json"
         ),
     )
     .unwrap();
-    let out = mcpcheck()
-        .args(["run", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = run_with_config(&path);
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     let json: serde_json::Value = single_leg(
