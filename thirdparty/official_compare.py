@@ -11,7 +11,13 @@ Verdicts: official `fail` when a check is FAILURE, `warn` when one is WARNING, `
 every check is SKIPPED, else `pass`. mcpcheck: `fail` when a scenario naming the id failed,
 then `warn`, `pass`, `skip` (every one skipped), `-` (no scenario names the id).
 
-Usage: official_compare.py OFFICIAL_OUT_DIR MCPCHECK_JSON... [--extension]
+A retried official run (`--retried DIR`, the suite run again on single scenarios) replaces
+the first run's verdict for the ids it holds; the table marks them "(retried; first: ...)" with
+the first run's error messages, so a flake stays visible. `--disagreeing` prints only the ids
+where the official suite fails and mcpcheck passes, one per line (what to retry).
+
+Usage: official_compare.py OFFICIAL_OUT_DIR MCPCHECK_JSON... [--extension] [--retried DIR]
+       [--disagreeing]
 """
 
 from __future__ import annotations
@@ -26,15 +32,16 @@ RANK = {"fail": 4, "error": 4, "warn": 3, "pass": 2, "skip": 1}
 
 
 def official_results(out_dir: Path) -> dict[str, tuple[str, list[str]]]:
-    """Official id -> (verdict, ids of its failing or warning checks)."""
+    """Official id -> (verdict, its failing or warning checks with their error messages)."""
     results = {}
     for checks in sorted(out_dir.glob("server-*/checks.json")):
         m = re.fullmatch(r"server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z", checks.parent.name)
         if not m:
             continue
-        statuses = [(c["id"], c["status"]) for c in json.loads(checks.read_text())]
-        bad = [i for i, s in statuses if s == "FAILURE"]
-        warned = [i for i, s in statuses if s == "WARNING"]
+        found = json.loads(checks.read_text())
+        statuses = [(c["id"], c["status"]) for c in found]
+        bad = [named(c) for c in found if c["status"] == "FAILURE"]
+        warned = [named(c) for c in found if c["status"] == "WARNING"]
         if bad:
             verdict = "fail"
         elif warned:
@@ -45,6 +52,12 @@ def official_results(out_dir: Path) -> dict[str, tuple[str, list[str]]]:
             verdict = "pass"
         results[m.group(1)] = (verdict, bad or warned)
     return results
+
+
+def named(check: dict) -> str:
+    """A check's id, with its error message when it has one."""
+    message = " ".join(str(check.get("errorMessage") or "").split()).replace("|", "/")
+    return f"{check['id']} ({message[:200]})" if message else check["id"]
 
 
 def mcpcheck_results(reports: list[Path]) -> dict[str, tuple[str, list[str]]]:
@@ -75,12 +88,28 @@ def agreement(official: str, ours: str) -> str:
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    retried_dir = None
+    if "--retried" in argv:
+        at = argv.index("--retried")
+        retried_dir = Path(argv[at + 1])
+        del argv[at : at + 2]
+    args = [a for a in argv if not a.startswith("--")]
     if len(args) < 2:
         sys.exit(__doc__)
     official = official_results(Path(args[0]))
     ours = mcpcheck_results([Path(p) for p in args[1:]])
-    with_ext = "--extension" in sys.argv
+    with_ext = "--extension" in argv
+    if "--disagreeing" in argv:
+        for oid, (verdict, _) in sorted(official.items()):
+            if verdict == "fail" and ours.get(oid, ("-",))[0] in ("pass", "warn"):
+                print(oid)
+        return
+    if retried_dir is not None:
+        for oid, (verdict, checks) in official_results(retried_dir).items():
+            first, first_checks = official.get(oid, ("-", []))
+            note = f"(retried; first: {first}{': ' if first_checks else ''}{', '.join(first_checks)})"
+            official[oid] = (verdict, checks + [note])
     print("| official id | official | failing / warning checks | mcpcheck | mcpcheck scenarios | |")
     print("| --- | --- | --- | --- | --- | --- |")
     tally: dict[str, int] = defaultdict(int)
