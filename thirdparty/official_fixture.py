@@ -181,15 +181,22 @@ def tool_error(message: str) -> types.CallToolResult:
 class MemoryEventStore(EventStore):
     """Every SSE event of the process, in order, so a stream closed mid-call resumes with
     GET and Last-Event-ID (2025-11-25 basic/transports#resumability-and-redelivery).
-    `lose_replays`: know no event id, so a closed stream is never resumed (sse-no-replay)."""
+    `lose_replays`: know no event id, so a closed stream is never resumed (sse-no-replay).
+
+    One store serves every session, and the SDK names a request's stream by the request's
+    id, which is unique only within a session: each event also keeps the transport (one per
+    session) that stored it, so a resumption replays only its own session's events (without
+    that, two sessions' calls with the same id got each other's responses)."""
 
     def __init__(self, lose_replays: bool = False) -> None:
-        self.events: list[tuple[str, str, object]] = []
+        self.events: list[tuple[str, int, str, object]] = []
         self.lose_replays = lose_replays
 
     async def store_event(self, stream_id, message):
+        # The caller is the session's transport (a method or its message router closure).
+        transport = id(sys._getframe(1).f_locals.get("self"))
         event_id = f"e{len(self.events) + 1}"
-        self.events.append((event_id, stream_id, message))
+        self.events.append((event_id, transport, stream_id, message))
         return event_id
 
     async def replay_events_after(self, last_event_id, send_callback):
@@ -198,9 +205,9 @@ class MemoryEventStore(EventStore):
             return None
         if self.lose_replays:
             return None
-        stream = self.events[index][1]
-        for event_id, stream_id, message in self.events[index + 1 :]:
-            if stream_id == stream and message is not None:
+        _, transport, stream, _ = self.events[index]
+        for event_id, owner, stream_id, message in self.events[index + 1 :]:
+            if owner == transport and stream_id == stream and message is not None:
                 await send_callback(EventMessage(message, event_id))
         return stream
 
@@ -456,6 +463,7 @@ def build(broken: str | None) -> MCPServer:
     mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
     add_mrtr(mcp, broken)
     add_custom_headers_tool(mcp, broken)
+    add_missing_capability_tool(mcp, broken)
     return mcp
 
 
@@ -665,6 +673,44 @@ def add_custom_headers_tool(mcp: MCPServer, broken: str | None) -> None:
     if broken == "param-header-unchecked":
         # With a schema lookup that knows no tool, the SDK skips the header validation.
         mcp._lowlevel_server.get_tool_input_schema = lambda name: None
+
+
+# --- a request that needs a client capability (2026-07-28, issue 13) --------------------------
+# 2026-07-28 basic#meta: "If processing a request requires a capability the client did not
+# include in io.modelcontextprotocol/clientCapabilities, the server MUST return a
+# MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the
+# missing capabilities. On HTTP, the response status MUST be 400 Bad Request." The official
+# server-stateless scenario calls `test_missing_capability` without `sampling`.
+
+BROKEN.update({
+    "missing-capability-executed": "test_missing_capability runs although the request declared no sampling capability",
+    "missing-capability-no-data": "test_missing_capability answers -32021 without data.requiredCapabilities",
+    "missing-capability-status-200": "over HTTP: -32021 comes under status 200, not 400",
+})
+
+
+def add_missing_capability_tool(mcp: MCPServer, broken: str | None) -> None:
+    @mcp.tool(name="test_missing_capability", description="Needs the client's sampling capability.")
+    def missing_capability(ctx: Context) -> str:
+        if mrtr_declares(ctx, "sampling") or broken == "missing-capability-executed":
+            return "sampling declared"
+        required = types.ClientCapabilities(sampling=types.SamplingCapability())
+        data = types.MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+        raise MCPError(
+            code=types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message="test_missing_capability needs the sampling capability",
+            data=None if broken == "missing-capability-no-data"
+            else data.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+
+    if broken == "missing-capability-status-200":
+        import mcp.server._streamable_http_modern as modern
+
+        modern.ERROR_CODE_HTTP_STATUS = {
+            code: status
+            for code, status in modern.ERROR_CODE_HTTP_STATUS.items()
+            if code != types.MISSING_REQUIRED_CLIENT_CAPABILITY
+        }
 
 
 def main() -> None:

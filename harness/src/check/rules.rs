@@ -98,6 +98,8 @@ rules! {
         "2026-07-28: a request is judged by its own `_meta`; the server does not carry client capabilities over from an earlier request on the connection.";
     TOOLS_X_MCP_HEADER = "tools.x-mcp-header-valid", Failure, [R5 => "server/tools#x-mcp-header"],
         "2026-07-28: an `x-mcp-header` annotation in a tool's inputSchema is a non-empty HTTP token, unique ignoring case, on an integer, string or boolean property reached from the root by `properties` keys alone.";
+    STATELESS_MISSING_CAPABILITY_ERROR = "stateless.missing-capability-error", Failure, [R5 => "basic#meta"],
+        "2026-07-28: a request that needs a client capability it did not declare is refused with MissingRequiredClientCapabilityError (-32021), whose `data.requiredCapabilities` names the missing capabilities (none the request declared); over HTTP under status 400.";
     STATELESS_LOG_AT_OR_ABOVE_LEVEL = "stateless.log-at-or-above-level", Warning, [R5 => "server/utilities/logging#per-request-log-level"],
         "2026-07-28: log messages for a request are at or above the level its `_meta` asked for (the spec allows those; it gives no keyword for the rest: should).";
     STATELESS_LOG_REQUESTED_ONLY = "stateless.log-requested-only", Failure, [R5 => "server/utilities/logging#per-request-log-level"],

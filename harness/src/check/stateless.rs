@@ -10,6 +10,9 @@ use crate::protocol::{ErrorObject, Revision};
 /// JSON-RPC error code of `UnsupportedProtocolVersionError` (2026-07-28 basic#error-codes).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// JSON-RPC error code of `MissingRequiredClientCapabilityError` (2026-07-28 basic#error-codes).
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+
 /// The `resultType` values of the core protocol (2026-07-28 basic#resulttype); any other
 /// value "MUST be considered invalid" by a client that advertises no extension adding it.
 pub const RESULT_TYPES: [&str; 2] = ["complete", "input_required"];
@@ -155,16 +158,10 @@ pub fn input_required(
         );
     }
     for (key, request) in requests.into_iter().flatten() {
-        let asked = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let needs = match asked {
-            "elicitation/create" => "elicitation",
-            "sampling/createMessage" => "sampling",
-            "roots/list" => "roots",
-            _ => continue,
+        let Some(needs) = capability_asked(request) else {
+            continue;
         };
+        let asked = request["method"].as_str().unwrap_or_default();
         if declared.get(needs).is_none() {
             findings.push(
                 finding(
@@ -172,6 +169,80 @@ pub fn input_required(
                     &format!("/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
                 )
                 .expected(format!("no {asked} without the client's {needs} capability")),
+            );
+        }
+    }
+    findings
+}
+
+/// Checks a MissingRequiredClientCapabilityError answering a request that declared the
+/// client capabilities `declared` (2026-07-28 basic#meta: the server "MUST return a
+/// MissingRequiredClientCapabilityError (-32021) whose `data.requiredCapabilities` lists the
+/// missing capabilities"): an object of capability objects, not empty, naming none the
+/// request declared. Any other error: nothing.
+pub fn missing_capability(
+    error: &ErrorObject,
+    declared: &Value,
+    revision: Revision,
+    base: &str,
+) -> Vec<Finding> {
+    if error.code != MISSING_REQUIRED_CLIENT_CAPABILITY || revision.has_handshake() {
+        return Vec::new();
+    }
+    let finding = |message: String, pointer: &str| {
+        Finding::new(
+            &rules::STATELESS_MISSING_CAPABILITY_ERROR,
+            revision,
+            message,
+        )
+        .pointer(format!("{base}/error/data{pointer}"))
+    };
+    let required = error
+        .data
+        .as_ref()
+        .and_then(|d| d.get("requiredCapabilities"));
+    let Some(required) = required.and_then(Value::as_object) else {
+        let got = required.map_or("nothing".into(), |v| {
+            crate::protocol::text::quote(&v.to_string(), 80)
+        });
+        return vec![
+            finding(
+                format!("MissingRequiredClientCapabilityError (-32021) without an object in `data.requiredCapabilities` (it holds {got}): the client cannot tell what to declare"),
+                "",
+            )
+            .expected("`data.requiredCapabilities`: a ClientCapabilities object naming the missing capabilities, e.g. {\"sampling\": {}}"),
+        ];
+    };
+    if required.is_empty() {
+        return vec![
+            finding(
+                "MissingRequiredClientCapabilityError (-32021) whose `data.requiredCapabilities` names no capability".into(),
+                "/requiredCapabilities",
+            )
+            .expected("the missing capabilities listed"),
+        ];
+    }
+    let mut findings = Vec::new();
+    for (name, value) in required {
+        let at = format!(
+            "/requiredCapabilities/{}",
+            name.replace('~', "~0").replace('/', "~1")
+        );
+        if !value.is_object() {
+            findings.push(
+                finding(
+                    format!("`requiredCapabilities.{name}` is {value}, not a capability object"),
+                    &at,
+                )
+                .expected("a ClientCapabilities object: each capability an object"),
+            );
+        } else if declared.get(name).is_some() && value.as_object().is_some_and(|v| v.is_empty()) {
+            findings.push(
+                finding(
+                    format!("`requiredCapabilities` names `{name}`, which the request declared"),
+                    &at,
+                )
+                .expected("only capabilities the request did not declare"),
             );
         }
     }
@@ -301,6 +372,57 @@ mod tests {
     use serde_json::json;
 
     const R5: Revision = Revision::V2026_07_28;
+
+    fn refused(data: Value) -> ErrorObject {
+        ErrorObject {
+            code: MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message: "needs sampling".into(),
+            data: Some(data),
+        }
+    }
+
+    #[test]
+    fn a_missing_capability_error_names_what_the_request_lacked() {
+        let none = json!({});
+        let good = refused(json!({ "requiredCapabilities": { "sampling": {} } }));
+        assert!(missing_capability(&good, &none, R5, "").is_empty());
+        let deeper = refused(json!({ "requiredCapabilities": { "sampling": { "tools": {} } } }));
+        assert!(
+            missing_capability(&deeper, &json!({ "sampling": {} }), R5, "").is_empty(),
+            "a sub-capability the request lacked"
+        );
+        for (data, says) in [
+            (json!({}), "without an object"),
+            (
+                json!({ "requiredCapabilities": ["sampling"] }),
+                "without an object",
+            ),
+            (json!({ "requiredCapabilities": {} }), "names no capability"),
+            (
+                json!({ "requiredCapabilities": { "sampling": true } }),
+                "not a capability object",
+            ),
+        ] {
+            let f = missing_capability(&refused(data.clone()), &none, R5, "/0");
+            assert_eq!(f.len(), 1, "{data}");
+            assert!(f[0].message.contains(says), "{data}: {}", f[0].message);
+            assert_eq!(f[0].rule, rules::STATELESS_MISSING_CAPABILITY_ERROR.id);
+        }
+        let declared = json!({ "sampling": {} });
+        let f = missing_capability(&good, &declared, R5, "");
+        assert!(
+            f[0].message.contains("which the request declared"),
+            "{}",
+            f[0].message
+        );
+        let other = ErrorObject {
+            code: -32602,
+            ..good.clone()
+        };
+        assert!(missing_capability(&other, &none, R5, "").is_empty());
+        let handshake = Revision::V2025_11_25;
+        assert!(missing_capability(&refused(json!({})), &none, handshake, "").is_empty());
+    }
 
     #[test]
     fn result_types() {

@@ -130,12 +130,16 @@ mod tests {
         );
         assert_eq!(rows[0].scenarios.len(), 2);
         assert_eq!(rows[0].partial, None);
-        let stateless = super::rows(&[outcome(
+        let headers = super::rows(&[outcome(
             "official/tools-call-image",
-            &["server-stateless"],
+            &["http-header-validation"],
             Verdict::Pass,
         )]);
-        assert!(stateless[0].partial.is_some_and(|p| p.contains("-32021")));
+        assert!(
+            headers[0]
+                .partial
+                .is_some_and(|p| p.contains("missing-header"))
+        );
     }
 
     #[test]

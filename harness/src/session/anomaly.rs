@@ -3,6 +3,7 @@
 
 use crate::check::Finding;
 use crate::check::rules;
+use crate::check::stateless::MISSING_REQUIRED_CLIENT_CAPABILITY;
 use crate::protocol::Revision;
 use crate::transport::http::StreamAnomaly;
 
@@ -44,6 +45,26 @@ pub(super) fn finding(anomaly: &StreamAnomaly, revision: Revision) -> Option<Fin
         StreamAnomaly::ClosedBeforeResponse { .. } => None,
         // "If the input is a JSON-RPC request, the server MUST either return Content-Type:
         // text/event-stream ... or Content-Type: application/json" (basic/transports).
+        // 2026-07-28 basic#meta: a MissingRequiredClientCapabilityError "On HTTP, the
+        // response status MUST be 400 Bad Request" (an SSE event comes under the stream's
+        // 200). Other codes' statuses are judged by the scenarios that provoke them.
+        StreamAnomaly::ErrorStatus {
+            request_id,
+            code: MISSING_REQUIRED_CLIENT_CAPABILITY,
+            status,
+            sse,
+        } if !revision.has_handshake() && *status != 400 => Some(
+            Finding::new(
+                &rules::STATELESS_MISSING_CAPABILITY_ERROR,
+                revision,
+                format!(
+                    "MissingRequiredClientCapabilityError (-32021) answering request {request_id} came under HTTP {status}{}",
+                    if *sse { ", as an event of an SSE stream" } else { "" }
+                ),
+            )
+            .expected("HTTP 400 Bad Request"),
+        ),
+        StreamAnomaly::ErrorStatus { .. } => None,
         StreamAnomaly::WrongContentType { content_type } => Some(
             Finding::new(
                 &rules::HTTP_RESPONSE_CONTENT_TYPE,
@@ -68,6 +89,23 @@ mod tests {
             request_id: serde_json::json!(2),
             negotiated,
         }
+    }
+
+    #[test]
+    fn a_missing_capability_error_must_come_under_400() {
+        let under = |code, status, sse| StreamAnomaly::ErrorStatus {
+            request_id: serde_json::json!(3),
+            code,
+            status,
+            sse,
+        };
+        let r5 = Revision::V2026_07_28;
+        assert!(finding(&under(-32021, 400, false), r5).is_none());
+        let f = finding(&under(-32021, 200, true), r5).expect("a MUST");
+        assert_eq!(f.rule, rules::STATELESS_MISSING_CAPABILITY_ERROR.id);
+        assert!(f.message.contains("HTTP 200, as an event"), "{}", f.message);
+        assert!(finding(&under(-32021, 200, false), Revision::V2025_11_25).is_none());
+        assert!(finding(&under(-32601, 200, false), r5).is_none());
     }
 
     #[test]

@@ -513,7 +513,17 @@ impl Session {
                     );
                 }
             }
-            Outcome::Error(_) => self.check_error_schema(value, index, base),
+            Outcome::Error(error) => {
+                if !pending.revision.has_handshake() {
+                    let declared = pending.declared.as_ref().map_or_else(
+                        || self.config.client_capabilities.clone(),
+                        |(declared, _)| declared.clone(),
+                    );
+                    let refused = check::stateless::missing_capability(error, &declared, rev, base);
+                    self.push_all(refused, index);
+                }
+                self.check_error_schema(value, index, base)
+            }
         }
         self.answered.insert(key.clone());
         if !late {

@@ -33,12 +33,20 @@ impl Session {
             Inbound::Http(record) => {
                 // Something the server did on a stream (SSE resumption, an early close) may
                 // break a transport rule: a finding.
+                use crate::transport::http::{HttpRecord, StreamAnomaly};
                 let finding = match &record {
-                    crate::transport::http::HttpRecord::Anomaly(a) => {
-                        super::anomaly::finding(a, self.revision)
-                    }
+                    HttpRecord::Anomaly(a) => super::anomaly::finding(a, self.revision),
                     _ => None,
                 };
+                // An error's status is worth a transcript line only when it is wrong.
+                if finding.is_none()
+                    && matches!(
+                        record,
+                        HttpRecord::Anomaly(StreamAnomaly::ErrorStatus { .. })
+                    )
+                {
+                    return;
+                }
                 let index = self.transcript.push_http(record);
                 self.push_all(finding, index);
             }

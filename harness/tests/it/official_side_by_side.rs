@@ -9,10 +9,6 @@ use crate::support::{official_suite, python_venv, schema_dir, tempfile_path, wor
 
 /// Official ids on which the two may differ on the good fixture, and why (OFFICIAL.md).
 const KNOWN: &[(&str, &str)] = &[
-    // The fixture has no `test_missing_capability` tool; the official suite counts its
-    // "Unknown tool" error result as a server executing it, and reports an untestable
-    // check as a failure. mcpcheck has no -32021 probe (partial coverage, in the report).
-    ("server-stateless", "**disagree**"),
     // The fixture declares neither `completions` nor `resources.subscribe`: the official
     // suite fails the optional methods anyway, mcpcheck skips them with that reason.
     ("completion-complete", "one skipped"),

@@ -326,6 +326,7 @@ async fn exchange(
                 body: None,
             }))
             .await;
+        track.status = status;
         read_sse(
             &handle,
             response.bytes_stream(),
@@ -399,6 +400,7 @@ async fn exchange(
             Ok(value) if status >= 400 && value.get("id").is_none() => {}
             Ok(value) => {
                 messages += 1;
+                note_error_status(&value, status, false, &tx).await;
                 deliver(&handle, value, text.trim(), &tx).await
             }
             Err(e) if content_type.starts_with("application/json") => {
@@ -415,6 +417,25 @@ async fn exchange(
     if let Some(h) = head {
         let _ = h.send(Head::Body { status, messages });
     }
+}
+
+/// Reports the HTTP status a JSON-RPC error response came under ([`StreamAnomaly::ErrorStatus`]).
+pub(super) async fn note_error_status(
+    value: &Value,
+    status: u16,
+    sse: bool,
+    tx: &mpsc::Sender<Inbound>,
+) {
+    let Some(code) = value.pointer("/error/code").and_then(Value::as_i64) else {
+        return;
+    };
+    let anomaly = StreamAnomaly::ErrorStatus {
+        request_id: value.get("id").cloned().unwrap_or(Value::Null),
+        code,
+        status,
+        sse,
+    };
+    let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
 }
 
 /// Whether a body is a JSON-RPC message or batch (an object, or objects, with `jsonrpc`).

@@ -111,6 +111,9 @@ impl HttpRecord {
             } => format!(
                 "SSE {stream}: resuming with GET, Last-Event-ID {last_event_id:?} (attempt {attempt}, after {wait_ms} ms)"
             ),
+            HttpRecord::Anomaly(
+                a @ (StreamAnomaly::ErrorStatus { .. } | StreamAnomaly::WrongContentType { .. }),
+            ) => format!("HTTP {a}"),
             HttpRecord::Anomaly(a) => format!("SSE {a}"),
             HttpRecord::Failed { method, url, error } => {
                 format!("HTTP {method} {url} failed: {error}")
@@ -159,6 +162,19 @@ pub enum StreamAnomaly {
         /// The header as sent.
         content_type: String,
     },
+    /// A JSON-RPC error response and the HTTP status it came under (for one delivered as an
+    /// SSE event, the stream's own status). Facts for the session: some codes carry a
+    /// required status.
+    ErrorStatus {
+        /// The id of the request the error answers.
+        request_id: Value,
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The HTTP status of the response (or of the stream) that carried it.
+        status: u16,
+        /// Whether it came as an event of an SSE stream.
+        sse: bool,
+    },
 }
 
 impl std::fmt::Display for StreamAnomaly {
@@ -181,6 +197,16 @@ impl std::fmt::Display for StreamAnomaly {
             StreamAnomaly::WrongContentType { content_type } => write!(
                 f,
                 "a JSON-RPC answer came with Content-Type {content_type:?}"
+            ),
+            StreamAnomaly::ErrorStatus {
+                request_id,
+                code,
+                status,
+                sse,
+            } => write!(
+                f,
+                "error {code} answering request {request_id} came under HTTP {status}{}",
+                if *sse { " (an SSE event)" } else { "" }
             ),
         }
     }

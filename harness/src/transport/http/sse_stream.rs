@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::exchange::deliver;
+use super::exchange::{deliver, note_error_status};
 use super::handle::{HttpHandle, client};
 use super::record::{HttpRecord, StreamAnomaly};
 use super::{HttpOptions, INBOUND_CAPACITY};
@@ -45,6 +45,8 @@ pub(super) struct StreamTrack {
     pub(super) close: Option<oneshot::Receiver<()>>,
     /// Set once mcpcheck closed the stream.
     pub(super) client_close: Option<ClientClose>,
+    /// The HTTP status the stream came under.
+    pub(super) status: u16,
 }
 
 impl StreamTrack {
@@ -59,6 +61,7 @@ impl StreamTrack {
             listen: false,
             close: None,
             client_close: None,
+            status: 200,
         }
     }
 }
@@ -145,6 +148,7 @@ pub(super) async fn read_sse<B, E>(
                 match serde_json::from_str::<Value>(&ev.data) {
                     Ok(value) => {
                         note_response(&value, stream, track, tx).await;
+                        note_error_status(&value, track.status, true, tx).await;
                         deliver(handle, value, &ev.data, tx).await
                     }
                     Err(e) => {
