@@ -98,6 +98,8 @@ rules! {
         "2026-07-28: a request is judged by its own `_meta`; the server does not carry client capabilities over from an earlier request on the connection.";
     TOOLS_X_MCP_HEADER = "tools.x-mcp-header-valid", Failure, [R5 => "server/tools#x-mcp-header"],
         "2026-07-28: an `x-mcp-header` annotation in a tool's inputSchema is a non-empty HTTP token, unique ignoring case, on an integer, string or boolean property reached from the root by `properties` keys alone.";
+    STATELESS_SUBSCRIPTION_ID = "stateless.subscription-id", Failure, [R5 => "basic/patterns/subscriptions#receiving-notifications"],
+        "2026-07-28: every notification of a subscription stream (its acknowledgment, each change notification) names in `_meta` the id of the `subscriptions/listen` request that opened it.";
     STATELESS_MISSING_CAPABILITY_ERROR = "stateless.missing-capability-error", Failure, [R5 => "basic#meta"],
         "2026-07-28: a request that needs a client capability it did not declare is refused with MissingRequiredClientCapabilityError (-32021), whose `data.requiredCapabilities` names the missing capabilities (none the request declared); over HTTP under status 400.";
     STATELESS_LOG_AT_OR_ABOVE_LEVEL = "stateless.log-at-or-above-level", Warning, [R5 => "server/utilities/logging#per-request-log-level"],

@@ -17,6 +17,9 @@ pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// value "MUST be considered invalid" by a client that advertises no extension adding it.
 pub const RESULT_TYPES: [&str; 2] = ["complete", "input_required"];
 
+/// `_meta` key naming the `subscriptions/listen` request a notification belongs to.
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
 /// A default `server/discover` for `requested` answered with `error`.
 pub fn discover_failed(requested: &str, error: &ErrorObject, revision: Revision) -> Finding {
     let detail = if error.code == UNSUPPORTED_PROTOCOL_VERSION {
@@ -305,6 +308,55 @@ pub const CHANGE_NOTIFICATIONS: [&str; 4] = [
     "notifications/resources/updated",
 ];
 
+/// A notification of a subscription stream (its acknowledgment, a change notification) after
+/// the `subscriptions/listen` requests `listens` (their ids): it must name one of them in
+/// `_meta` (2026-07-28 basic/patterns/subscriptions#receiving-notifications: "All
+/// notifications delivered on the stream carry `io.modelcontextprotocol/subscriptionId` in
+/// `_meta`, identifying the `subscriptions/listen` request that opened the stream. The value
+/// is the JSON-RPC ID of the `subscriptions/listen` request"; on stdio clients "MUST use this
+/// field to correlate"). No listen sent: [`change_notification`] judges instead.
+pub fn subscription_id(
+    method: &str,
+    params: Option<&Value>,
+    listens: &[Value],
+    revision: Revision,
+    base: &str,
+) -> Option<Finding> {
+    let on_stream = method == "notifications/subscriptions/acknowledged"
+        || CHANGE_NOTIFICATIONS.contains(&method);
+    if revision.has_handshake() || !on_stream || listens.is_empty() {
+        return None;
+    }
+    let named = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(SUBSCRIPTION_ID));
+    let sent = || {
+        listens
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let message = match named {
+        None => format!(
+            "`{method}` carries no `{SUBSCRIPTION_ID}` in its `_meta`: the client cannot tell which subscription it belongs to"
+        ),
+        Some(id) if listens.contains(id) => return None,
+        Some(id) => format!(
+            "`{method}` names subscription {id}, but no `subscriptions/listen` had that id (sent: {})",
+            sent()
+        ),
+    };
+    Some(
+        Finding::new(&rules::STATELESS_SUBSCRIPTION_ID, revision, message)
+            .pointer(format!("{base}/params/_meta"))
+            .expected(format!(
+                "`{SUBSCRIPTION_ID}`: the id of the `subscriptions/listen` request ({})",
+                sent()
+            )),
+    )
+}
+
 /// A change notification `method` while no `subscriptions/listen` was sent
 /// (2026-07-28 basic/patterns/subscriptions#opening-a-stream: "The server MUST NOT send
 /// notification types the client has not explicitly requested").
@@ -379,6 +431,36 @@ mod tests {
             message: "needs sampling".into(),
             data: Some(data),
         }
+    }
+
+    #[test]
+    fn stream_notifications_name_their_listen() {
+        let listens = [json!("sub-1"), json!(7)];
+        let meta = |id: Value| json!({ "_meta": { SUBSCRIPTION_ID: id } });
+        let updated = "notifications/resources/updated";
+        assert!(subscription_id(updated, Some(&meta(json!(7))), &listens, R5, "").is_none());
+        let ack = "notifications/subscriptions/acknowledged";
+        assert!(subscription_id(ack, Some(&meta(json!("sub-1"))), &listens, R5, "").is_none());
+        let missing = subscription_id(updated, Some(&json!({ "uri": "x" })), &listens, R5, "/0")
+            .expect("no subscription id");
+        assert_eq!(missing.rule, rules::STATELESS_SUBSCRIPTION_ID.id);
+        assert!(
+            missing.message.contains("carries no"),
+            "{}",
+            missing.message
+        );
+        let other = subscription_id(updated, Some(&meta(json!("7"))), &listens, R5, "")
+            .expect("\"7\" is not 7");
+        assert!(
+            other
+                .message
+                .contains("no `subscriptions/listen` had that id")
+        );
+        // Not a stream notification, no listen sent, or a handshake revision: not judged.
+        let log = "notifications/message";
+        assert!(subscription_id(log, None, &listens, R5, "").is_none());
+        assert!(subscription_id(updated, None, &[], R5, "").is_none());
+        assert!(subscription_id(updated, None, &listens, Revision::V2025_11_25, "").is_none());
     }
 
     #[test]

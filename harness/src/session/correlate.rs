@@ -96,7 +96,9 @@ impl Session {
         params: Option<Value>,
     ) -> Result<(), SessionError> {
         let params = self.stamp_params(params);
-        self.listen_sent |= method == "subscriptions/listen";
+        if method == "subscriptions/listen" {
+            self.listens.push(id.to_value());
+        }
         let requested = params
             .as_ref()
             .and_then(|p| p.get("_meta"))

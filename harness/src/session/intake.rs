@@ -125,8 +125,16 @@ impl Session {
                 }
                 let f = check::stateless::change_notification(
                     &n.method,
-                    self.listen_sent,
+                    !self.listens.is_empty(),
                     self.revision,
+                );
+                self.push_all(f, index);
+                let f = check::stateless::subscription_id(
+                    &n.method,
+                    n.params.as_ref(),
+                    &self.listens,
+                    self.revision,
+                    base,
                 );
                 self.push_all(f, index);
                 let declared = self.profile.as_ref().map(|p| &p.capabilities);

@@ -206,8 +206,9 @@ pub struct Session {
     /// The minimum log level the last answered `logging/setLevel` set (handshake
     /// revisions), as a rank in `check::stateless::LOG_LEVELS`.
     log_level_set: Option<usize>,
-    /// A `subscriptions/listen` was sent (2026-07-28 change notifications).
-    listen_sent: bool,
+    /// The ids of the `subscriptions/listen` requests sent (2026-07-28): change
+    /// notifications may come once there is one, each naming its own in `_meta`.
+    listens: Vec<Value>,
 }
 
 impl std::fmt::Debug for Session {
@@ -256,7 +257,7 @@ impl Session {
             lowest_log_level: None,
             declared_so_far: json!({}),
             log_level_set: None,
-            listen_sent: false,
+            listens: Vec::new(),
         }
     }
 

@@ -65,7 +65,9 @@ impl Session {
     fn note_raw_progress_tokens(&mut self, bytes: &[u8]) {
         for line in bytes.split(|b| *b == b'\n') {
             for request in raw_requests(line) {
-                self.listen_sent |= request.method == "subscriptions/listen";
+                if request.method == "subscriptions/listen" {
+                    self.listens.push(request.id.to_value());
+                }
                 let Some(token) = request.progress_token else {
                     continue;
                 };

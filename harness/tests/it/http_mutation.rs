@@ -291,7 +291,7 @@ fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
         // (a resource list that loops, a server that exits on notifications/cancelled).
         .filter(|(defect, listen)| defect.starts_with("listen-") && !listen.is_empty())
         .collect();
-    assert_eq!(table.len(), 3, "{table:?}");
+    assert_eq!(table.len(), 4, "{table:?}");
     let include = [
         "--protocol-version",
         "2026-07-28",
@@ -311,6 +311,10 @@ fn listen_scenarios_run_over_http_and_catch_the_listen_defects() {
         ),
         (
             "stateless/listen-only-requested".to_owned(),
+            "pass".to_owned(),
+        ),
+        (
+            "stateless/listen-subscription-id".to_owned(),
             "pass".to_owned(),
         ),
     ]

@@ -160,7 +160,7 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios() {
     let plain: Vec<&str> = server.iter().map(String::as_str).collect();
     let (code, report, text) = run_json(&args, &plain);
     assert_eq!(code, 0, "{text}");
-    assert_eq!(scenarios_with(&report, "skip").len(), 3, "{text}");
+    assert_eq!(scenarios_with(&report, "skip").len(), 4, "{text}");
 
     server.push("--listen".into());
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
@@ -173,7 +173,8 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios() {
         [
             "stateless/listen-ack-first",
             "stateless/listen-acknowledged",
-            "stateless/listen-only-requested"
+            "stateless/listen-only-requested",
+            "stateless/listen-subscription-id"
         ],
         "{text}"
     );
@@ -181,8 +182,11 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios() {
         .as_array()
         .unwrap()
         .iter()
-        // listen-ack-first opens a listen per resource; the other two one each.
-        .filter(|s| s["id"] != "stateless/listen-ack-first")
+        // listen-ack-first and listen-subscription-id open a listen per resource; the
+        // other two one each.
+        .filter(|s| {
+            s["id"] != "stateless/listen-ack-first" && s["id"] != "stateless/listen-subscription-id"
+        })
         .flat_map(|s| s["transcript"].as_array().unwrap().iter())
         .filter(|e| e["direction"] == "received")
         .filter_map(|e| serde_json::from_str::<serde_json::Value>(e["text"].as_str()?).ok())
@@ -275,7 +279,8 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios_over_streamable_http() 
         [
             "stateless/listen-ack-first",
             "stateless/listen-acknowledged",
-            "stateless/listen-only-requested"
+            "stateless/listen-only-requested",
+            "stateless/listen-subscription-id"
         ],
         "{text}"
     );
@@ -289,7 +294,11 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios_over_streamable_http() 
         // server/discover and the listens (listen-ack-first: resources/list too, then a
         // listen per resource): no cancellation is a POST.
         let posts = http.iter().filter(|h| h["kind"] == "exchange").count();
-        let listens = if scenario["id"] == "stateless/listen-ack-first" {
+        let per_resource = [
+            "stateless/listen-ack-first",
+            "stateless/listen-subscription-id",
+        ];
+        let listens = if per_resource.contains(&scenario["id"].as_str().unwrap_or_default()) {
             posts - 2
         } else {
             assert_eq!(posts, 2, "{} {http:?}", scenario["id"]);

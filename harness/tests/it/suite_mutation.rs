@@ -110,7 +110,7 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
                     .filter(|(id, x)| id.starts_with("stateless/") && *x == "pass");
                 assert_eq!(
                     passed.count(),
-                    25,
+                    26,
                     "the stdio stateless scenarios must run and pass: {text}"
                 );
             }
