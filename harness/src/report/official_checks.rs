@@ -138,7 +138,7 @@ mod tests {
         assert!(
             headers[0]
                 .partial
-                .is_some_and(|p| p.contains("missing-header"))
+                .is_some_and(|p| p.contains("letter-case"))
         );
     }
 

@@ -181,5 +181,5 @@ fn the_profile_runs_the_official_ids_and_the_reports_tabulate_them() {
     let page = std::fs::read_to_string(&html).expect("html written");
     assert!(page.contains("<h2>Official checks</h2>"));
     assert!(page.contains("<code>tools-call-image</code>"));
-    assert!(page.contains("partial: the whitespace, letter-case"));
+    assert!(page.contains("partial: the whitespace and letter-case"));
 }
