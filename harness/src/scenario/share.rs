@@ -58,8 +58,15 @@ pub fn needs_fresh(
         ));
     }
     let (first, rest) = scenario.steps.split_first()?;
+    // Expectations of the default handshake are checked on the answer the shared session
+    // kept; a handshake with other parameters is the scenario's own.
     match &first.kind {
-        StepKind::Initialize(Initialize::Handshake(o)) if *o == InitializeOverrides::default() => {}
+        StepKind::Initialize(Initialize::Handshake(o))
+            if *o
+                == (InitializeOverrides {
+                    expect: o.expect.clone(),
+                    ..Default::default()
+                }) => {}
         _ => return Some(format!("line {}: a handshake of its own", first.line)),
     }
     let calls_ok = match policy {
@@ -106,6 +113,17 @@ fn own_requests_only(rule: &str) -> bool {
         || rule.starts_with("completion.")
         || rule == "jsonrpc.method-not-found-code"
         || rule == "jsonrpc.unknown-method-is-error"
+        || handshake_cannot_hide(rule)
+}
+
+/// MUST-level rules of answers: a session with a failure in its window is never shared
+/// (`Session::reusable`), so a shared session's handshake broke none of them, and nothing
+/// is pending when a shared scenario ends, so no answer of its own comes at a shutdown.
+/// (`jsonrpc.id-echoed` is not one: a server's wrong id can depend on the ids the session
+/// used before, as the misbehaving fixture's stale-ping-id shows.)
+fn handshake_cannot_hide(rule: &str) -> bool {
+    use crate::check::rules::{JSONRPC_ERROR_SHAPE, SCHEMA_VALID};
+    [JSONRPC_ERROR_SHAPE.id, SCHEMA_VALID.id].contains(&rule)
 }
 
 /// The ids a scenario's requests choose themselves, as they go on the wire: a shared
@@ -241,6 +259,31 @@ mod tests {
         assert!(verdict(&ruled).is_some());
         let paged = format!("{HEAD}rule: pagination.terminates\nsteps:\n  - request: ping\n");
         assert_eq!(verdict(&paged), None);
+        let errors = format!("{HEAD}rule: jsonrpc.error-object\nsteps:\n  - request: ping\n");
+        assert_eq!(
+            verdict(&errors),
+            None,
+            "a MUST of answers: the handshake hides none"
+        );
+        let echoed = format!("{HEAD}rule: jsonrpc.id-echoed\nsteps:\n  - request: ping\n");
+        assert!(
+            verdict(&echoed).is_some(),
+            "a wrong id may depend on earlier ids"
+        );
+    }
+
+    /// The default handshake's expectations are checked on the answer the session kept;
+    /// a handshake with other parameters is the scenario's own.
+    #[test]
+    fn expectations_of_the_default_handshake_share() {
+        let expect = format!(
+            "{HEAD}steps:\n  - initialize:\n    expect: {{ result: {{ /serverInfo: {{ type: object }} }} }}\n  - request: ping\n"
+        );
+        assert_eq!(verdict(&expect), None);
+        let asked = format!(
+            "{HEAD}steps:\n  - initialize: {{ protocol_version: 2025-06-18 }}\n    expect: {{ result: {{}} }}\n"
+        );
+        assert!(verdict(&asked).unwrap().contains("a handshake of its own"));
     }
 
     /// Explicit ids share: the runner matches them against the ids a session used.

@@ -15,6 +15,16 @@ impl Session {
             .map(|(profile, _)| profile)
     }
 
+    /// Keeps the answer to the default handshake for the scenarios that share the session.
+    fn remember_handshake(&mut self, handshake: &Handshake, reply: &Reply) {
+        if *handshake == Handshake::default() {
+            self.handshake_reply = Some(Reply {
+                frame: None,
+                ..reply.clone()
+            });
+        }
+    }
+
     /// The handshake with overrides (scenarios test negotiation with them). Returns the
     /// server's profile and the raw reply, for checks on the result.
     pub async fn initialize_with(
@@ -22,7 +32,11 @@ impl Session {
         handshake: &Handshake,
     ) -> Result<(ServerProfile, Reply), SessionError> {
         if !self.config.revision.has_handshake() {
-            return self.discover_with(handshake).await;
+            let discovered = self.discover_with(handshake).await;
+            if let Ok((_, reply)) = &discovered {
+                self.remember_handshake(handshake, reply);
+            }
+            return discovered;
         }
         let requested = handshake
             .protocol_version
@@ -77,6 +91,7 @@ impl Session {
             self.revision = rev;
         }
         self.profile = Some(profile.clone());
+        self.remember_handshake(handshake, &reply);
         if !handshake.skip_initialized {
             self.notify("notifications/initialized", None).await?;
             self.initialized_sent = true;

@@ -197,6 +197,10 @@ pub struct Session {
     schema_skipped: Option<String>,
     schema_source: Option<(String, bool)>,
     profile: Option<ServerProfile>,
+    /// The answer to the session's default handshake (`initialize`, or `server/discover`
+    /// at 2026-07-28), without its frame: a scenario that shares the session checks its
+    /// expectations of the handshake on it (the frame is in an earlier window).
+    handshake_reply: Option<Reply>,
     /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
     /// as a rank in `check::stateless::LOG_LEVELS`.
     lowest_log_level: Option<usize>,
@@ -254,6 +258,7 @@ impl Session {
             schema_skipped: None,
             schema_source: None,
             profile: None,
+            handshake_reply: None,
             lowest_log_level: None,
             declared_so_far: json!({}),
             log_level_set: None,
@@ -274,6 +279,11 @@ impl Session {
     /// What the server said about itself, once the handshake (or discover) is done.
     pub fn profile(&self) -> Option<&ServerProfile> {
         self.profile.as_ref()
+    }
+
+    /// The answer to the session's default handshake, once done (its frame left out).
+    pub fn handshake_reply(&self) -> Option<&Reply> {
+        self.handshake_reply.as_ref()
     }
 
     /// The findings so far.

@@ -100,8 +100,11 @@ fn check_scenario_order(id: &str, events: &[&Value]) {
         "error" => assert!(k.contains(&"harness_error".to_owned()), "{id}: {k:?}"),
         "pass" | "warn" | "fail" => {
             assert!(started.contains(&0), "{id}: ran without a step: {k:?}");
+            // A scenario that only checks the default handshake sends nothing on a shared
+            // session: its expectations are checked on the answer the session kept.
+            let handshake_only = started.len() == 1;
             assert!(
-                k.contains(&"frame_sent".to_owned()),
+                handshake_only || k.contains(&"frame_sent".to_owned()),
                 "{id}: no frame: {k:?}"
             );
         }

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::report_finding;
 use super::{Executor, Stop};
 use crate::check::Severity;
+use crate::protocol::Outcome;
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::{Expectation, Initialize, Step, StepKind, Template};
 use crate::scenario::observe::{StepEnd, StepStart};
@@ -105,8 +106,30 @@ impl Executor<'_> {
                     .profile()
                     .filter(|_| self.handshake_done && handshake == Handshake::default());
                 let profile = match shared {
-                    // A shared session's handshake, done in an earlier scenario's window.
-                    Some(profile) => profile.clone(),
+                    // A shared session's handshake, done in an earlier scenario's window:
+                    // its expectations are checked on the answer the session kept.
+                    Some(profile) => {
+                        let profile = profile.clone();
+                        if let Some(expect) = &o.expect {
+                            let Some(mut reply) = self.session.handshake_reply().cloned() else {
+                                return Err(Stop::Error(
+                                    "the shared session kept no handshake answer".into(),
+                                ));
+                            };
+                            // The frame is in the opening scenario's window: the answer is
+                            // quoted here, for the evidence of a finding.
+                            let answer = match &reply.outcome {
+                                Outcome::Result(r) => format!("result {r}"),
+                                Outcome::Error(e) => format!("error {} \"{}\"", e.code, e.message),
+                            };
+                            reply.frame = self.session.record_event(format!(
+                                "the handshake of this shared session (in the window of the scenario that opened it) was answered with {}",
+                                crate::protocol::text::quote(&answer, 4000)
+                            ));
+                            self.check_reply(expect, &reply, line, "initialize");
+                        }
+                        profile
+                    }
                     None => {
                         let (profile, reply) = match self.session.initialize_with(&handshake).await
                         {
