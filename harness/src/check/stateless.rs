@@ -5,13 +5,11 @@
 use serde_json::Value;
 
 use super::{Finding, rules};
-use crate::protocol::{ErrorObject, Revision};
+use crate::protocol::{ErrorObject, Revision, pointer_token};
 
-/// JSON-RPC error code of `UnsupportedProtocolVersionError` (2026-07-28 basic#error-codes).
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-
-/// JSON-RPC error code of `MissingRequiredClientCapabilityError` (2026-07-28 basic#error-codes).
-pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+pub use crate::protocol::codes::{
+    MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+};
 
 /// The `resultType` values of the core protocol (2026-07-28 basic#resulttype); any other
 /// value "MUST be considered invalid" by a client that advertises no extension adding it.
@@ -169,7 +167,7 @@ pub fn input_required(
             findings.push(
                 finding(
                     format!("`inputRequests` asks for `{asked}`, but the request declared no `{needs}` capability"),
-                    &format!("/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
+                    &format!("/inputRequests/{}", pointer_token(key)),
                 )
                 .expected(format!("no {asked} without the client's {needs} capability")),
             );
@@ -227,10 +225,7 @@ pub fn missing_capability(
     }
     let mut findings = Vec::new();
     for (name, value) in required {
-        let at = format!(
-            "/requiredCapabilities/{}",
-            name.replace('~', "~0").replace('/', "~1")
-        );
+        let at = format!("/requiredCapabilities/{}", pointer_token(name));
         if !value.is_object() {
             findings.push(
                 finding(
@@ -291,7 +286,7 @@ pub fn carried_capabilities(
                 )
                 .pointer(format!(
                     "{base}/result/inputRequests/{}",
-                    key.replace('~', "~0").replace('/', "~1")
+                    pointer_token(key)
                 ))
                 .expected("each request judged by the capabilities in its own `_meta`")
             })

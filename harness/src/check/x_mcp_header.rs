@@ -55,7 +55,7 @@ fn walk<'a>(
                 });
             }
             for (key, value) in map {
-                let here = format!("{at}/{}", escape(key));
+                let here = format!("{at}/{}", crate::protocol::pointer_token(key));
                 match key.as_str() {
                     KEY | "const" | "enum" | "default" | "examples" => {}
                     "properties" => {
@@ -65,7 +65,12 @@ fn walk<'a>(
                                     p.push(name.clone());
                                     p
                                 });
-                                walk(sub, format!("{here}/{}", escape(name)), chain, out);
+                                walk(
+                                    sub,
+                                    format!("{here}/{}", crate::protocol::pointer_token(name)),
+                                    chain,
+                                    out,
+                                );
                             }
                         }
                     }
@@ -80,10 +85,6 @@ fn walk<'a>(
         }
         _ => {}
     }
-}
-
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// RFC 9110 section 5.6.2 `tchar`.

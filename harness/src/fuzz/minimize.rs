@@ -207,7 +207,7 @@ fn walk(v: &Value, path: String, out: &mut Vec<(String, Node)>) {
     match v {
         Value::Object(map) => {
             for (k, x) in map {
-                let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
+                let p = format!("{path}/{}", crate::protocol::pointer_token(k));
                 let envelope = path.is_empty() && ["jsonrpc", "id", "method"].contains(&k.as_str());
                 if !envelope {
                     out.push((p.clone(), Node::Member));

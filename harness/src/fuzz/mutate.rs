@@ -220,7 +220,7 @@ fn collect_objects(v: &Value, path: &str, out: &mut Vec<String>) {
                 out.push(path.to_owned());
             }
             for (k, x) in map {
-                let k = k.replace('~', "~0").replace('/', "~1");
+                let k = crate::protocol::pointer_token(k);
                 collect_objects(x, &format!("{path}/{k}"), out);
             }
         }

@@ -73,4 +73,13 @@ pub mod codes {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// MCP: the resource does not exist.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2026-07-28: `MissingRequiredClientCapabilityError` (basic#error-codes).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28: `UnsupportedProtocolVersionError` (basic#error-codes).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A key as one reference token of a JSON Pointer (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }

@@ -112,7 +112,7 @@ fn lookup(reference: &str, vars: &Vars) -> Result<Value, Unresolved> {
     let pointer = if let Some(dotted) = path.strip_prefix('.') {
         dotted
             .split('.')
-            .map(|seg| format!("/{}", seg.replace('~', "~0").replace('/', "~1")))
+            .map(|seg| format!("/{}", crate::protocol::pointer_token(seg)))
             .collect::<String>()
     } else {
         path.to_owned()

@@ -43,8 +43,6 @@ pub(super) fn finding(anomaly: &StreamAnomaly, revision: Revision) -> Option<Fin
             ),
         )),
         StreamAnomaly::ClosedBeforeResponse { .. } => None,
-        // "If the input is a JSON-RPC request, the server MUST either return Content-Type:
-        // text/event-stream ... or Content-Type: application/json" (basic/transports).
         // 2026-07-28 basic#meta: a MissingRequiredClientCapabilityError "On HTTP, the
         // response status MUST be 400 Bad Request" (an SSE event comes under the stream's
         // 200). Other codes' statuses are judged by the scenarios that provoke them.
@@ -65,6 +63,8 @@ pub(super) fn finding(anomaly: &StreamAnomaly, revision: Revision) -> Option<Fin
             .expected("HTTP 400 Bad Request"),
         ),
         StreamAnomaly::ErrorStatus { .. } => None,
+        // "If the input is a JSON-RPC request, the server MUST either return Content-Type:
+        // text/event-stream ... or Content-Type: application/json" (basic/transports).
         StreamAnomaly::WrongContentType { content_type } => Some(
             Finding::new(
                 &rules::HTTP_RESPONSE_CONTENT_TYPE,

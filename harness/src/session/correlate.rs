@@ -72,6 +72,15 @@ impl Session {
         Some((declared, earlier))
     }
 
+    /// The client capabilities `pending` declared and those declared before it; a request
+    /// sent without them (raw bytes) is judged by the session's configured capabilities.
+    fn declared_for(&self, pending: &Pending) -> (Value, Value) {
+        pending
+            .declared
+            .clone()
+            .unwrap_or_else(|| (self.config.client_capabilities.clone(), json!({})))
+    }
+
     /// `params` as sent at the session's revision: the stateless revision carries version,
     /// capabilities and client info per request; the handshake revisions send them as given.
     pub fn stamp_params(&self, params: Option<Value>) -> Option<Value> {
@@ -479,10 +488,7 @@ impl Session {
                 if !pending.revision.has_handshake() {
                     let typed = check::stateless::result_type(result, rev, base);
                     self.push_all(typed.finding, index);
-                    let (declared, earlier) = pending
-                        .declared
-                        .clone()
-                        .unwrap_or_else(|| (self.config.client_capabilities.clone(), json!({})));
+                    let (declared, earlier) = self.declared_for(&pending);
                     let asked = check::stateless::input_required(
                         &pending.method,
                         result,
@@ -517,10 +523,7 @@ impl Session {
             }
             Outcome::Error(error) => {
                 if !pending.revision.has_handshake() {
-                    let declared = pending.declared.as_ref().map_or_else(
-                        || self.config.client_capabilities.clone(),
-                        |(declared, _)| declared.clone(),
-                    );
+                    let (declared, _) = self.declared_for(&pending);
                     let refused = check::stateless::missing_capability(error, &declared, rev, base);
                     self.push_all(refused, index);
                 }

@@ -148,7 +148,7 @@ pub(super) fn retry_params(
                     ),
                     pointer: format!(
                         "/inputRequests/{}/method",
-                        key.replace('~', "~0").replace('/', "~1")
+                        crate::protocol::pointer_token(key)
                     ),
                 });
             };
