@@ -229,7 +229,12 @@ pub async fn run_leased(
         )));
     }
     let stderr_log = session.stderr_log();
-    let stderr_mark = stderr_log.as_ref().map_or(0, |log| log.mark());
+    // A fresh server's stderr is all the scenario's, even what it wrote before this line
+    // (its start-up banner may already have been read); a kept one's starts here.
+    let stderr_mark = match &stderr_log {
+        Some(log) if reused => log.mark(),
+        _ => 0,
+    };
     let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
     exec.handshake_done = reused;
     exec.capabilities = config.session.client_capabilities.clone();
