@@ -8,6 +8,7 @@
 
 pub mod auto;
 pub mod events;
+pub mod known;
 pub mod partition;
 pub mod pool;
 pub mod probe;

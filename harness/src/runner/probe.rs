@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::known::Known;
 use super::walls::Walls;
 use crate::check::rules;
 use crate::outcome::{
@@ -35,19 +36,21 @@ pub async fn run(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
 ) -> Result<RunReport, TransportError> {
-    sweep(config, schemas).await.map(|(report, _)| report)
+    sweep(config, schemas).await.map(|(report, ..)| report)
 }
 
-/// [`run`], also returning the walls the server showed (for the suite's fail-fast).
+/// [`run`], also returning the walls the server showed (for the suite's fail-fast) and
+/// what it learnt that decides scenarios without a server ([`Known`]).
 pub async fn sweep(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
-) -> Result<(RunReport, Walls), TransportError> {
+) -> Result<(RunReport, Walls, Known), TransportError> {
     let started = Instant::now();
     let mut walls = Walls::default();
     let transport = config.target.open(started)?;
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let mut steps = Vec::new();
+    let mut tools = None;
     // 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
     let stateless = !config.session.revision.has_handshake();
     let opening = if stateless {
@@ -126,7 +129,13 @@ pub async fn sweep(
                 }
                 Step::Ping => session.request("ping", None).await.map(drop),
                 Step::UnknownMethod => unknown_method(&mut session).await,
-                Step::List(method) => paginate(&mut session, method).await,
+                Step::List(method) => match paginate(&mut session, method).await {
+                    Ok(items) if method == "tools/list" && session.findings().len() == before => {
+                        tools = items;
+                        Ok(())
+                    }
+                    done => done.map(drop),
+                },
                 Step::Undeclared(_, capability) => {
                     steps.push(StepRecord {
                         name,
@@ -170,6 +179,11 @@ pub async fn sweep(
     let requested = config.session.revision;
     let revision = session.revision();
     let profile = session.profile().cloned();
+    let known = Known::new(
+        revision,
+        profile.as_ref().map(|p| p.capabilities.clone()),
+        tools,
+    );
     walls.record_trickle(session.slowest_line());
     let record = session.finish().await;
     if let Some(report) = &record.shutdown {
@@ -207,7 +221,7 @@ pub async fn sweep(
         tally: Tally::default(),
         snapshot: None,
     };
-    Ok((report, walls))
+    Ok((report, walls, known))
 }
 
 fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {
@@ -311,17 +325,31 @@ async fn unknown_method(session: &mut Session) -> Result<(), crate::session::Ses
 }
 
 /// Follows `nextCursor` to the end of a list, catching cursors that loop.
-async fn paginate(session: &mut Session, method: &str) -> Result<(), crate::session::SessionError> {
+async fn paginate(
+    session: &mut Session,
+    method: &str,
+) -> Result<Option<Vec<Value>>, crate::session::SessionError> {
+    let key = method.split('/').next().unwrap_or_default();
+    let key = if method == "resources/templates/list" {
+        "resourceTemplates"
+    } else {
+        key
+    };
+    let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
     for _ in 0..MAX_PAGES {
         let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
         let reply = session.request(method, params).await?;
         let Some(result) = reply.result() else {
-            return Ok(());
+            return Ok(None);
         };
+        match result.get(key) {
+            Some(Value::Array(page)) => items.extend(page.iter().cloned()),
+            _ => return Ok(None),
+        }
         match result.get("nextCursor").and_then(Value::as_str) {
-            None => return Ok(()),
+            None => return Ok(Some(items)),
             Some(next) if !seen.insert(next.to_owned()) => {
                 let rev = session.revision();
                 let f = Finding::new(
@@ -336,7 +364,7 @@ async fn paginate(session: &mut Session, method: &str) -> Result<(), crate::sess
                     None => f,
                 };
                 session.add_finding(f.pointer("/result/nextCursor"));
-                return Ok(());
+                return Ok(None);
             }
             Some(next) => cursor = Some(next.to_owned()),
         }
@@ -347,7 +375,7 @@ async fn paginate(session: &mut Session, method: &str) -> Result<(), crate::sess
         rev,
         format!("`{method}` was still paginating after {MAX_PAGES} pages"),
     ));
-    Ok(())
+    Ok(None)
 }
 
 /// The sweep's report when the run's deadline cut it off: nothing is known but that.

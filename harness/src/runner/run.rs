@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use super::events::{Emitter, Event, FindingScope};
+use super::known::Known;
 use super::probe::{self, ProbeConfig};
 use super::suite::{self, Deadline};
 use super::walls::Walls;
@@ -55,11 +56,12 @@ pub async fn run(
         let _slot = plan.slots.acquire().await;
         probe::sweep(&plan.probe, store.clone()).await
     };
-    let (sweep, walls) = match tokio::time::timeout_at(deadline.at, sweep).await {
+    let (sweep, walls, known) = match tokio::time::timeout_at(deadline.at, sweep).await {
         Ok(swept) => swept?,
         Err(_) => (
             probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
             Walls::default(),
+            Known::default(),
         ),
     };
     for f in &sweep.findings {
@@ -81,7 +83,7 @@ pub async fn run(
         store,
         plan.slots.clone(),
         events.clone(),
-        Arc::new(walls),
+        suite::Swept { walls, known },
         deadline,
     )
     .await;

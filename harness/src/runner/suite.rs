@@ -15,6 +15,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::events::{self, Emitter, Event};
+use super::known::Known;
 use super::pool::Pool;
 use super::walls::Walls;
 use crate::outcome::{ScenarioOutcome, Verdict};
@@ -61,6 +62,16 @@ const SHORT_SHUTDOWN: ShutdownWaits = ShutdownWaits {
     after_term: Duration::from_millis(250),
 };
 
+/// What the protocol sweep showed that the suite acts on: walls that block scenarios, and
+/// answers that decide some without a server.
+#[derive(Clone, Debug, Default)]
+pub struct Swept {
+    /// What the server cannot get past.
+    pub walls: Walls,
+    /// What decides a scenario without a server.
+    pub known: Known,
+}
+
 /// Runs `scenarios`, each holding one of `slots` while it runs, emitting each scenario's
 /// events into `events` as they happen (started, steps, frames, findings, skipped or
 /// harness error, finished with its outcome).
@@ -70,9 +81,11 @@ pub async fn run(
     schemas: Arc<SchemaStore>,
     slots: Arc<Semaphore>,
     events: Emitter,
-    walls: Arc<Walls>,
+    swept: Swept,
     deadline: Deadline,
 ) {
+    let Swept { walls, known } = swept;
+    let (walls, known) = (Arc::new(walls), Arc::new(known));
     let short = walls.ignores_eof().then(|| shortened(&config));
     let revision = config.session.revision;
     let shared: Vec<bool> = scenarios.iter().map(|s| shares(s, &config)).collect();
@@ -85,6 +98,7 @@ pub async fn run(
             _ => config.clone(),
         };
         let (schemas, gate, walls) = (schemas.clone(), slots.clone(), walls.clone());
+        let known = known.clone();
         let pool = pool.clone();
         let events = events.clone();
         handles.push(tokio::spawn(async move {
@@ -96,19 +110,28 @@ pub async fn run(
                 scenario: scenario.id.clone(),
                 title: scenario.title.clone(),
             });
-            let blocked = if Instant::now() >= deadline.at {
-                Some(deadline.reason())
+            let decided = if Instant::now() >= deadline.at {
+                Some(Verdict::Blocked {
+                    reason: deadline.reason(),
+                })
             } else if applies(&scenario, &config) {
-                walls.blocks(&scenario)
+                walls
+                    .blocks(&scenario)
+                    .map(|reason| Verdict::Blocked { reason })
+                    .or_else(|| {
+                        known
+                            .skip(&scenario, revision)
+                            .map(|reason| Verdict::Skip { reason })
+                    })
             } else {
                 None
             };
-            let outcome = match blocked {
-                Some(reason) => {
+            let outcome = match decided {
+                Some(verdict) => {
                     if shared {
                         pool.pass();
                     }
-                    not_run(&scenario, revision, Verdict::Blocked { reason })
+                    not_run(&scenario, revision, verdict)
                 }
                 None => {
                     let observer = Arc::new(events.clone());

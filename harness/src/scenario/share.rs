@@ -17,8 +17,8 @@
 //! own `_meta`, so a session serves the next scenario just as well.
 
 use super::builtin_vars::PROBE;
+use super::model::{Expectation, Step, StepKind, Template};
 use super::model::{Initialize, InitializeOverrides, RequestStep, ResponseExpectation, Scenario};
-use super::model::{Step, StepKind};
 use crate::outcome::ToolPolicy;
 use crate::protocol::{RequestId, Revision};
 use serde_json::Value;
@@ -52,7 +52,11 @@ pub fn needs_fresh(
     if scenario.fresh {
         return Some("it says `fresh: true`".into());
     }
-    if let Some(rule) = scenario.rule.as_deref().filter(|r| !own_requests_only(r)) {
+    if let Some(rule) = scenario
+        .rule
+        .as_deref()
+        .filter(|r| !own_requests_only(r, revision))
+    {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
         ));
@@ -67,6 +71,17 @@ pub fn needs_fresh(
                     expect: o.expect.clone(),
                     ..Default::default()
                 }) => {}
+        // At 2026-07-28 the client's capabilities travel in each request's `_meta`: other
+        // ones change only the scenario's own requests. It may take a shared session, and
+        // retires it (see `exec::declares_own_capabilities`).
+        StepKind::Initialize(Initialize::Handshake(o))
+            if !revision.has_handshake()
+                && *o
+                    == (InitializeOverrides {
+                        expect: o.expect.clone(),
+                        capabilities: o.capabilities.clone(),
+                        ..Default::default()
+                    }) => {}
         _ => return Some(format!("line {}: a handshake of its own", first.line)),
     }
     let calls_ok = match policy {
@@ -94,6 +109,16 @@ fn allocates(steps: &[Step]) -> bool {
     })
 }
 
+/// Notifications a server acts on by changing nothing: one no server implements (under
+/// `notifications/mcpcheck/`) and a cancellation (of nothing in flight: a shared session
+/// has no request outstanding when a scenario starts).
+fn inert_notification(method: &Template) -> bool {
+    method.0.as_str().is_some_and(|m| {
+        m == "notifications/cancelled"
+            || (m.starts_with("notifications/mcpcheck/") && !m.contains("${"))
+    })
+}
+
 /// What a shared scenario's requests may be, beyond the read-only methods.
 struct Allowed {
     /// Whether `tools/call` can change nothing (see [`needs_fresh`]).
@@ -104,26 +129,49 @@ struct Allowed {
 
 /// Rules that only answers to requests a scenario sends itself can break (pages,
 /// completions, unknown methods): never the handshake, never the shutdown.
-///
-/// Not `jsonrpc.id-echoed`: a server may answer with an id an earlier request of the
-/// session used (the misbehaving fixture's `stale-ping-id`), so a scenario that sends one
-/// request with an id of its own passes on a fresh server and fails on a shared one.
-fn own_requests_only(rule: &str) -> bool {
+fn own_requests_only(rule: &str, revision: Revision) -> bool {
     rule.starts_with("pagination.")
         || rule.starts_with("completion.")
         || rule == "jsonrpc.method-not-found-code"
         || rule == "jsonrpc.unknown-method-is-error"
         || handshake_cannot_hide(rule)
+        || (!revision.has_handshake() && stateless_per_request(rule))
+}
+
+/// 2026-07-28 rules judged on what the server sends while answering a request (its
+/// result, the logs, server requests and change notifications that travel with it):
+/// with no handshake and nothing carried between requests, only the scenario's own
+/// requests can break them.
+fn stateless_per_request(rule: &str) -> bool {
+    use crate::check::rules::*;
+    [
+        STATELESS_INPUT_REQUIRED,
+        STATELESS_LOG_AT_OR_ABOVE_LEVEL,
+        STATELESS_LOG_REQUESTED_ONLY,
+        STATELESS_NO_SERVER_REQUESTS,
+        STATELESS_CHANGE_NOTIFICATIONS_REQUESTED,
+        STATELESS_MISSING_CAPABILITY_ERROR,
+        TOOLS_X_MCP_HEADER,
+    ]
+    .iter()
+    .any(|r| r.id == rule)
 }
 
 /// MUST-level rules of answers: a session with a failure in its window is never shared
 /// (`Session::reusable`), so a shared session's handshake broke none of them, and nothing
 /// is pending when a shared scenario ends, so no answer of its own comes at a shutdown.
-/// (`jsonrpc.id-echoed` is not one: a server's wrong id can depend on the ids the session
-/// used before, as the misbehaving fixture's stale-ping-id shows.)
+/// A wrong id can depend on the ids the session used before (the misbehaving fixture's
+/// `stale-ping-id` answers with the previous ping's): each `jsonrpc.id-echoed` scenario
+/// sends a request of its own before the id it tests, so it sees such an answer on a
+/// fresh server as on a shared one.
 fn handshake_cannot_hide(rule: &str) -> bool {
-    use crate::check::rules::{JSONRPC_ERROR_SHAPE, SCHEMA_VALID};
-    [JSONRPC_ERROR_SHAPE.id, SCHEMA_VALID.id].contains(&rule)
+    use crate::check::rules::{JSONRPC_ERROR_SHAPE, JSONRPC_ID_ECHOED, SCHEMA_VALID};
+    [
+        JSONRPC_ERROR_SHAPE.id,
+        JSONRPC_ID_ECHOED.id,
+        SCHEMA_VALID.id,
+    ]
+    .contains(&rule)
 }
 
 /// The ids a scenario's requests choose themselves, as they go on the wire: a shared
@@ -166,7 +214,16 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, allowed),
             StepKind::Check { .. } => None,
             StepKind::Initialize(_) => Some("a second handshake".into()),
-            StepKind::Notify { .. } => Some("a notification".into()),
+            StepKind::Notify { method, .. } if !inert_notification(method) => {
+                Some("a notification".into())
+            }
+            StepKind::Notify { .. } => None,
+            // Silence after the scenario's own action, or no answer to its own notification
+            // (only a null id could answer one): nothing another scenario left is pending.
+            StepKind::Expect(Expectation::Nothing { .. }) => None,
+            StepKind::Expect(Expectation::Response {
+                id: Value::Null, ..
+            }) => None,
             StepKind::SendRaw(_) => Some("raw bytes".into()),
             StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
             StepKind::Burst { .. } => Some("a burst that measures the server's memory".into()),
@@ -243,15 +300,26 @@ mod tests {
         let cases = [
             "  - initialize: none\n",
             "  - initialize: { protocol_version: 1999-01-01 }\n",
-            "  - notify: notifications/mcpcheck/x\n",
+            "  - notify: notifications/roots/list_changed\n",
             "  - send_raw: \"{}\\n\"\n",
             "  - sleep: 10ms\n",
             "  - request: ping\n    expect: { nothing: 1s }\n",
-            "  - request: ping\n  - expect: { nothing: 1s }\n",
+            "  - expect: { notification: { method: notifications/message, within: 1s } }\n",
         ];
         for steps in cases {
             let yaml = format!("{HEAD}steps:\n{steps}");
             assert!(verdict(&yaml).is_some(), "shared: {steps}");
+        }
+        // Notifications a server changes nothing for, and silence after the scenario's
+        // own action, share.
+        let inert = [
+            "  - notify: notifications/mcpcheck/x\n  - expect: { response: { id: null, within: 1s, nothing: 1s } }\n",
+            "  - notify: { method: notifications/cancelled, params: { requestId: x } }\n  - expect: { nothing: 500ms }\n",
+            "  - request: ping\n  - expect: { nothing: 1s }\n",
+        ];
+        for steps in inert {
+            let yaml = format!("{HEAD}steps:\n{steps}");
+            assert_eq!(verdict(&yaml), None, "fresh: {steps}");
         }
         let fresh = format!("{HEAD}fresh: true\nsteps:\n  - request: ping\n");
         assert_eq!(verdict(&fresh).as_deref(), Some("it says `fresh: true`"));
@@ -266,10 +334,40 @@ mod tests {
             "a MUST of answers: the handshake hides none"
         );
         let echoed = format!("{HEAD}rule: jsonrpc.id-echoed\nsteps:\n  - request: ping\n");
-        assert!(
-            verdict(&echoed).is_some(),
-            "a wrong id may depend on earlier ids"
+        assert_eq!(verdict(&echoed), None, "the handshake hides no wrong id");
+        // At 2026-07-28 the rules of what travels with an answer are the scenario's own.
+        let logs =
+            format!("{HEAD}rule: stateless.log-requested-only\nsteps:\n  - request: tools/list\n");
+        let at = |rev| needs_fresh(&parse(&logs), rev, ToolPolicy::Readonly, false);
+        assert_eq!(at(Revision::V2026_07_28), None);
+        assert!(at(Revision::DEFAULT).is_some());
+    }
+
+    /// At 2026-07-28 a scenario's own client capabilities go in its requests' `_meta`, so
+    /// it shares; with a handshake they are the session's, so it does not.
+    #[test]
+    fn own_client_capabilities_share_only_without_a_handshake() {
+        let yaml = format!(
+            "{HEAD}steps:\n  - initialize: {{ capabilities: {{ elicitation: {{}} }} }}\n  - request: tools/list\n"
         );
+        let at = |rev| needs_fresh(&parse(&yaml), rev, ToolPolicy::Readonly, false);
+        assert_eq!(at(Revision::V2026_07_28), None);
+        assert!(
+            at(Revision::DEFAULT)
+                .unwrap()
+                .contains("a handshake of its own")
+        );
+        let version = yaml.replace(
+            "capabilities: { elicitation: {} }",
+            "capabilities: { elicitation: {} }, protocol_version: \"2025-06-18\"",
+        );
+        let own = needs_fresh(
+            &parse(&version),
+            Revision::V2026_07_28,
+            ToolPolicy::Readonly,
+            false,
+        );
+        assert!(own.is_some(), "its own version is its own handshake");
     }
 
     /// The default handshake's expectations are checked on the answer the session kept;

@@ -269,6 +269,16 @@ impl Session {
         false
     }
 
+    /// Lets everything the server sends for the messages so far arrive, where a `ping`
+    /// barrier can show it (stdio, a revision with `ping`, after `notifications/initialized`);
+    /// elsewhere it waits for nothing.
+    pub async fn settle(&mut self, window: Duration) {
+        let stdio = self.transport.pid().is_some();
+        if stdio && self.config.revision.has_handshake() && self.initialized_sent {
+            self.barrier(window, Duration::ZERO).await;
+        }
+    }
+
     /// Processes whatever arrives for `window`: used to see that nothing (or something)
     /// comes, and to collect notifications.
     pub async fn pump(&mut self, window: Duration) {

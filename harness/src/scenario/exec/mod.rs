@@ -31,7 +31,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::builtin_vars;
-use super::model::{Scenario, Template, TransportKind};
+use super::model::{Initialize, Scenario, StepKind, Template, TransportKind};
 use super::observe::{Attribution, Observer, Unobserved};
 use super::synth::TOOL_ARGS;
 use super::template::Vars;
@@ -262,6 +262,7 @@ pub async fn run_leased(
     } = exec;
     let healthy = session.reusable()
         && !matches!(skip, Some(Stop::Failed | Stop::Error(_)))
+        && !declares_own_capabilities(scenario)
         && wanted.is_some_and(|wanted| wanted());
     let (record, session) = if healthy {
         let mut session = session;
@@ -519,4 +520,15 @@ impl<'a> Executor<'a> {
             other => other.to_string(),
         })
     }
+}
+
+/// Whether the scenario declares client capabilities of its own (at 2026-07-28, in its
+/// requests' `_meta`, on a shared session). Its session serves no one after it: a server
+/// that wrongly carries capabilities from one request to the next would show it in
+/// whichever scenario came next, and that scenario's verdict would depend on the order.
+fn declares_own_capabilities(scenario: &Scenario) -> bool {
+    matches!(
+        scenario.steps.first().map(|s| &s.kind),
+        Some(StepKind::Initialize(Initialize::Handshake(o))) if o.capabilities.is_some()
+    )
 }

@@ -13,6 +13,10 @@ use crate::scenario::observe::{StepEnd, StepStart};
 use crate::scenario::template::UNIQUE;
 use crate::session::Handshake;
 
+/// The longest a `notify` step waits for what the server sent before it (see
+/// `Session::settle`).
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(500);
+
 impl Executor<'_> {
     pub(super) async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
@@ -178,6 +182,13 @@ impl Executor<'_> {
             StepKind::Notify { method, params } => {
                 let method = self.render_text(method, line)?;
                 let params = params.as_ref().map(|p| self.render(p, line)).transpose()?;
+                // What the server sent for earlier messages (a stray reply to the
+                // handshake's `notifications/initialized`, say) is not this notification's
+                // doing: a barrier first, and what the scenario waits for counts from here.
+                // A fresh session and a shared one then see the same.
+                self.session.settle(SETTLE).await;
+                self.collect();
+                self.mark = self.inbox.len();
                 self.session
                     .notify(&method, params)
                     .await
