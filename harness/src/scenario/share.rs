@@ -89,24 +89,9 @@ pub fn needs_fresh(
         ToolPolicy::Readonly => !tool_args,
         ToolPolicy::All => false,
     };
-    if let Some(why) = steps_need_fresh(rest, &Allowed { calls_ok, revision }) {
-        return Some(why);
-    }
-    // Ids it chooses next to ids the session allocates: on a session that has allocated
-    // for others, the next allocated id could be one the scenario is about to choose.
-    (!explicit_ids(scenario).is_empty() && allocates(rest))
-        .then(|| "explicit request ids next to requests without one".to_owned())
-}
-
-/// Whether any request of `steps` gets its id from the session.
-fn allocates(steps: &[Step]) -> bool {
-    steps.iter().any(|step| match &step.kind {
-        StepKind::Request(r) => r.id.is_none(),
-        StepKind::Concurrent(rs) => rs.iter().any(|r| r.id.is_none()),
-        StepKind::Paginate { .. } => true,
-        StepKind::ForEach { steps, .. } => allocates(steps),
-        _ => false,
-    })
+    // Ids it chooses itself next to ids the session allocates are fine: the session
+    // reserves the scenario's own for the scenario (`Session::reserve_ids`).
+    steps_need_fresh(rest, &Allowed { calls_ok, revision })
 }
 
 /// Notifications a server acts on by changing nothing: one no server implements (under
@@ -157,7 +142,8 @@ fn stateless_per_request(rule: &str) -> bool {
     .any(|r| r.id == rule)
 }
 
-/// MUST-level rules of answers: a session with a failure in its window is never shared
+/// MUST-level rules of answers (and of the version the handshake negotiated, checked on the
+/// answer a shared session kept): a session with a failure in its window is never shared
 /// (`Session::reusable`), so a shared session's handshake broke none of them, and nothing
 /// is pending when a shared scenario ends, so no answer of its own comes at a shutdown.
 /// A wrong id can depend on the ids the session used before (the misbehaving fixture's
@@ -165,10 +151,13 @@ fn stateless_per_request(rule: &str) -> bool {
 /// sends a request of its own before the id it tests, so it sees such an answer on a
 /// fresh server as on a shared one.
 fn handshake_cannot_hide(rule: &str) -> bool {
-    use crate::check::rules::{JSONRPC_ERROR_SHAPE, JSONRPC_ID_ECHOED, SCHEMA_VALID};
+    use crate::check::rules::{
+        JSONRPC_ERROR_SHAPE, JSONRPC_ID_ECHOED, LIFECYCLE_VERSION, SCHEMA_VALID,
+    };
     [
         JSONRPC_ERROR_SHAPE.id,
         JSONRPC_ID_ECHOED.id,
+        LIFECYCLE_VERSION.id,
         SCHEMA_VALID.id,
     ]
     .contains(&rule)
@@ -396,7 +385,11 @@ mod tests {
         );
         let mixed =
             format!("{HEAD}steps:\n  - request: ping\n  - request: {{ method: ping, id: 7 }}\n");
-        assert!(verdict(&mixed).unwrap().contains("explicit request ids"));
+        assert_eq!(
+            verdict(&mixed),
+            None,
+            "the session reserves the scenario's ids"
+        );
         assert_eq!(
             explicit_ids(&s),
             [

@@ -26,6 +26,7 @@ impl Session {
             if !self.pending.contains_key(&id)
                 && !self.answered.contains(&id)
                 && !self.expired.contains_key(&id)
+                && !self.reserved.contains(&id)
             {
                 return id;
             }

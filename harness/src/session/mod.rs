@@ -185,6 +185,8 @@ pub struct Session {
     /// Requests given up on after their timeout. A late answer is still checked (id type,
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
+    /// Ids the current scenario will choose itself: the session allocates none of them.
+    reserved: HashSet<RequestId>,
     unsolicited: VecDeque<Unsolicited>,
     /// Findings past [`MAX_PER_RULE`] of one rule: counted, not kept.
     suppressed: std::collections::BTreeMap<String, u64>,
@@ -244,6 +246,7 @@ impl Session {
             replies: HashMap::new(),
             answered: HashSet::new(),
             expired: HashMap::new(),
+            reserved: HashSet::new(),
             progressed: HashSet::new(),
             progress: ProgressHistory::default(),
             raw_progress_tokens: HashMap::new(),

@@ -238,4 +238,22 @@ mod tests {
             .collect();
         assert!(stray.is_empty(), "{stray:#?}");
     }
+
+    /// A scenario's own ids are never allocated by the session, whichever comes first: a
+    /// shared session may have allocated up to just below them.
+    #[test]
+    fn reserved_ids_are_never_allocated_until_the_next_window() {
+        let mut session = Session::new(
+            Box::new(Scripted(VecDeque::new())),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        );
+        session.reserve_ids([RequestId::int(1), RequestId::int(2), RequestId::int(4)]);
+        assert_eq!(session.allocate_id(), RequestId::int(3));
+        assert_eq!(session.allocate_id(), RequestId::int(5));
+        session.begin_window(Instant::now());
+        session.reserve_ids([RequestId::int(6)]);
+        assert_eq!(session.allocate_id(), RequestId::int(7));
+    }
 }

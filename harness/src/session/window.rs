@@ -16,6 +16,7 @@ impl Session {
     /// counted from `started`. The handshake, the revision spoken and the request ids
     /// already used carry over.
     pub fn begin_window(&mut self, started: Instant) {
+        self.reserved.clear();
         self.transcript = Transcript::new(started);
         self.findings.clear();
         self.suppressed.clear();
@@ -23,6 +24,12 @@ impl Session {
         // Progress tokens are the scenario's (`mcpcheck-1`, ...): a new scenario's token
         // is a new token, not a continuation of the last one with that name.
         self.progress = ProgressHistory::default();
+    }
+
+    /// Keeps the session from allocating `ids`, which the scenario will choose itself
+    /// (until the next window begins).
+    pub fn reserve_ids(&mut self, ids: impl IntoIterator<Item = RequestId>) {
+        self.reserved.extend(ids);
     }
 
     /// Whether the session can serve another scenario: handshake done, the server still

@@ -228,6 +228,8 @@ pub async fn run_leased(
             move |index, entry| observer.frame(&id, index, entry),
         )));
     }
+    // The ids it chooses itself are never the session's to allocate, whatever the order.
+    session.reserve_ids(super::share::explicit_ids(scenario));
     let stderr_log = session.stderr_log();
     // A fresh server's stderr is all the scenario's, even what it wrote before this line
     // (its start-up banner may already have been read); a kept one's starts here.
