@@ -1,18 +1,37 @@
 //! The JSON report: the run as serialized, plus the baseline comparison. Its format is
 //! documented by `reports/results.schema.json` (versioned by `format_version`).
+//!
+//! Serialized straight from the run, never through a `serde_json::Value` tree: with the
+//! transcripts of two legs that tree was most of a run's peak memory.
 
-use serde_json::Value;
+use serde::Serialize;
 
-use super::Input;
+use super::{Input, baseline};
+use crate::outcome::RunReport;
+
+/// One leg as the JSON report writes it: the run's own fields, then `deterministic` and
+/// the baseline comparison.
+#[derive(Debug, Serialize)]
+pub struct Leg<'a> {
+    #[serde(flatten)]
+    run: &'a RunReport,
+    deterministic: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a baseline::Comparison>,
+}
+
+impl<'a> Leg<'a> {
+    /// The leg of `input`.
+    pub fn of(input: &Input<'a>) -> Self {
+        Leg {
+            run: input.run,
+            deterministic: input.deterministic,
+            baseline: input.baseline,
+        }
+    }
+}
 
 /// Renders the JSON report (pretty-printed).
 pub fn render(input: &Input<'_>) -> Result<String, serde_json::Error> {
-    let mut v = serde_json::to_value(input.run)?;
-    if let Value::Object(map) = &mut v {
-        map.insert("deterministic".into(), Value::Bool(input.deterministic));
-        if let Some(b) = input.baseline {
-            map.insert("baseline".into(), serde_json::to_value(b)?);
-        }
-    }
-    serde_json::to_string_pretty(&v)
+    serde_json::to_string_pretty(&Leg::of(input))
 }

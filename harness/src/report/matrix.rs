@@ -157,28 +157,48 @@ impl LegRow {
 
 /// The JSON report: the verdict over every leg, and each leg as a single-revision report.
 pub fn json(m: &Matrix<'_>) -> Result<String, serde_json::Error> {
-    let mut legs = Vec::new();
-    for leg in &m.legs {
-        legs.push(match leg {
-            Leg::Ran(input) => serde_json::from_str::<Value>(&super::json::render(input)?)?,
-            Leg::NotSpoken { revision, reason } => json!({
-                "requested_revision": revision,
-                "not_spoken": reason,
-            }),
-        });
+    /// A leg: the run's report, or why the revision was not spoken.
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum LegJson<'a> {
+        Ran(super::json::Leg<'a>),
+        NotSpoken {
+            requested_revision: Revision,
+            not_spoken: &'a str,
+        },
     }
-    let server = m.ran().next().map(|i| i.run.server.clone());
-    let v = json!({
-        "format_version": REPORT_FORMAT_VERSION,
-        "mcpcheck_version": env!("CARGO_PKG_VERSION"),
-        "server": server,
-        "verdict": m.verdict(),
-        "exit_code": exit_code(m),
-        "deterministic": m.deterministic(),
-        "revisions": m.rows(),
-        "legs": legs,
-    });
-    serde_json::to_string_pretty(&v)
+    #[derive(Serialize)]
+    struct Report<'a> {
+        format_version: u32,
+        mcpcheck_version: &'static str,
+        server: Option<&'a str>,
+        verdict: RunVerdict,
+        exit_code: u8,
+        deterministic: bool,
+        revisions: Vec<LegRow>,
+        legs: Vec<LegJson<'a>>,
+    }
+    let legs = m
+        .legs
+        .iter()
+        .map(|leg| match leg {
+            Leg::Ran(input) => LegJson::Ran(super::json::Leg::of(input)),
+            Leg::NotSpoken { revision, reason } => LegJson::NotSpoken {
+                requested_revision: *revision,
+                not_spoken: reason,
+            },
+        })
+        .collect();
+    serde_json::to_string_pretty(&Report {
+        format_version: REPORT_FORMAT_VERSION,
+        mcpcheck_version: env!("CARGO_PKG_VERSION"),
+        server: m.ran().next().map(|i| i.run.server.as_str()),
+        verdict: m.verdict(),
+        exit_code: exit_code(m),
+        deterministic: m.deterministic(),
+        revisions: m.rows(),
+        legs,
+    })
 }
 
 /// The exit code the run ends with: 2 for a harness error, 1 when it does not pass.

@@ -19,6 +19,25 @@ pub const HEAD: usize = 2_000;
 pub const TAIL: usize = 1_000;
 /// Entries between head and tail kept because a finding points at them.
 pub const PINNED: usize = 1_000;
+/// Bytes of an entry's text kept: a 1 MiB request (or a server's 64 MiB line) would
+/// otherwise be held whole in every report and every event that carries it.
+pub const ENTRY_TEXT: usize = 64 * 1024;
+
+/// `text` cut to [`ENTRY_TEXT`] bytes (at a character boundary), saying how much was left
+/// out.
+fn clip(mut text: String) -> String {
+    if text.len() <= ENTRY_TEXT {
+        return text;
+    }
+    let total = text.len();
+    let mut cut = ENTRY_TEXT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(&format!("… ({} more bytes not kept)", total - cut));
+    text
+}
 
 /// The entries of a session, in order, within bounds (the rest counted as dropped).
 #[derive(Clone, Debug)]
@@ -77,7 +96,7 @@ impl Transcript {
         let entry = Entry {
             at: self.started.elapsed(),
             direction,
-            text: text.into(),
+            text: clip(text.into()),
             http: None,
         };
         let index = self.recorded;
@@ -215,6 +234,23 @@ mod tests {
     use super::*;
     use crate::check::rules;
     use crate::protocol::Revision;
+
+    #[test]
+    fn a_huge_entry_keeps_its_start_and_says_how_much_is_left_out() {
+        let mut t = Transcript::new(Instant::now());
+        let big = format!("{{\"pad\":\"{}\"}}", "é".repeat(ENTRY_TEXT));
+        let i = t.push(Direction::Sent, big.clone()).unwrap();
+        let kept = &t.get(i).unwrap().text;
+        assert!(kept.starts_with("{\"pad\":\"éé"), "{}", &kept[..20]);
+        let (start, note) = kept.split_once('…').expect("a note");
+        assert!(start.len() <= ENTRY_TEXT);
+        assert_eq!(
+            note,
+            format!(" ({} more bytes not kept)", big.len() - start.len())
+        );
+        let small = t.push(Direction::Sent, "{}").unwrap();
+        assert_eq!(t.get(small).unwrap().text, "{}");
+    }
 
     #[test]
     fn keeps_head_tail_and_pinned_and_moves_frames() {
