@@ -3,10 +3,11 @@
 //! Starting a server per scenario dominates a run against a slow-starting server (a
 //! Python or Node one), so the runner keeps a session per worker for the scenarios that
 //! cannot tell the difference: those that use the default handshake and then only send
-//! requests that change nothing another scenario could see. Anything else (a handshake
-//! of its own, raw bytes, notifications, waits for what the server does on its own, an
-//! exit, stderr, HTTP exchanges, sleeps, methods that set state)
-//! gets a fresh server, as does every scenario that says `fresh: true`.
+//! requests that change nothing another scenario could see, notifications a server acts
+//! on by changing nothing, raw input it must survive, and silence after their own action.
+//! Anything else (a handshake of its own, other notifications, waits for what the server
+//! does on its own, an exit, stderr, HTTP exchanges, sleeps, methods that set state) gets a
+//! fresh server, as does every scenario that says `fresh: true`.
 //!
 //! A scenario with its own `rule` also runs fresh, unless only its own later requests can
 //! break that rule: the session's checks of that rule count for it, and on a shared
@@ -213,7 +214,10 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             StepKind::Expect(Expectation::Response {
                 id: Value::Null, ..
             }) => None,
-            StepKind::SendRaw(_) => Some("raw bytes".into()),
+            // Malformed or odd input a server must survive: the scenario checks that it
+            // answers and goes on serving, and a session that is left with a request
+            // unanswered, a partial line or a MUST broken is retired (`Session::reusable`).
+            StepKind::SendRaw(_) => None,
             StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
             StepKind::Burst { .. } => Some("a burst that measures the server's memory".into()),
             StepKind::Sleep(_) => Some("a sleep".into()),
@@ -290,7 +294,6 @@ mod tests {
             "  - initialize: none\n",
             "  - initialize: { protocol_version: 1999-01-01 }\n",
             "  - notify: notifications/roots/list_changed\n",
-            "  - send_raw: \"{}\\n\"\n",
             "  - sleep: 10ms\n",
             "  - request: ping\n    expect: { nothing: 1s }\n",
             "  - expect: { notification: { method: notifications/message, within: 1s } }\n",

@@ -412,6 +412,9 @@ struct Executor<'a> {
     /// Inbox length when the last raw bytes were sent: a null-id response older than
     /// that cannot answer them.
     mark: usize,
+    /// Whether the session was settled before the scenario's first notification or raw
+    /// bytes (`Executor::settle`).
+    settled: bool,
     spec: String,
     severity: Severity,
     rule: String,
@@ -453,6 +456,7 @@ impl<'a> Executor<'a> {
             tools_listed: false,
             inbox: VecDeque::new(),
             mark: 0,
+            settled: false,
             spec,
             severity: scenario.severity,
             rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),

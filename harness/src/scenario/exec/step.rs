@@ -13,11 +13,24 @@ use crate::scenario::observe::{StepEnd, StepStart};
 use crate::scenario::template::UNIQUE;
 use crate::session::Handshake;
 
-/// The longest a `notify` step waits for what the server sent before it (see
-/// `Session::settle`).
+/// The longest the first `notify` or `send_raw` step waits for what the server sent
+/// before it (see `Session::settle`).
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Executor<'_> {
+    /// Before the scenario's first notification or raw bytes: what the server sent for
+    /// earlier messages (a stray reply to the handshake's `notifications/initialized`, say)
+    /// is not their doing, so a barrier lets it arrive and what the scenario waits for
+    /// counts from here. A fresh session and a shared one then see the same.
+    async fn settle(&mut self) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
+        self.session.settle(SETTLE).await;
+        self.collect();
+        self.mark = self.inbox.len();
+    }
+
     pub(super) async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
             if !self.observer.listening() {
@@ -182,13 +195,7 @@ impl Executor<'_> {
             StepKind::Notify { method, params } => {
                 let method = self.render_text(method, line)?;
                 let params = params.as_ref().map(|p| self.render(p, line)).transpose()?;
-                // What the server sent for earlier messages (a stray reply to the
-                // handshake's `notifications/initialized`, say) is not this notification's
-                // doing: a barrier first, and what the scenario waits for counts from here.
-                // A fresh session and a shared one then see the same.
-                self.session.settle(SETTLE).await;
-                self.collect();
-                self.mark = self.inbox.len();
+                self.settle().await;
                 self.session
                     .notify(&method, params)
                     .await
@@ -196,6 +203,7 @@ impl Executor<'_> {
             }
             StepKind::SendRaw(t) => {
                 let bytes = self.render_text(t, line)?;
+                self.settle().await;
                 self.register_raw_requests(&bytes);
                 self.collect();
                 self.mark = self.inbox.len();
