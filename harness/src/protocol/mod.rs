@@ -79,6 +79,18 @@ pub mod codes {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
+/// The result member that holds the items of an MCP list method (`tools/list` ->
+/// `tools`, ...), for the four lists the spec defines.
+pub fn list_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/list" => Some("tools"),
+        "prompts/list" => Some("prompts"),
+        "resources/list" => Some("resources"),
+        "resources/templates/list" => Some("resourceTemplates"),
+        _ => None,
+    }
+}
+
 /// A key as one reference token of a JSON Pointer (RFC 6901: `~` as `~0`, `/` as `~1`).
 pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")

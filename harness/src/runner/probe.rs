@@ -329,12 +329,7 @@ async fn paginate(
     session: &mut Session,
     method: &str,
 ) -> Result<Option<Vec<Value>>, crate::session::SessionError> {
-    let key = method.split('/').next().unwrap_or_default();
-    let key = if method == "resources/templates/list" {
-        "resourceTemplates"
-    } else {
-        key
-    };
+    let key = crate::protocol::list_key(method).unwrap_or_default();
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();

@@ -84,9 +84,8 @@ pub async fn run(
     swept: Swept,
     deadline: Deadline,
 ) {
-    let Swept { walls, known } = swept;
-    let (walls, known) = (Arc::new(walls), Arc::new(known));
-    let short = walls.ignores_eof().then(|| shortened(&config));
+    let swept = Arc::new(swept);
+    let short = swept.walls.ignores_eof().then(|| shortened(&config));
     let revision = config.session.revision;
     let shared: Vec<bool> = scenarios.iter().map(|s| shares(s, &config)).collect();
     let pool = Arc::new(Pool::new(shared.iter().filter(|s| **s).count()));
@@ -97,8 +96,7 @@ pub async fn run(
             Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
             _ => config.clone(),
         };
-        let (schemas, gate, walls) = (schemas.clone(), slots.clone(), walls.clone());
-        let known = known.clone();
+        let (schemas, gate, swept) = (schemas.clone(), slots.clone(), swept.clone());
         let pool = pool.clone();
         let events = events.clone();
         handles.push(tokio::spawn(async move {
@@ -115,11 +113,13 @@ pub async fn run(
                     reason: deadline.reason(),
                 })
             } else if applies(&scenario, &config) {
-                walls
+                swept
+                    .walls
                     .blocks(&scenario)
                     .map(|reason| Verdict::Blocked { reason })
                     .or_else(|| {
-                        known
+                        swept
+                            .known
                             .skip(&scenario, revision)
                             .map(|reason| Verdict::Skip { reason })
                     })

@@ -172,24 +172,15 @@ impl Executor<'_> {
                         "the server negotiated {spoken}, which this scenario does not cover"
                     )));
                 }
-                for need in &self.scenario.requires {
-                    match (need.declared, need.met_by(&profile.capabilities)) {
-                        (_, true) => {}
-                        (true, false) => {
-                            return Err(Stop::Skip(format!(
-                                "the server does not declare `{}`",
-                                need.capability
-                            )));
-                        }
-                        (false, false) => {
-                            return Err(Stop::Skip(format!(
-                                "the server declares `{}` (this checks servers without it)",
-                                need.capability
-                            )));
-                        }
-                    }
+                match self
+                    .scenario
+                    .requires
+                    .iter()
+                    .find_map(|need| need.unmet(&profile.capabilities))
+                {
+                    Some(why) => Err(Stop::Skip(why)),
+                    None => Ok(()),
                 }
-                Ok(())
             }
             StepKind::Request(r) => self.request(r).await,
             StepKind::Notify { method, params } => {

@@ -104,6 +104,18 @@ impl Requirement {
         let declared = !cap.is_none_or(Value::is_null);
         declared == self.declared
     }
+
+    /// Why a scenario with this requirement does not apply to a server with
+    /// `capabilities`, or `None` when it is met.
+    pub fn unmet(&self, capabilities: &Value) -> Option<String> {
+        (!self.met_by(capabilities)).then(|| match self.declared {
+            true => format!("the server does not declare `{}`", self.capability),
+            false => format!(
+                "the server declares `{}` (this checks servers without it)",
+                self.capability
+            ),
+        })
+    }
 }
 
 impl std::fmt::Display for Requirement {

@@ -37,14 +37,6 @@ pub const STEP_KINDS: &[&str] = &[
 /// How long a wait lasts when `within` is not given.
 pub const DEFAULT_WITHIN: Duration = Duration::from_secs(5);
 
-/// List methods whose item key `paginate` knows without being told.
-const LIST_KEYS: &[(&str, &str)] = &[
-    ("tools/list", "tools"),
-    ("prompts/list", "prompts"),
-    ("resources/list", "resources"),
-    ("resources/templates/list", "resourceTemplates"),
-];
-
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
@@ -505,8 +497,9 @@ fn paginate(ctx: &Ctx<'_>, value: &Node, on_error: OnError, scope: &mut Scope) -
     let method = plain_string(ctx, mnode, "`method`")?;
     let key = match map.get("key") {
         Some(k) => plain_string(ctx, k, "`key`")?.to_owned(),
-        None => match LIST_KEYS.iter().find(|(m, _)| *m == method) {
-            Some((_, k)) => (*k).to_owned(),
+        // List methods whose item key `paginate` knows without being told.
+        None => match crate::protocol::list_key(method) {
+            Some(k) => k.to_owned(),
             None => {
                 return Err(ctx
                     .error(mnode, format!("`paginate` over `{method}` needs `key`"))
