@@ -81,7 +81,7 @@ pub async fn run(
         &plan.scenarios,
         plan.exec.clone(),
         store,
-        plan.slots.clone(),
+        (plan.slots.clone(), plan.jobs),
         events.clone(),
         suite::Swept { walls, known },
         deadline,

@@ -72,14 +72,14 @@ pub struct Swept {
     pub known: Known,
 }
 
-/// Runs `scenarios`, each holding one of `slots` while it runs, emitting each scenario's
-/// events into `events` as they happen (started, steps, frames, findings, skipped or
-/// harness error, finished with its outcome).
+/// Runs `scenarios`, each holding one of the `jobs` `slots` while it runs, emitting each
+/// scenario's events into `events` as they happen (started, steps, frames, findings,
+/// skipped or harness error, finished with its outcome).
 pub async fn run(
     scenarios: &[Scenario],
     config: Arc<ExecConfig>,
     schemas: Arc<SchemaStore>,
-    slots: Arc<Semaphore>,
+    (slots, jobs): (Arc<Semaphore>, usize),
     events: Emitter,
     swept: Swept,
     deadline: Deadline,
@@ -88,7 +88,14 @@ pub async fn run(
     let short = swept.walls.ignores_eof().then(|| shortened(&config));
     let revision = config.session.revision;
     let shared: Vec<bool> = scenarios.iter().map(|s| shares(s, &config)).collect();
-    let pool = Arc::new(Pool::new(shared.iter().filter(|s| **s).count()));
+    let chosen = scenarios
+        .iter()
+        .zip(&shared)
+        .filter(|(_, shared)| **shared)
+        .flat_map(|(s, _)| share::explicit_ids(s))
+        .collect();
+    let count = shared.iter().filter(|s| **s).count();
+    let pool = Arc::new(Pool::new(count, shared_sessions(jobs), chosen));
     let mut handles = Vec::new();
     for (scenario, shared) in scenarios.iter().zip(shared) {
         let scenario = scenario.clone();
@@ -100,6 +107,31 @@ pub async fn run(
         let pool = pool.clone();
         let events = events.clone();
         handles.push(tokio::spawn(async move {
+            let swept_verdict = applies(&scenario, &config)
+                .then(|| {
+                    swept
+                        .walls
+                        .blocks(&scenario)
+                        .map(|reason| Verdict::Blocked { reason })
+                        .or_else(|| {
+                            swept
+                                .known
+                                .skip(&scenario, revision)
+                                .map(|reason| Verdict::Skip { reason })
+                        })
+                })
+                .flatten();
+            // A shared scenario waits for its session before it takes a slot, so the
+            // slots go to scenarios that can run meanwhile.
+            let leased = match shared && swept_verdict.is_none() {
+                true => {
+                    // Only a session that has not used an id the scenario chooses.
+                    let ids = share::explicit_ids(&scenario);
+                    let lease = pool.lease(|s| !ids.iter().any(|id| s.used_id(id)));
+                    tokio::time::timeout_at(deadline.at, lease).await.ok()
+                }
+                false => None,
+            };
             let _permit = gate
                 .acquire_owned()
                 .await
@@ -112,41 +144,33 @@ pub async fn run(
                 Some(Verdict::Blocked {
                     reason: deadline.reason(),
                 })
-            } else if applies(&scenario, &config) {
-                swept
-                    .walls
-                    .blocks(&scenario)
-                    .map(|reason| Verdict::Blocked { reason })
-                    .or_else(|| {
-                        swept
-                            .known
-                            .skip(&scenario, revision)
-                            .map(|reason| Verdict::Skip { reason })
-                    })
             } else {
-                None
+                swept_verdict
             };
             let outcome = match decided {
                 Some(verdict) => {
-                    if shared {
-                        pool.pass();
+                    match leased {
+                        // A session it got but will not use goes to the next scenario.
+                        Some((lease, seat)) => match lease.into_session() {
+                            Some(session) => seat.give_back(session),
+                            None => drop(seat),
+                        },
+                        None if shared => pool.pass(),
+                        None => {}
                     }
                     not_run(&scenario, revision, verdict)
                 }
                 None => {
                     let observer = Arc::new(events.clone());
-                    // Only a session that has not used an id the scenario chooses.
-                    let ids = share::explicit_ids(&scenario);
-                    let lease = if shared {
-                        pool.lease(|s| !ids.iter().any(|id| s.used_id(id)))
-                    } else {
-                        Lease::Fresh
+                    let (lease, seat) = match leased {
+                        Some((lease, seat)) => (lease, Some(seat)),
+                        None => (Lease::Fresh, None),
                     };
                     let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
                     match tokio::time::timeout_at(deadline.at, run).await {
                         Ok((outcome, session)) => {
-                            if let Some(session) = session {
-                                pool.give_back(session);
+                            if let (Some(session), Some(seat)) = (session, seat) {
+                                seat.give_back(session);
                             }
                             outcome
                         }
@@ -186,6 +210,16 @@ fn shares(scenario: &Scenario, config: &ExecConfig) -> bool {
             !config.tool_args.is_empty(),
         )
         .is_none()
+}
+
+/// Most shared sessions a leg keeps at once: one per core (at least two), and no more
+/// than `jobs`. Shared scenarios take milliseconds on a warm server, and every session
+/// more is a server start, which for a Python or Node server is about a second of CPU
+/// (on 2 cores, one session per leg made the Python SDK server's run a third slower than
+/// two, and three no faster).
+fn shared_sessions(jobs: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
+    cores.min(jobs)
 }
 
 /// Whether the scenario would start a server at all (otherwise the executor skips it at

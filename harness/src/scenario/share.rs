@@ -70,6 +70,11 @@ pub fn needs_fresh(
             if *o
                 == (InitializeOverrides {
                     expect: o.expect.clone(),
+                    protocol_version: asks_spoken(o, revision).then(|| {
+                        o.protocol_version
+                            .clone()
+                            .expect("asks_spoken saw a version")
+                    }),
                     ..Default::default()
                 }) => {}
         // At 2026-07-28 the client's capabilities travel in each request's `_meta`: other
@@ -83,6 +88,10 @@ pub fn needs_fresh(
                         capabilities: o.capabilities.clone(),
                         ..Default::default()
                     }) => {}
+        // At 2026-07-28 "no handshake" only means that no `server/discover` comes first;
+        // a stateless server serves a request the same whatever came before it. A scenario
+        // about being the first request says `fresh: true`.
+        StepKind::Initialize(Initialize::None) if !revision.has_handshake() => {}
         _ => return Some(format!("line {}: a handshake of its own", first.line)),
     }
     let calls_ok = match policy {
@@ -93,6 +102,17 @@ pub fn needs_fresh(
     // Ids it chooses itself next to ids the session allocates are fine: the session
     // reserves the scenario's own for the scenario (`Session::reserve_ids`).
     steps_need_fresh(rest, &Allowed { calls_ok, revision })
+}
+
+/// Whether the handshake asks, in so many words, for the revision the run speaks: the
+/// default handshake at a revision with one (`lifecycle/version-echo-2025-11-25` on the
+/// 2025-11-25 leg).
+fn asks_spoken(o: &InitializeOverrides, revision: Revision) -> bool {
+    revision.has_handshake()
+        && o.protocol_version
+            .as_ref()
+            .and_then(|t| t.0.as_str())
+            .is_some_and(|v| v == revision.as_str())
 }
 
 /// Notifications a server acts on by changing nothing: one no server implements (under
@@ -120,6 +140,8 @@ fn own_requests_only(rule: &str, revision: Revision) -> bool {
         || rule.starts_with("completion.")
         || rule == "jsonrpc.method-not-found-code"
         || rule == "jsonrpc.unknown-method-is-error"
+        // Only a batch makes a batch answer: the scenario's own.
+        || rule == crate::check::rules::JSONRPC_BATCH.id
         || handshake_cannot_hide(rule)
         || (!revision.has_handshake() && stateless_per_request(rule))
 }
@@ -176,6 +198,8 @@ pub fn explicit_ids(scenario: &Scenario) -> Vec<RequestId> {
                     out.extend(rs.iter().filter_map(|r| r.id.as_ref().and_then(request_id)))
                 }
                 StepKind::ForEach { steps, .. } => walk(steps, out),
+                // The answer to a request of its own raw bytes.
+                StepKind::Expect(Expectation::Response { id, .. }) => out.extend(request_id(id)),
                 _ => {}
             }
         }
@@ -214,13 +238,21 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             StepKind::Expect(Expectation::Response {
                 id: Value::Null, ..
             }) => None,
+            // The answer to a request of its own raw bytes, by an id no one else used (see
+            // [`explicit_ids`]); another id is an error the executor reports.
+            StepKind::Expect(Expectation::Response { id, .. }) if request_id(id).is_some() => None,
             // Malformed or odd input a server must survive: the scenario checks that it
             // answers and goes on serving, and a session that is left with a request
             // unanswered, a partial line or a MUST broken is retired (`Session::reusable`).
             StepKind::SendRaw(_) => None,
             StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
-            StepKind::Burst { .. } => Some("a burst that measures the server's memory".into()),
-            StepKind::Sleep(_) => Some("a sleep".into()),
+            // Memory growth per request of its own burst: the requests before it on the
+            // session are not in the measured half, and no other scenario runs on the
+            // session meanwhile.
+            StepKind::Burst { .. } => None,
+            // A pause for what its own requests cause (the later answers of a batch, the
+            // logs of a tool call): like silence after its own action.
+            StepKind::Sleep(_) => None,
             StepKind::Http(_) | StepKind::Auth(_) => Some("an HTTP exchange".into()),
             StepKind::Negotiate(_) => Some("sessions of its own (version negotiation)".into()),
         };
@@ -294,7 +326,6 @@ mod tests {
             "  - initialize: none\n",
             "  - initialize: { protocol_version: 1999-01-01 }\n",
             "  - notify: notifications/roots/list_changed\n",
-            "  - sleep: 10ms\n",
             "  - request: ping\n    expect: { nothing: 1s }\n",
             "  - expect: { notification: { method: notifications/message, within: 1s } }\n",
         ];
@@ -308,6 +339,10 @@ mod tests {
             "  - notify: notifications/mcpcheck/x\n  - expect: { response: { id: null, within: 1s, nothing: 1s } }\n",
             "  - notify: { method: notifications/cancelled, params: { requestId: x } }\n  - expect: { nothing: 500ms }\n",
             "  - request: ping\n  - expect: { nothing: 1s }\n",
+            "  - request: tools/list\n  - sleep: 10ms\n",
+            // The answer to its own raw request, and a burst of its own.
+            "  - send_raw: \"{}\"\n  - expect: { response: { id: raw-1, within: 1s, result: {} } }\n",
+            "  - burst: { method: ping, count: 10 }\n",
         ];
         for steps in inert {
             let yaml = format!("{HEAD}steps:\n{steps}");
@@ -319,6 +354,12 @@ mod tests {
         assert!(verdict(&ruled).is_some());
         let paged = format!("{HEAD}rule: pagination.terminates\nsteps:\n  - request: ping\n");
         assert_eq!(verdict(&paged), None);
+        let batch = format!("{HEAD}rule: jsonrpc.batch-allowed\nsteps:\n  - request: ping\n");
+        assert_eq!(
+            verdict(&batch),
+            None,
+            "only its own batch gets a batch answer"
+        );
         let errors = format!("{HEAD}rule: jsonrpc.error-object\nsteps:\n  - request: ping\n");
         assert_eq!(
             verdict(&errors),
@@ -374,6 +415,26 @@ mod tests {
             "{HEAD}steps:\n  - initialize: {{ protocol_version: 2025-06-18 }}\n    expect: {{ result: {{}} }}\n"
         );
         assert!(verdict(&asked).unwrap().contains("a handshake of its own"));
+        // Asking, in so many words, for the revision spoken is the default handshake.
+        let spoken = asked.replace("2025-06-18", Revision::DEFAULT.as_str());
+        assert_eq!(verdict(&spoken), None);
+        let later = needs_fresh(
+            &parse(&spoken),
+            Revision::V2025_06_18,
+            ToolPolicy::Readonly,
+            false,
+        );
+        assert!(later.is_some(), "another revision's leg: its own handshake");
+    }
+
+    /// Without a handshake, no `server/discover` first changes nothing a stateless
+    /// server serves; with one, a scenario without it is about the handshake.
+    #[test]
+    fn no_handshake_shares_only_at_the_stateless_revision() {
+        let yaml = format!("{HEAD}steps:\n  - initialize: none\n  - request: tools/list\n");
+        let at = |rev| needs_fresh(&parse(&yaml), rev, ToolPolicy::Readonly, false);
+        assert_eq!(at(Revision::V2026_07_28), None);
+        assert!(at(Revision::DEFAULT).is_some());
     }
 
     /// Explicit ids share: the runner matches them against the ids a session used.

@@ -187,6 +187,11 @@ pub struct Session {
     expired: HashMap<RequestId, Pending>,
     /// Ids the current scenario will choose itself: the session allocates none of them.
     reserved: HashSet<RequestId>,
+    /// Ids never to allocate, whatever the window (the shared scenarios' own).
+    chosen: HashSet<RequestId>,
+    /// Expired requests the server read and did not answer, as a later request's answer
+    /// showed (`forgive_unanswered`): no sign of a stuck or buffering server.
+    forgiven: HashSet<RequestId>,
     unsolicited: VecDeque<Unsolicited>,
     /// Findings past [`MAX_PER_RULE`] of one rule: counted, not kept.
     suppressed: std::collections::BTreeMap<String, u64>,
@@ -247,6 +252,8 @@ impl Session {
             answered: HashSet::new(),
             expired: HashMap::new(),
             reserved: HashSet::new(),
+            chosen: HashSet::new(),
+            forgiven: HashSet::new(),
             progressed: HashSet::new(),
             progress: ProgressHistory::default(),
             raw_progress_tokens: HashMap::new(),

@@ -14,7 +14,14 @@ impl Session {
         // whole timeout and then came the moment stdin closed was held in a buffer. Over
         // HTTP there is no stdin to close.
         let stdio = self.transport.pid().is_some();
-        let given_up = self.expired.len();
+        // Requests the server was seen to ignore (`forgive_unanswered`) are not held ones.
+        let unforgiven = |s: &Self| {
+            s.expired
+                .keys()
+                .filter(|id| !s.forgiven.contains(*id))
+                .count()
+        };
+        let given_up = unforgiven(&self);
         // Whether the server got an answer out before the end of its input, and which
         // handshake requests were still open: evidence that it writes at all.
         let answered_before = !self.answered.is_empty();
@@ -28,7 +35,7 @@ impl Session {
             self.ingest(item).await;
         }
         let rev = self.revision;
-        let held = given_up.saturating_sub(self.expired.len());
+        let held = given_up.saturating_sub(unforgiven(&self));
         // An answer left without its newline also completes only at the end of the stream:
         // that is the framing's finding, not a buffer's.
         let unterminated = self

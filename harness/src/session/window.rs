@@ -24,12 +24,22 @@ impl Session {
         // Progress tokens are the scenario's (`mcpcheck-1`, ...): a new scenario's token
         // is a new token, not a continuation of the last one with that name.
         self.progress = ProgressHistory::default();
+        // 2026-07-28 carries nothing from one request to the next: the log levels and
+        // client capabilities that count are those of the new scenario's own requests.
+        self.lowest_log_level = None;
+        self.declared_so_far = serde_json::json!({});
     }
 
     /// Keeps the session from allocating `ids`, which the scenario will choose itself
     /// (until the next window begins).
     pub fn reserve_ids(&mut self, ids: impl IntoIterator<Item = RequestId>) {
         self.reserved.extend(ids);
+    }
+
+    /// Keeps the session from ever allocating `ids` (the ids every scenario that may
+    /// share it chooses itself).
+    pub fn never_allocate(&mut self, ids: impl IntoIterator<Item = RequestId>) {
+        self.chosen.extend(ids);
     }
 
     /// Whether the session can serve another scenario: handshake done, the server still
@@ -42,7 +52,7 @@ impl Session {
             && !self.stdout_closed
             && self.exit.is_none()
             && self.pending.is_empty()
-            && self.expired.is_empty()
+            && self.expired.keys().all(|id| self.forgiven.contains(id))
             && self.raw_partial_line.is_empty()
             && !self
                 .findings

@@ -36,6 +36,7 @@ use super::observe::{Attribution, Observer, Unobserved};
 use super::synth::TOOL_ARGS;
 use super::template::Vars;
 use crate::check::{Finding, Severity};
+use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig, SessionError, Unsolicited};
 use crate::transport::StderrExcerpt;
@@ -102,6 +103,9 @@ pub enum Lease {
         session: Option<Box<Session>>,
         /// Whether another scenario may still want it.
         wanted: Wanted,
+        /// Ids the suite's shared scenarios choose themselves, which the session never
+        /// allocates (so no scenario has to wait for a session that has not used them).
+        chosen: Arc<[RequestId]>,
     },
 }
 
@@ -194,9 +198,13 @@ pub async fn run_leased(
         );
         return (done, lease.into_session());
     }
-    let (wanted, kept) = match lease {
-        Lease::Fresh => (None, None),
-        Lease::Shared { session, wanted } => (Some(wanted), session),
+    let (wanted, kept, chosen) = match lease {
+        Lease::Fresh => (None, None, None),
+        Lease::Shared {
+            session,
+            wanted,
+            chosen,
+        } => (Some(wanted), session, Some(chosen)),
     };
     let reused = kept.is_some();
     let mut session = match kept {
@@ -230,6 +238,9 @@ pub async fn run_leased(
     }
     // The ids it chooses itself are never the session's to allocate, whatever the order.
     session.reserve_ids(super::share::explicit_ids(scenario));
+    if let Some(chosen) = chosen {
+        session.never_allocate(chosen.iter().cloned());
+    }
     let stderr_log = session.stderr_log();
     // A fresh server's stderr is all the scenario's, even what it wrote before this line
     // (its start-up banner may already have been read); a kept one's starts here.
@@ -262,12 +273,17 @@ pub async fn run_leased(
         results_judged,
         ..
     } = exec;
+    let mut session = session;
+    // A request of its own the server read and ignored (invalid JSON-RPC it need not
+    // answer) need not cost the next scenario a server: a ping shows it is still serving.
+    if wanted.is_some() && !matches!(skip, Some(Stop::Failed | Stop::Error(_))) {
+        session.forgive_unanswered(config.session.timeout).await;
+    }
     let healthy = session.reusable()
         && !matches!(skip, Some(Stop::Failed | Stop::Error(_)))
         && !declares_own_capabilities(scenario)
         && wanted.is_some_and(|wanted| wanted());
     let (record, session) = if healthy {
-        let mut session = session;
         (session.take_window(), Some(session))
     } else {
         (session.finish().await, None)
@@ -352,7 +368,7 @@ impl std::fmt::Debug for Lease {
 
 impl Lease {
     /// The session a scenario that never started leaves for the next one.
-    fn into_session(self) -> Option<Session> {
+    pub fn into_session(self) -> Option<Session> {
         match self {
             Lease::Fresh => None,
             Lease::Shared { session, .. } => session.map(|s| *s),

@@ -118,6 +118,15 @@ impl Executor<'_> {
                     capabilities: o.capabilities.clone(),
                     skip_initialized: o.skip_initialized,
                 };
+                // Asking, in so many words, for the revision the session speaks is the
+                // default handshake (a shared session's, or one it keeps for others).
+                let asked = self.session.revision();
+                let handshake = Handshake {
+                    protocol_version: handshake
+                        .protocol_version
+                        .filter(|v| !(asked.has_handshake() && v == asked.as_str())),
+                    ..handshake
+                };
                 let shared = self
                     .session
                     .profile()

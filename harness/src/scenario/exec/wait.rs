@@ -149,10 +149,21 @@ impl Executor<'_> {
                     ResponseExpectation::Nothing(_) => *within,
                     _ => self.session.window_for_first_answer(*within),
                 };
+                // No answer, or an error a server SHOULD send (to input it may also just
+                // drop): once a later request is answered, the server has handled the
+                // message, so the wait ends there (a barrier), not at the window.
+                let wait = match expect {
+                    ResponseExpectation::Nothing(_) | ResponseExpectation::Error { .. } => {
+                        self.collect();
+                        self.session.barrier(window, BARRIER_GRACE).await;
+                        Duration::ZERO
+                    }
+                    _ => window,
+                };
                 let reply = match id {
-                    Value::Null => self.null_id_response(window).await,
+                    Value::Null => self.null_id_response(wait).await,
                     other => match id_of(other) {
-                        Some(rid) => self.session.poll_reply(&rid, window).await,
+                        Some(rid) => self.session.poll_reply(&rid, wait).await,
                         None => {
                             return Err(Stop::Error(format!(
                                 "{}:{line}: id {other} is not a string, number or null",
