@@ -28,17 +28,18 @@ pub enum Planned {
     NotSpoken(Revision, String),
 }
 
-/// The legs of the run, oldest revision first. Probes print what they saw on stderr.
-pub async fn plan(args: &mut RunArgs) -> anyhow::Result<Vec<Planned>> {
+/// The legs of the run, oldest revision first, and the probes' sessions that can open
+/// them. Probes print what they saw on stderr.
+pub async fn plan(args: &mut RunArgs) -> anyhow::Result<(Vec<Planned>, auto::Opened)> {
     let requested = args
         .protocol
         .protocol_version
         .clone()
         .unwrap_or(RevisionArg::Eras);
     match requested {
-        RevisionArg::Exact(r) => Ok(vec![Planned::Run(r)]),
+        RevisionArg::Exact(r) => Ok((vec![Planned::Run(r)], auto::Opened::default())),
         RevisionArg::Auto | RevisionArg::Eras => {
-            let support = detect(args).await?;
+            let (support, opened) = detect(args).await?;
             let eras: Vec<Revision> = if requested == RevisionArg::Auto {
                 eprintln!("{}", support.summary());
                 support.chosen().into_iter().collect()
@@ -50,13 +51,13 @@ pub async fn plan(args: &mut RunArgs) -> anyhow::Result<Vec<Planned>> {
                 // Nothing shared: the run at the offered revision gives the verdict (a
                 // failed handshake is a finding, not a usage error).
                 eprintln!("checking at {}", support.offered);
-                return Ok(vec![Planned::Run(support.offered)]);
+                return Ok((vec![Planned::Run(support.offered)], opened));
             }
             if requested == RevisionArg::Eras {
                 let names: Vec<&str> = eras.iter().map(|r| r.as_str()).collect();
                 eprintln!("checking each era the server speaks: {}", names.join(", "));
             }
-            Ok(eras.into_iter().map(Planned::Run).collect())
+            Ok((eras.into_iter().map(Planned::Run).collect(), opened))
         }
         RevisionArg::List(list) => {
             let mut legs = Vec::new();
@@ -76,7 +77,7 @@ pub async fn plan(args: &mut RunArgs) -> anyhow::Result<Vec<Planned>> {
                 }
                 legs.push(leg);
             }
-            Ok(legs)
+            Ok((legs, auto::Opened::default()))
         }
     }
 }
@@ -89,7 +90,7 @@ pub fn at(args: &mut RunArgs, revision: Revision) -> anyhow::Result<(ProbeConfig
 
 /// Both probes of `auto` and `eras`: `server/discover` (when the transport has a stateless
 /// form) and `initialize` offering the newest handshake revision.
-async fn detect(args: &mut RunArgs) -> anyhow::Result<auto::Support> {
+async fn detect(args: &mut RunArgs) -> anyhow::Result<(auto::Support, auto::Opened)> {
     // `--transport sse` has no stateless form: then only the handshake is probed.
     let modern = at(args, Revision::V2026_07_28).ok().map(|(c, _)| c);
     let (legacy, search) = at(args, Revision::DEFAULT)?;

@@ -47,7 +47,7 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         all.extend(resolve::tool_args(args.tool_args.as_deref())?);
         all
     });
-    let planned = legs::plan(&mut args).await?;
+    let (planned, mut opened) = legs::plan(&mut args).await?;
     let multi = planned.len() > 1;
     // The sinks are resolved at a revision that resolves (secrets do not depend on it).
     if let Some(r) = planned.iter().find_map(|p| match p {
@@ -105,6 +105,10 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     let legs = runs.iter().zip(turns).zip(handoffs).enumerate();
     let legs = legs.map(|(k, ((&n, turn), handoff))| {
         let (probe, search) = settings[n].clone().expect("a leg that runs has settings");
+        let opened = match &planned[n] {
+            legs::Planned::Run(revision) => opened.take(*revision),
+            legs::Planned::NotSpoken(..) => None,
+        };
         let relay = relays[k].clone();
         let next = runs.get(k + 1).copied();
         let total = planned.len();
@@ -115,6 +119,7 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             slots: slots.clone(),
             jobs,
             take_snapshot: k == 0,
+            opened,
         };
         async move {
             let ran = leg(args, planned_leg, relay, tool_args).await;
@@ -137,7 +142,11 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             ran
         }
     });
-    let mut ran_legs = futures_util::future::join_all(legs).await.into_iter();
+    // The legs take their sessions as they are built: collected first, so what no leg
+    // took is known (and shut down alongside them).
+    let legs: Vec<_> = legs.collect();
+    let (ran_legs, ()) = tokio::join!(futures_util::future::join_all(legs), opened.close());
+    let mut ran_legs = ran_legs.into_iter();
     let mut ends = Vec::new();
     let mut emitters = Vec::new();
     let mut redact_all: Option<Redactor> = None;
@@ -247,6 +256,8 @@ struct PlannedLeg {
     jobs: usize,
     /// Whether this leg takes the `--snapshot-dir` snapshot (the first leg that runs).
     take_snapshot: bool,
+    /// A planning probe's session that opens this leg's sweep (`auto::Opened`).
+    opened: Option<crate::session::Session>,
 }
 
 /// Runs one leg: the sweep and the suite at its revision, told to `relay` (into the
@@ -263,6 +274,7 @@ async fn leg(
         slots,
         jobs,
         take_snapshot,
+        opened,
     } = planned;
     probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
     let scenarios =
@@ -295,6 +307,7 @@ async fn leg(
         jobs,
         slots,
         deadline: args.deadline,
+        opened: std::sync::Mutex::new(opened),
     };
     if let Err(e) = crate::runner::run::run(&plan, store.clone(), &events).await {
         events.emit(Event::HarnessError {

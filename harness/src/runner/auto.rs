@@ -126,28 +126,65 @@ impl Support {
     }
 }
 
+/// The probes' sessions that can open a leg: over stdio, a session whose handshake (or
+/// `server/discover`) went exactly as the leg's sweep would do it serves as that sweep's
+/// session instead of a new server (each start of a Python or Node server costs about a
+/// second of CPU).
+#[derive(Debug, Default)]
+pub struct Opened {
+    sessions: Vec<(Revision, Session)>,
+}
+
+impl Opened {
+    /// The session that opened a leg at `revision`, if a probe left one.
+    pub fn take(&mut self, revision: Revision) -> Option<Session> {
+        let at = self.sessions.iter().position(|(r, _)| *r == revision)?;
+        Some(self.sessions.swap_remove(at).1)
+    }
+
+    /// Shuts down the sessions no leg took: their servers must not outlive the run.
+    pub async fn close(self) {
+        for (_, session) in self.sessions {
+            session.finish().await;
+        }
+    }
+}
+
 /// Runs both probes. `modern` and `legacy` are the run's target resolved for 2026-07-28
-/// (`None`: the transport cannot speak it) and for the newest handshake revision. Never fails: a probe that cannot start or gets
-/// nothing says so in its outcome.
+/// (`None`: the transport cannot speak it) and for the newest handshake revision. Never
+/// fails: a probe that cannot start or gets nothing says so in its outcome. A probe whose
+/// session can open its revision's leg leaves it in [`Opened`].
 pub async fn detect(
     modern: Option<&ProbeConfig>,
     legacy: &ProbeConfig,
     schemas: Arc<SchemaStore>,
-) -> Support {
+) -> (Support, Opened) {
     // Both at once, each on its own connection: a legacy server may let `server/discover`
     // go unanswered for its whole wait, and a slow one starts twice either way.
     let discovered = async {
         match modern {
             Some(modern) => discover(modern, schemas.clone()).await,
-            None => Discover::Legacy("not probed (the transport has no stateless form)".into()),
+            None => (
+                Discover::Legacy("not probed (the transport has no stateless form)".into()),
+                None,
+            ),
         }
     };
-    let (discover, handshake) = tokio::join!(discovered, handshake(legacy, schemas.clone()));
-    Support {
+    let ((discover, modern_session), (handshake, legacy_session)) =
+        tokio::join!(discovered, handshake(legacy, schemas.clone()));
+    let mut opened = Opened::default();
+    if let (Some(modern), Some(session)) = (modern, modern_session) {
+        opened.sessions.push((modern.session.revision, session));
+    }
+    if let Some(session) = legacy_session {
+        opened.sessions.push((legacy.session.revision, session));
+    }
+    let support = Support {
         discover,
         offered: legacy.session.revision,
         handshake,
-    }
+    };
+    (support, opened)
 }
 
 /// Whether the server speaks the revision `config` asks for, before its leg runs: `Err`
@@ -157,14 +194,14 @@ pub async fn detect(
 pub async fn speaks(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<(), String> {
     let wanted = config.session.revision;
     if wanted.has_handshake() {
-        return match handshake(config, schemas).await {
+        return match handshake(config, schemas).await.0 {
             Handshaken::Negotiated(v) if v != wanted.as_str() => Err(format!(
                 "initialize offering {wanted}: the server negotiated {v}"
             )),
             _ => Ok(()),
         };
     }
-    match discover(config, schemas).await {
+    match discover(config, schemas).await.0 {
         Discover::Modern { supported } if supported.iter().any(|v| v == wanted.as_str()) => Ok(()),
         Discover::Modern { supported } => Err(format!(
             "server/discover lists {}",
@@ -178,7 +215,7 @@ pub async fn speaks(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<(
     }
 }
 
-async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Discover {
+async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> (Discover, Option<Session>) {
     // The probe is the first request, so its wait includes the server's start-up.
     let mut session_config = config.session.clone();
     let wait = session_config.startup_timeout.min(DISCOVER_WAIT);
@@ -187,7 +224,7 @@ async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Discover {
     let started = Instant::now();
     let transport = match config.target.open(started) {
         Ok(t) => t,
-        Err(e) => return Discover::Legacy(format!("could not connect: {e}")),
+        Err(e) => return (Discover::Legacy(format!("could not connect: {e}")), None),
     };
     let mut session = Session::new(transport, schemas, session_config, started);
     let outcome = match session.initialize_with(&Handshake::default()).await {
@@ -219,15 +256,43 @@ async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Discover {
             Some(e) => Discover::Legacy(format!("error {} \"{}\"", e.code, e.message)),
         },
     };
-    session.finish().await;
-    outcome
+    // Answered with the supported versions (not an error): the sweep's own opening, with
+    // the leg's waits from here on.
+    let spoken = matches!(&outcome, Discover::Modern { supported } if supported.iter().any(|v| v == config.session.revision.as_str()))
+        && session
+            .handshake_reply()
+            .is_some_and(|r| r.error().is_none());
+    match keep(session, spoken, config).await {
+        Some(mut session) => {
+            session.set_waits(&config.session);
+            (outcome, Some(session))
+        }
+        None => (outcome, None),
+    }
 }
 
-async fn handshake(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Handshaken {
+/// `session` when it can open its revision's leg (`usable`, over stdio, healthy);
+/// otherwise it is shut down.
+async fn keep(session: Session, usable: bool, config: &ProbeConfig) -> Option<Session> {
+    let stdio = matches!(
+        config.target,
+        crate::transport::target::Target::Stdio { .. }
+    );
+    if usable && stdio && session.reusable() {
+        return Some(session);
+    }
+    session.finish().await;
+    None
+}
+
+async fn handshake(
+    config: &ProbeConfig,
+    schemas: Arc<SchemaStore>,
+) -> (Handshaken, Option<Session>) {
     let started = Instant::now();
     let transport = match config.target.open(started) {
         Ok(t) => t,
-        Err(e) => return Handshaken::Refused(format!("could not connect: {e}")),
+        Err(e) => return (Handshaken::Refused(format!("could not connect: {e}")), None),
     };
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let outcome = match session.initialize_with(&Handshake::default()).await {
@@ -238,8 +303,10 @@ async fn handshake(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Handshake
             (None, None) => Handshaken::Refused("answered without `protocolVersion`".into()),
         },
     };
-    session.finish().await;
-    outcome
+    // The revision offered was negotiated: the leg at it would open just so.
+    let spoken = outcome == Handshaken::Negotiated(config.session.revision.as_str().to_owned());
+    let session = keep(session, spoken, config).await;
+    (outcome, session)
 }
 
 #[cfg(test)]

@@ -45,10 +45,38 @@ pub async fn sweep(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
 ) -> Result<(RunReport, Walls, Known), TransportError> {
+    sweep_on(config, schemas, None).await
+}
+
+/// [`sweep`], going on on `opened` when given: a session whose handshake (or
+/// `server/discover`) a planning probe did just as the sweep would, so its answer is
+/// judged here and no second server starts.
+pub async fn sweep_on(
+    config: &ProbeConfig,
+    schemas: Arc<SchemaStore>,
+    opened: Option<Session>,
+) -> Result<(RunReport, Walls, Known), TransportError> {
     let started = Instant::now();
     let mut walls = Walls::default();
-    let transport = config.target.open(started)?;
-    let mut session = Session::new(transport, schemas, config.session.clone(), started);
+    let opened = match opened {
+        Some(mut session) if session.schemas_agree(&schemas) => {
+            session.use_schemas(schemas.clone());
+            Some(session)
+        }
+        Some(session) => {
+            session.finish().await;
+            None
+        }
+        None => None,
+    };
+    let (mut session, handshaken) = match opened {
+        Some(session) => (session, true),
+        None => {
+            let transport = config.target.open(started)?;
+            let session = Session::new(transport, schemas, config.session.clone(), started);
+            (session, false)
+        }
+    };
     let mut steps = Vec::new();
     let mut tools = None;
     // 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
@@ -59,7 +87,13 @@ pub async fn sweep(
         "initialize"
     };
 
-    let profile = match session.initialize().await {
+    // A kept session always has its profile (`Session::reusable`).
+    let kept = session.profile().cloned().filter(|_| handshaken);
+    let opening_done = match kept {
+        Some(profile) => Ok(profile),
+        None => session.initialize().await,
+    };
+    let profile = match opening_done {
         Ok(profile) => {
             steps.push(step_result(&session, opening, 0));
             Some(profile)

@@ -16,6 +16,7 @@ use super::walls::Walls;
 use crate::scenario::Scenario;
 use crate::scenario::exec::ExecConfig;
 use crate::schema::SchemaStore;
+use crate::session::Session;
 use crate::transport::TransportError;
 
 /// Everything a run needs, resolved from the arguments and the config file.
@@ -35,6 +36,9 @@ pub struct RunPlan {
     /// The whole run's budget (`--deadline`): when it passes, what runs is cut off and
     /// the rest is blocked.
     pub deadline: Duration,
+    /// A session a planning probe opened just as the sweep would (`auto::Opened`): the
+    /// sweep goes on on it instead of starting a server.
+    pub opened: std::sync::Mutex<Option<Session>>,
 }
 
 /// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every
@@ -54,7 +58,8 @@ pub async fn run(
     let started = std::time::Instant::now();
     let sweep = async {
         let _slot = plan.slots.acquire().await;
-        probe::sweep(&plan.probe, store.clone()).await
+        let opened = plan.opened.lock().map(|mut o| o.take()).unwrap_or(None);
+        probe::sweep_on(&plan.probe, store.clone(), opened).await
     };
     let (sweep, walls, known) = match tokio::time::timeout_at(deadline.at, sweep).await {
         Ok(swept) => swept?,

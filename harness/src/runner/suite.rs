@@ -96,8 +96,12 @@ pub async fn run(
         .collect();
     let count = shared.iter().filter(|s| **s).count();
     let pool = Arc::new(Pool::new(count, shared_sessions(jobs), chosen));
+    // A shared scenario that ends its session (`share::closes_session`) starts after the
+    // other shared ones: the session it ends is then one nobody else wants.
+    let mut order: Vec<(&Scenario, bool)> = scenarios.iter().zip(shared).collect();
+    order.sort_by_key(|(s, shared)| *shared && share::closes_session(s));
     let mut handles = Vec::new();
-    for (scenario, shared) in scenarios.iter().zip(shared) {
+    for &(scenario, shared) in &order {
         let scenario = scenario.clone();
         let config = match &short {
             Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
@@ -187,7 +191,7 @@ pub async fn run(
             events::scenario_finished(&events, outcome);
         }));
     }
-    for (h, s) in handles.into_iter().zip(scenarios) {
+    for (h, (s, _)) in handles.into_iter().zip(order) {
         if let Err(e) = h.await {
             // The task died (a panic): its scenario still ends, as a harness error.
             let reason = format!("the scenario task failed: {e}");

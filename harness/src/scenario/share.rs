@@ -57,6 +57,7 @@ pub fn needs_fresh(
         .rule
         .as_deref()
         .filter(|r| !own_requests_only(r, revision))
+        .filter(|r| !(closes_session(scenario) && *r == crate::check::rules::STDIO_SHUTDOWN.id))
     {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
@@ -101,7 +102,25 @@ pub fn needs_fresh(
     };
     // Ids it chooses itself next to ids the session allocates are fine: the session
     // reserves the scenario's own for the scenario (`Session::reserve_ids`).
-    steps_need_fresh(rest, &Allowed { calls_ok, revision })
+    steps_need_fresh(
+        rest,
+        &Allowed {
+            top: true,
+            calls_ok,
+            revision,
+        },
+    )
+}
+
+/// Whether the scenario ends its session itself: its last step closes the server's input
+/// and waits for the exit (`stdio/exit-on-stdin-close`). On a shared session the shutdown
+/// is then in its window, as on a fresh one; the runner starts such scenarios after the
+/// other shared ones, so the session it ends is one no one else wanted any more.
+pub fn closes_session(scenario: &Scenario) -> bool {
+    matches!(
+        scenario.steps.last().map(|s| &s.kind),
+        Some(StepKind::Expect(Expectation::Exit { .. }))
+    )
 }
 
 /// Whether the handshake asks, in so many words, for the revision the run speaks: the
@@ -126,7 +145,11 @@ fn inert_notification(method: &Template) -> bool {
 }
 
 /// What a shared scenario's requests may be, beyond the read-only methods.
+#[derive(Clone, Copy)]
 struct Allowed {
+    /// Whether these are the scenario's own steps (not a loop's), where the last may end
+    /// the session.
+    top: bool,
     /// Whether `tools/call` can change nothing (see [`needs_fresh`]).
     calls_ok: bool,
     /// The revision spoken, which decides what `${probe}` is.
@@ -220,12 +243,19 @@ fn request_id(id: &Value) -> Option<RequestId> {
 }
 
 fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
-    steps.iter().find_map(|step| {
+    let last = steps.len().saturating_sub(1);
+    steps.iter().enumerate().find_map(|(at, step)| {
         let why = match &step.kind {
             StepKind::Request(r) => request_needs_fresh(r, allowed),
             StepKind::Concurrent(rs) => rs.iter().find_map(|r| request_needs_fresh(r, allowed)),
             StepKind::Paginate { method, .. } => method_needs_fresh(method, allowed),
-            StepKind::ForEach { steps, .. } => return steps_need_fresh(steps, allowed),
+            StepKind::ForEach { steps, .. } => {
+                let inner = Allowed {
+                    top: false,
+                    ..*allowed
+                };
+                return steps_need_fresh(steps, &inner);
+            }
             StepKind::Check { .. } => None,
             StepKind::Initialize(_) => Some("a second handshake".into()),
             StepKind::Notify { method, .. } if !inert_notification(method) => {
@@ -245,6 +275,8 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             // answers and goes on serving, and a session that is left with a request
             // unanswered, a partial line or a MUST broken is retired (`Session::reusable`).
             StepKind::SendRaw(_) => None,
+            // The end of the session, as its last step (see [`closes_session`]).
+            StepKind::Expect(Expectation::Exit { .. }) if at == last && allowed.top => None,
             StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
             // Memory growth per request of its own burst: the requests before it on the
             // session are not in the measured half, and no other scenario runs on the

@@ -276,6 +276,13 @@ impl Session {
         }
     }
 
+    /// Takes the timeouts of `config` (a probe opened the session with its own short ones,
+    /// and it goes on as a leg's sweep).
+    pub fn set_waits(&mut self, config: &SessionConfig) {
+        self.config.timeout = config.timeout;
+        self.config.startup_timeout = config.startup_timeout;
+    }
+
     /// The revision spoken now (the requested one until the server answers otherwise).
     pub fn revision(&self) -> Revision {
         self.revision

@@ -1,14 +1,31 @@
 //! Schema validation of inbound messages against the negotiated revision's official
 //! schema, and the record of whether it ran (a missing schema is a skip, never a pass).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::{SchemaStatus, Session};
 use crate::check::schema::{self as schema_check, MessageKind};
 use crate::protocol::Revision;
-use crate::schema::Target;
+use crate::schema::{SchemaStore, Target};
 
 impl Session {
+    /// Whether `store` judges this session's revision as the session's own store did (both
+    /// disabled, or both with or both without its schema), so it can take over
+    /// ([`use_schemas`](Self::use_schemas)) with the messages so far judged alike: a
+    /// planning probe's session, opened before the leg resolved its schemas (fetched,
+    /// `--no-schema`), goes on as the leg's sweep only then.
+    pub fn schemas_agree(&self, store: &SchemaStore) -> bool {
+        let has = |s: &SchemaStore| s.get(self.revision).is_ok();
+        self.schemas.is_disabled() == store.is_disabled() && has(&self.schemas) == has(store)
+    }
+
+    /// Validates what comes from now on with `store`.
+    pub fn use_schemas(&mut self, store: Arc<SchemaStore>) {
+        self.schemas = store;
+    }
+
     /// The result definition of a client request `method` in `revision`.
     pub(super) fn result_definition(&self, revision: Revision, method: &str) -> Option<String> {
         let set = self.schemas.get(revision);
