@@ -65,8 +65,12 @@ one_run() {
   printf '%s %s %s %s' "$code" "$wall" "$(echo "$user + $sys" | bc)" "${summary:-?}"
 }
 
+# Every scenario's verdict, per leg (a run of two legs has its scenarios under "legs").
 verdicts() {
-  python3 -c 'import json,sys; print(json.dumps({s["id"]: s["verdict"] for s in json.load(open(sys.argv[1]))["scenarios"]}, sort_keys=True))' "$1" 2>/dev/null
+  python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+legs = r.get("legs") or [r]
+print(json.dumps({l["revision"] + " " + s["id"]: s["verdict"] for l in legs for s in l["scenarios"]}, sort_keys=True))' "$1" 2>/dev/null
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, --jobs $jobs"
