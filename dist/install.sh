@@ -7,8 +7,11 @@
 #   curl -fsSL .../download/v0.1.0/mcpcheck-installer.sh | MCPCHECK_VERSION=v0.1.0 sh
 #
 # Environment: MCPCHECK_VERSION (a tag such as v0.1.0; default: the latest release),
-# MCPCHECK_INSTALL_DIR, MCPCHECK_DOWNLOAD_BASE (a mirror of the release downloads, with
-# `latest/download` and `download/<tag>` beneath it).
+# MCPCHECK_SHA256 (the archive's SHA-256 as you pinned it: then the release's own .sha256
+# file is not trusted, so a release whose archive and checksum were both replaced is
+# refused), MCPCHECK_INSTALL_DIR, MCPCHECK_DOWNLOAD_BASE (a mirror of the release
+# downloads, with `latest/download` and `download/<tag>` beneath it). The GitHub Action
+# (.github/actions/mcpcheck) installs with this script.
 set -eu
 
 repo="mcpcheck/mcpcheck"
@@ -55,8 +58,12 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 say "downloading $name ($version)"
 fetch "$url/$name.tar.gz" "$tmp/$name.tar.gz" || die "downloading $url/$name.tar.gz failed"
-fetch "$url/$name.tar.gz.sha256" "$tmp/$name.tar.gz.sha256" || die "downloading the checksum failed"
-expected="$(cut -d ' ' -f 1 < "$tmp/$name.tar.gz.sha256")"
+if [ -n "${MCPCHECK_SHA256:-}" ]; then
+    expected="$MCPCHECK_SHA256"
+else
+    fetch "$url/$name.tar.gz.sha256" "$tmp/$name.tar.gz.sha256" || die "downloading the checksum failed"
+    expected="$(cut -d ' ' -f 1 < "$tmp/$name.tar.gz.sha256")"
+fi
 actual="$(digest "$tmp/$name.tar.gz")"
 [ -n "$expected" ] && [ "$expected" = "$actual" ] \
     || die "checksum mismatch for $name.tar.gz (expected $expected, got $actual); nothing installed"
