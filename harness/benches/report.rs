@@ -109,6 +109,7 @@ fn synthetic() -> RunReport {
             instructions: None,
             supported_versions: vec![],
         }),
+        partition: None,
         verdict: Verdict::Pass,
         fail_on: FailOn::Failure,
         counts: Counts::default(),

@@ -5,13 +5,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Subcommand};
+use clap::{ArgGroup, Args, Subcommand};
 
 use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
 use crate::outcome::{FailOn, ToolPolicy};
 
 /// The flags of `mcpcheck run`.
 #[derive(Debug, Args)]
+// The HTTP-only flags (`--bearer-env`, `--header`, ...) need an endpoint: `--url`, or the
+// one `--serve` starts.
+#[command(group(ArgGroup::new("http_target").args(["url", "serve"]).multiple(true)))]
 pub struct RunArgs {
     /// Settings file (default: ./mcpcheck.toml when present); flags override its settings.
     #[arg(long, value_name = "FILE")]
@@ -79,15 +82,15 @@ pub struct RunArgs {
     pub timeout: Duration,
     /// Environment variable holding an expired token for --url: the `auth/` scenarios
     /// check it is answered with 401 (redacted from every output).
-    #[arg(long, value_name = "VAR", requires = "url")]
+    #[arg(long, value_name = "VAR", requires = "http_target")]
     pub expired_token_env: Option<String>,
     /// Environment variable holding a token without a scope the server requires: checked
     /// to get 403 `insufficient_scope` (redacted from every output).
-    #[arg(long, value_name = "VAR", requires = "url")]
+    #[arg(long, value_name = "VAR", requires = "http_target")]
     pub insufficient_scope_token_env: Option<String>,
     /// Environment variable holding a token issued for another resource (audience):
     /// checked to be rejected with 401 (redacted from every output).
-    #[arg(long, value_name = "VAR", requires = "url")]
+    #[arg(long, value_name = "VAR", requires = "http_target")]
     pub foreign_token_env: Option<String>,
     /// Longest line accepted from the server, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::framing::DEFAULT_MAX_FRAME)]

@@ -35,18 +35,18 @@ pub struct HttpFlags {
     pub url: Option<String>,
     /// The HTTP transport of --url: auto (detect as the spec's backwards-compatibility
     /// section says), streamable-http (2025-03-26 on) or sse (the HTTP+SSE of 2024-11-05).
-    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "url")]
+    #[arg(long, value_enum, default_value_t = HttpTransportArg::Auto, requires = "http_target")]
     pub transport: HttpTransportArg,
     /// An HTTP header sent on every request to --url (repeatable), e.g. "X-Api-Key: abc".
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "http_target")]
     pub headers: Vec<String>,
     /// Environment variable holding a bearer token for --url; it is sent as
     /// `Authorization: Bearer ...` and redacted from every output.
-    #[arg(long, value_name = "VAR", requires = "url")]
+    #[arg(long, value_name = "VAR", requires = "http_target")]
     pub bearer_env: Option<String>,
     /// A PEM file of CA certificates to trust for an https:// --url (e.g. a local server's
     /// self-signed certificate), beside the system's roots.
-    #[arg(long, value_name = "FILE", requires = "url")]
+    #[arg(long, value_name = "FILE", requires = "http_target")]
     pub cacert: Option<PathBuf>,
 }
 

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 
 use super::UsageError;
 use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
@@ -17,6 +17,7 @@ use crate::transport::target::Target;
 
 /// The arguments of `mcpcheck fuzz`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("http_target").args(["url"])))]
 pub struct FuzzArgs {
     /// How to start a stdio server.
     #[command(flatten)]

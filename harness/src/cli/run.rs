@@ -20,6 +20,7 @@ use crate::runner::probe::ProbeConfig;
 use crate::runner::relay::Relay;
 use crate::runner::run::RunPlan;
 use crate::scenario::exec::ExecConfig;
+use crate::schema::SchemaStore;
 
 /// Runs `mcpcheck run` with `args` (`matches` tells flags given from defaults, for the
 /// config file).
@@ -65,6 +66,17 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             legs::Planned::NotSpoken(..) => None,
         });
     }
+    // Every leg's schema before any leg starts: a missing one stops the run (exit 2) before
+    // an earlier leg could print a verdict.
+    let mut stores = Vec::new();
+    for s in &settings {
+        stores.push(match s {
+            Some((probe, search)) => Some(Arc::new(
+                super::ci::schema_store(&args.ci, search.clone(), probe.session.revision).await?,
+            )),
+            None => None,
+        });
+    }
     let args = &args;
     let jobs = args.jobs.unwrap_or_else(default_jobs);
     // One set of slots for every leg: `--jobs` bounds the servers of the whole run.
@@ -104,7 +116,10 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     let handoffs = handoffs.map(Some).chain(std::iter::once(None));
     let legs = runs.iter().zip(turns).zip(handoffs).enumerate();
     let legs = legs.map(|(k, ((&n, turn), handoff))| {
-        let (probe, search) = settings[n].clone().expect("a leg that runs has settings");
+        let (probe, _) = settings[n].clone().expect("a leg that runs has settings");
+        let store = stores[n]
+            .clone()
+            .expect("a leg that runs has a schema store");
         let opened = match &planned[n] {
             legs::Planned::Run(revision) => opened.take(*revision),
             legs::Planned::NotSpoken(..) => None,
@@ -115,7 +130,7 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         let (sinks, relays, heading, tool_args) = (&sinks, &relays, &heading, &tool_args);
         let planned_leg = PlannedLeg {
             probe,
-            search,
+            store,
             slots: slots.clone(),
             jobs,
             take_snapshot: k == 0,
@@ -250,7 +265,8 @@ struct Ran {
 /// A leg about to run: its settings, resolved before any leg started.
 struct PlannedLeg {
     probe: ProbeConfig,
-    search: crate::schema::SearchPath,
+    /// The leg's schemas, found or fetched before any leg started.
+    store: Arc<SchemaStore>,
     /// The run's server slots, shared with the other legs.
     slots: Arc<Semaphore>,
     jobs: usize,
@@ -270,7 +286,7 @@ async fn leg(
 ) -> anyhow::Result<Ran> {
     let PlannedLeg {
         mut probe,
-        search,
+        store,
         slots,
         jobs,
         take_snapshot,
@@ -281,7 +297,6 @@ async fn leg(
         resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let scenarios = crate::scenario::official::select(args.profile, scenarios);
     let scenarios = super::ci::partition(&args.ci, scenarios);
-    let store = Arc::new(super::ci::schema_store(&args.ci, search, probe.session.revision).await?);
     // A bearer token never leaves the process, whatever echoed it: every report file and
     // every printed line goes through this.
     let secrets: Redactor = Arc::new(probe.target.secrets().to_vec());
@@ -320,6 +335,7 @@ async fn leg(
         .finish()
         .context("the run ended without a protocol sweep")?;
     report.set_fail_on(args.reports.fail_on);
+    report.partition = args.ci.partition.map(|p| p.to_string());
     if take_snapshot && let Some(dir) = &args.snapshot_dir {
         report.add_snapshot(snapshot(args, &plan.probe, dir).await?);
     }

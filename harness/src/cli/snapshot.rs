@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Args;
+use clap::{ArgGroup, Args};
 
 use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
 use super::{EXIT_FINDINGS, UsageError, resolve};
@@ -16,6 +16,7 @@ use crate::transport::stdio::{ServerCommand, StdioOptions};
 
 /// The flags of `mcpcheck snapshot`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("http_target").args(["url"])))]
 pub struct SnapshotArgs {
     /// How to start a stdio server.
     #[command(flatten)]

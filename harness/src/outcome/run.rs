@@ -91,6 +91,9 @@ pub struct RunReport {
     /// What the server said about itself; none when the handshake failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<ServerProfile>,
+    /// `--partition K/N` (as `K/N`): this report covers only that share of the scenarios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
     /// Pass or fail, before the baseline is applied.
     pub verdict: RunVerdict,
     /// What fails the run (`--fail-on`).
@@ -131,6 +134,7 @@ impl RunReport {
             requested_revision: revision,
             revision,
             profile: None,
+            partition: None,
             verdict: RunVerdict::Pass,
             fail_on: FailOn::default(),
             counts: Counts::default(),

@@ -288,6 +288,11 @@ pub fn footer(report: &RunReport) -> String {
     for note in super::summary::policy_notes(&report.scenarios) {
         let _ = writeln!(w, "note: {note}");
     }
+    // Beside the verdict too, not only in the header: a PASS without schema checks is a
+    // weaker claim.
+    if let crate::outcome::SchemaStatus::Disabled { reason } = &report.schema {
+        let _ = writeln!(w, "note: schema checks DISABLED ({reason})");
+    }
     out
 }
 

@@ -15,7 +15,7 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 use super::Input;
 use super::matrix::{Leg, Matrix};
 use super::summary::{self, area};
-use crate::outcome::{Finding, ScenarioOutcome, Severity, StepStatus, Verdict};
+use crate::outcome::{Finding, ScenarioOutcome, SchemaStatus, Severity, StepStatus, Verdict};
 
 /// Renders the JUnit XML document.
 pub fn render(input: &Input<'_>) -> Result<String, quick_junit::SerializeError> {
@@ -87,6 +87,19 @@ fn build(input: &Input<'_>) -> Report {
     protocol.add_property(Property::new("revision", r.revision.as_str()));
     if let Some(id) = summary::server_identity(r) {
         protocol.add_property(Property::new("serverInfo", id));
+    }
+    // A run without schema checks says so where CI dashboards show suite properties.
+    match &r.schema {
+        SchemaStatus::Checked { .. } => {}
+        SchemaStatus::Skipped { reason } => {
+            protocol.add_property(Property::new("schema", format!("SKIPPED: {reason}")));
+        }
+        SchemaStatus::Disabled { reason } => {
+            protocol.add_property(Property::new(
+                "schema",
+                format!("DISABLED: {reason}; no message was schema-checked"),
+            ));
+        }
     }
     for step in &r.steps {
         let status = match &step.status {

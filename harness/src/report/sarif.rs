@@ -55,7 +55,7 @@ pub fn render(input: &Input<'_>) -> Result<String, serde_json::Error> {
         )
         .automation_details(
             RunAutomationDetails::builder()
-                .id(format!("mcpcheck/{}/{}/", server.slug, r.revision))
+                .id(category(&server, r))
                 .build(),
         )
         .invocations(vec![invocation(r)])
@@ -378,6 +378,21 @@ impl ServerArtifact {
 
     fn location(&self) -> Location {
         physical(self.uri.clone(), None)
+    }
+}
+
+/// `automationDetails.id`: one category per target, revision leg and `--partition` share
+/// (code scanning replaces a category's alerts with each upload, so the shares of a split
+/// run must not overwrite each other); the trailing `/` leaves the run id empty.
+fn category(server: &ServerArtifact, r: &RunReport) -> String {
+    match &r.partition {
+        Some(p) => format!(
+            "mcpcheck/{}/{}/part-{}/",
+            server.slug,
+            r.revision,
+            p.replace('/', "-of-")
+        ),
+        None => format!("mcpcheck/{}/{}/", server.slug, r.revision),
     }
 }
 

@@ -234,6 +234,7 @@ pub async fn sweep_on(
         requested_revision: requested,
         revision,
         profile,
+        partition: None,
         verdict: if counts.failures > 0 {
             RunVerdict::Fail
         } else {
@@ -416,6 +417,7 @@ pub fn cut_off(config: &ProbeConfig, reason: &str, took: std::time::Duration) ->
         requested_revision: config.session.revision,
         revision: config.session.revision,
         profile: None,
+        partition: None,
         verdict: RunVerdict::Fail,
         fail_on: FailOn::default(),
         counts: Counts::default(),

@@ -224,3 +224,38 @@ fn multitool_complaints(sarif: &std::path::Path) -> Option<Vec<String>> {
             .collect(),
     )
 }
+
+/// A `--partition` share names itself: `partition` in the JSON report, and a SARIF
+/// category of its own, so the legs of a split CI matrix can each upload to code scanning
+/// without replacing each other's alerts.
+#[test]
+fn a_partition_has_its_own_sarif_category() {
+    let dir = tempfile_path("sarif-partition");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = mcpcheck()
+        .current_dir(&dir)
+        .args([
+            "run",
+            "--protocol-version",
+            "2025-11-25",
+            "--partition",
+            "2/3",
+        ])
+        .args(["--report", "sarif=r.sarif", "--report", "json=r.json", "--"])
+        .arg(reference())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let read = |p: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(p)).unwrap()).unwrap()
+    };
+    let id = read("r.sarif")["runs"][0]["automationDetails"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        id.starts_with("mcpcheck/") && id.ends_with("/2025-11-25/part-2-of-3/"),
+        "{id}"
+    );
+    assert_eq!(single_leg(read("r.json"))["partition"], "2/3");
+}

@@ -68,11 +68,13 @@ fn no_schema_runs_and_every_report_says_schema_checks_were_disabled() {
     let home = tempfile_path("cold-home-noschema");
     let dir = tempfile_path("noschema-reports");
     let (json, md, html) = (dir.join("r.json"), dir.join("r.md"), dir.join("r.html"));
+    let junit = dir.join("r.xml");
     let out = cold(&home, &closed_port())
         .args(["run", "--no-schema", "--include", "lifecycle/*"])
         .arg(format!("--report=json={}", json.display()))
         .arg(format!("--report=markdown={}", md.display()))
         .arg(format!("--report=html={}", html.display()))
+        .arg(format!("--report=junit={}", junit.display()))
         .arg("--")
         .arg(reference())
         .output()
@@ -80,6 +82,19 @@ fn no_schema_runs_and_every_report_says_schema_checks_were_disabled() {
     let text = describe(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("schema checks are DISABLED"), "{text}");
+    let verdict = text.lines().position(|l| l.starts_with("PASS:"));
+    let note = text
+        .lines()
+        .position(|l| l.starts_with("note: schema checks DISABLED"));
+    assert!(
+        matches!((verdict, note), (Some(v), Some(n)) if n > v),
+        "the note follows the verdict line: {text}"
+    );
+    let junit = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        junit.contains("<property name=\"schema\" value=\"DISABLED:"),
+        "{junit}"
+    );
     assert!(
         text.contains("schema   DISABLED:"),
         "terminal header: {text}"
@@ -230,4 +245,32 @@ fn a_negotiated_revision_without_a_schema_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("the server negotiated it"), "{text}");
     assert!(text.contains("mcpcheck schemas fetch"), "{text}");
+}
+
+/// Every leg's schema is settled before any leg runs: when a later leg's cannot be had,
+/// the run stops with exit 2 before an earlier leg prints a verdict.
+#[test]
+fn a_later_legs_missing_schema_stops_the_run_before_any_verdict() {
+    let home = tempfile_path("cold-home-legs");
+    let only = tempfile_path("only-2025-11-25");
+    std::fs::create_dir_all(&only).unwrap();
+    let link = only.join("2025-11-25");
+    if !link.exists() {
+        std::os::unix::fs::symlink(schema_dir().join("2025-11-25"), &link).unwrap();
+    }
+    let out = cold(&home, &closed_port())
+        .arg("run")
+        .arg("--schema-dir")
+        .arg(&only)
+        .args(["--protocol-version", "2025-11-25,2025-06-18", "--"])
+        .arg(reference())
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("no schema for 2025-06-18"), "{text}");
+    assert!(
+        !text.contains("PASS"),
+        "no leg's verdict before the stop: {text}"
+    );
 }

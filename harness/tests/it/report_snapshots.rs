@@ -129,6 +129,7 @@ fn sample() -> RunReport {
             instructions: None,
             supported_versions: vec![],
         }),
+        partition: None,
         verdict: Verdict::Pass,
         fail_on: FailOn::Failure,
         counts: Counts::of(std::slice::from_ref(&sweep_warning)),
