@@ -242,3 +242,46 @@ fn the_python_sdk_protected_server_passes_the_auth_scenarios() {
         }
     }
 }
+
+/// What a user of a protected server runs: the whole default suite (both revision legs)
+/// with only the token mcpcheck needs, the server started by `--serve` on a free port
+/// (the HTTP-only flags work with `--serve` as with `--url`). The auth scenarios that
+/// need no other token run and pass; nothing fails.
+#[test]
+fn the_python_sdk_protected_server_passes_the_whole_suite_with_its_token() {
+    let Some(python) = python_venv() else {
+        return; // `require` already failed the test under CI.
+    };
+    let script = workspace().join("thirdparty/mcp_sdk_protected.py");
+    let serve = format!("{} {} {{port}}", python.display(), script.display());
+    let args = [
+        &["--serve", &serve, "--bearer-env", "MCPCHECK_T_VALID"][..],
+        &FAST,
+        &["--protocol-version", "eras"],
+    ]
+    .concat();
+    let env = [("MCPCHECK_T_VALID", "mcpcheck-sdk-token")];
+    let (code, report, text) = json_report("run", &args, &env);
+    assert_eq!(code, 0, "{text}");
+    let legs = report["legs"].as_array().expect("legs");
+    assert_eq!(legs.len(), 2, "both eras: {text}");
+    for leg in legs {
+        let scenarios = leg["scenarios"].as_array().expect("scenarios");
+        let verdict = |id: &str| {
+            scenarios
+                .iter()
+                .find(|s| s["id"] == id)
+                .map(|s| s["verdict"].as_str().unwrap_or_default().to_owned())
+        };
+        for id in ["auth/unauthenticated-401", "auth/invalid-token-401"] {
+            assert_eq!(verdict(id).as_deref(), Some("pass"), "{id}: {text}");
+        }
+        assert!(
+            scenarios
+                .iter()
+                .all(|s| s["verdict"] != "fail" && s["verdict"] != "error"),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("mcpcheck-sdk-token"), "the token leaked");
+}

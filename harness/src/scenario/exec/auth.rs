@@ -83,6 +83,7 @@ pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Vec<String>,
             })
         }
         AuthCheck::MetadataDiscoverable => cx.discoverable(&anonymous).await,
+        AuthCheck::ChallengeResourceMetadata => cx.challenge_resource_metadata(&anonymous).await,
         AuthCheck::ChallengeScope => cx.challenge_scope(&anonymous).await,
         AuthCheck::InvalidToken401 => cx.rejected(INVALID_TOKEN, "an invalid token").await,
         AuthCheck::ExpiredToken401 => {
@@ -208,6 +209,26 @@ impl Ctx<'_> {
             },
             tried.join(" or ")
         )])
+    }
+
+    async fn challenge_resource_metadata(&mut self, r: &Reply) -> Result<Vec<String>, HttpStop> {
+        require_401(r)?;
+        let Some(b) = r.bearer() else {
+            return Err(HttpStop::Skip(
+                "the 401 carries no Bearer challenge (auth/bearer-challenge judges that)".into(),
+            ));
+        };
+        let Some(url) = b.param("resource_metadata").map(str::to_owned) else {
+            return Ok(vec![format!(
+                "the 401 challenge names no `resource_metadata` ({}); at this revision the WWW-Authenticate header must give the location of the Protected Resource Metadata (RFC 9728 section 5.1), a well-known URI is not enough",
+                r.challenge_text()
+            )]);
+        };
+        Ok(match self.fetch_doc(&url).await {
+            Ok(Some(_)) => vec![],
+            Ok(None) => return Err(not_fetched(&url)),
+            Err(p) => vec![format!("the challenge's resource_metadata {url:?}: {p}")],
+        })
     }
 
     async fn challenge_scope(&mut self, r: &Reply) -> Result<Vec<String>, HttpStop> {

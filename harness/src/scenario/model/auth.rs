@@ -11,6 +11,10 @@ pub enum AuthCheck {
     /// The Protected Resource Metadata is discoverable: `resource_metadata` in the
     /// challenge, or the document at a well-known URI.
     MetadataDiscoverable,
+    /// The 401's challenge itself names the metadata (`resource_metadata`), and it can be
+    /// fetched: 2025-06-18 requires the header, later revisions accept the well-known URI
+    /// instead.
+    ChallengeResourceMetadata,
     /// The challenge names the scopes required (`scope`), when the server has scopes.
     ChallengeScope,
     /// A token the server never issued is answered with 401.
@@ -39,6 +43,10 @@ impl AuthCheck {
         ("unauthenticated-401", AuthCheck::Unauthenticated401),
         ("bearer-challenge", AuthCheck::BearerChallenge),
         ("metadata-discoverable", AuthCheck::MetadataDiscoverable),
+        (
+            "challenge-resource-metadata",
+            AuthCheck::ChallengeResourceMetadata,
+        ),
         ("challenge-scope", AuthCheck::ChallengeScope),
         ("invalid-token-401", AuthCheck::InvalidToken401),
         ("expired-token-401", AuthCheck::ExpiredToken401),
