@@ -23,7 +23,7 @@ use super::probe::ProbeConfig;
 use crate::protocol::Revision;
 use crate::schema::SchemaStore;
 use crate::session::stateless::UNSUPPORTED_PROTOCOL_VERSION;
-use crate::session::{Handshake, Session};
+use crate::session::{Handshake, Session, SessionError};
 
 /// Longest wait for the `server/discover` probe (start-up included; `--startup-timeout`
 /// shortens it): a legacy server may never answer it.
@@ -132,20 +132,42 @@ impl Support {
 /// second of CPU).
 #[derive(Debug, Default)]
 pub struct Opened {
-    sessions: Vec<(Revision, Session)>,
+    sessions: Vec<(Revision, Opening)>,
+}
+
+/// How a probe's session opened the leg it is handed to.
+#[derive(Debug)]
+pub enum Opening {
+    /// Just as the sweep would open it: the sweep goes on from its answer.
+    Done(Session),
+    /// Its `initialize` failed (no answer within the start-up allowance, an answer that
+    /// matches nothing or cannot be read, the server gone): the sweep reports that failure
+    /// from this session, where it happened, instead of starting a server to wait for it
+    /// a second time (a server that never answers cost the run its start-up allowance
+    /// twice).
+    Failed(Session, SessionError),
+}
+
+impl Opening {
+    /// The session, whatever its opening did.
+    pub fn into_session(self) -> Session {
+        match self {
+            Opening::Done(s) | Opening::Failed(s, _) => s,
+        }
+    }
 }
 
 impl Opened {
     /// The session that opened a leg at `revision`, if a probe left one.
-    pub fn take(&mut self, revision: Revision) -> Option<Session> {
+    pub fn take(&mut self, revision: Revision) -> Option<Opening> {
         let at = self.sessions.iter().position(|(r, _)| *r == revision)?;
         Some(self.sessions.swap_remove(at).1)
     }
 
     /// Shuts down the sessions no leg took: their servers must not outlive the run.
     pub async fn close(self) {
-        for (_, session) in self.sessions {
-            session.finish().await;
+        for (_, opening) in self.sessions {
+            opening.into_session().finish().await;
         }
     }
 }
@@ -174,10 +196,12 @@ pub async fn detect(
         tokio::join!(discovered, handshake(legacy, schemas.clone()));
     let mut opened = Opened::default();
     if let (Some(modern), Some(session)) = (modern, modern_session) {
-        opened.sessions.push((modern.session.revision, session));
+        opened
+            .sessions
+            .push((modern.session.revision, Opening::Done(session)));
     }
-    if let Some(session) = legacy_session {
-        opened.sessions.push((legacy.session.revision, session));
+    if let Some(opening) = legacy_session {
+        opened.sessions.push((legacy.session.revision, opening));
     }
     let support = Support {
         discover,
@@ -194,14 +218,22 @@ pub async fn detect(
 pub async fn speaks(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<(), String> {
     let wanted = config.session.revision;
     if wanted.has_handshake() {
-        return match handshake(config, schemas).await.0 {
+        let (handshaken, session) = handshake(config, schemas).await;
+        if let Some(opening) = session {
+            opening.into_session().finish().await;
+        }
+        return match handshaken {
             Handshaken::Negotiated(v) if v != wanted.as_str() => Err(format!(
                 "initialize offering {wanted}: the server negotiated {v}"
             )),
             _ => Ok(()),
         };
     }
-    match discover(config, schemas).await.0 {
+    let (discovered, session) = discover(config, schemas).await;
+    if let Some(session) = session {
+        session.finish().await;
+    }
+    match discovered {
         Discover::Modern { supported } if supported.iter().any(|v| v == wanted.as_str()) => Ok(()),
         Discover::Modern { supported } => Err(format!(
             "server/discover lists {}",
@@ -274,11 +306,7 @@ async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> (Discover,
 /// `session` when it can open its revision's leg (`usable`, over stdio, healthy);
 /// otherwise it is shut down.
 async fn keep(session: Session, usable: bool, config: &ProbeConfig) -> Option<Session> {
-    let stdio = matches!(
-        config.target,
-        crate::transport::target::Target::Stdio { .. }
-    );
-    if usable && stdio && session.reusable() {
+    if usable && is_stdio(config) && session.reusable() {
         return Some(session);
     }
     session.finish().await;
@@ -288,7 +316,7 @@ async fn keep(session: Session, usable: bool, config: &ProbeConfig) -> Option<Se
 async fn handshake(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
-) -> (Handshaken, Option<Session>) {
+) -> (Handshaken, Option<Opening>) {
     let started = Instant::now();
     let transport = match config.target.open(started) {
         Ok(t) => t,
@@ -296,6 +324,13 @@ async fn handshake(
     };
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let outcome = match session.initialize_with(&Handshake::default()).await {
+        // Over stdio the leg at the offered revision would send the same `initialize` to
+        // the same program: its sweep takes this failure over (over HTTP the sweep tells
+        // an unreachable endpoint from a conformance failure itself).
+        Err(e) if is_stdio(config) => {
+            let why = e.to_string();
+            return (Handshaken::Refused(why), Some(Opening::Failed(session, e)));
+        }
         Err(e) => Handshaken::Refused(e.to_string()),
         Ok((profile, reply)) => match (reply.error(), profile.protocol_version) {
             (Some(e), _) => Handshaken::Refused(format!("error {} \"{}\"", e.code, e.message)),
@@ -306,7 +341,14 @@ async fn handshake(
     // The revision offered was negotiated: the leg at it would open just so.
     let spoken = outcome == Handshaken::Negotiated(config.session.revision.as_str().to_owned());
     let session = keep(session, spoken, config).await;
-    (outcome, session)
+    (outcome, session.map(Opening::Done))
+}
+
+fn is_stdio(config: &ProbeConfig) -> bool {
+    matches!(
+        config.target,
+        crate::transport::target::Target::Stdio { .. }
+    )
 }
 
 #[cfg(test)]

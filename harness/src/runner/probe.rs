@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::auto::Opening;
 use super::known::Known;
-use super::walls::Walls;
+use super::walls::{SILENT_AFTER, Walls};
 use crate::check::rules;
 use crate::outcome::{
     Counts, FailOn, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
@@ -54,27 +55,39 @@ pub async fn sweep(
 pub async fn sweep_on(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
-    opened: Option<Session>,
+    opened: Option<Opening>,
 ) -> Result<(RunReport, Walls, Known), TransportError> {
     let started = Instant::now();
     let mut walls = Walls::default();
+    // The probe's session, when it agrees on the schemas (else a fresh one, as always).
     let opened = match opened {
-        Some(mut session) if session.schemas_agree(&schemas) => {
-            session.use_schemas(schemas.clone());
-            Some(session)
-        }
-        Some(session) => {
-            session.finish().await;
-            None
+        Some(opening) => {
+            let agree = match &opening {
+                Opening::Done(s) | Opening::Failed(s, _) => s.schemas_agree(&schemas),
+            };
+            if agree {
+                Some(opening)
+            } else {
+                opening.into_session().finish().await;
+                None
+            }
         }
         None => None,
     };
-    let (mut session, handshaken) = match opened {
-        Some(session) => (session, true),
+    // What the opening already did: answered (`Ok`), failed (`Err`), or nothing yet.
+    let (mut session, done) = match opened {
+        Some(Opening::Done(mut s)) => {
+            s.use_schemas(schemas.clone());
+            (s, Some(Ok(())))
+        }
+        Some(Opening::Failed(mut s, e)) => {
+            s.use_schemas(schemas.clone());
+            (s, Some(Err(e)))
+        }
         None => {
             let transport = config.target.open(started)?;
             let session = Session::new(transport, schemas, config.session.clone(), started);
-            (session, false)
+            (session, None)
         }
     };
     let mut steps = Vec::new();
@@ -88,9 +101,12 @@ pub async fn sweep_on(
     };
 
     // A kept session always has its profile (`Session::reusable`).
-    let kept = session.profile().cloned().filter(|_| handshaken);
-    let opening_done = match kept {
-        Some(profile) => Ok(profile),
+    let opening_done = match done {
+        Some(Ok(())) => match session.profile().cloned() {
+            Some(profile) => Ok(profile),
+            None => session.initialize().await,
+        },
+        Some(Err(e)) => Err(e),
         None => session.initialize().await,
     };
     let profile = match opening_done {
@@ -139,8 +155,23 @@ pub async fn sweep_on(
                 Step::Undeclared(method, capability)
             });
         }
+        // Requests in a row that got no answer: past `SILENT_AFTER` the server answers
+        // nothing after its handshake, and asking more would only wait out more timeouts.
+        let mut unanswered: Vec<String> = Vec::new();
         for step in plan {
             let name = step.name();
+            if unanswered.len() >= SILENT_AFTER && !matches!(step, Step::Undeclared(..)) {
+                steps.push(StepRecord {
+                    name,
+                    status: StepStatus::Skipped {
+                        reason: format!(
+                            "`{}` got no answer in a row: the server answers nothing more",
+                            unanswered.join("` and `")
+                        ),
+                    },
+                });
+                continue;
+            }
             if session.is_closed() {
                 steps.push(StepRecord {
                     name,
@@ -180,6 +211,15 @@ pub async fn sweep_on(
                     continue;
                 }
             };
+            match &outcome {
+                Err(crate::session::SessionError::Timeout { .. }) => {
+                    unanswered.push(step.method().to_owned());
+                    if unanswered.len() == SILENT_AFTER {
+                        walls.record_silence(&unanswered);
+                    }
+                }
+                _ => unanswered.clear(),
+            }
             match outcome {
                 Ok(()) => steps.push(step_result(&session, &name, before)),
                 Err(e) => fail(

@@ -16,7 +16,6 @@ use super::walls::Walls;
 use crate::scenario::Scenario;
 use crate::scenario::exec::ExecConfig;
 use crate::schema::SchemaStore;
-use crate::session::Session;
 use crate::transport::TransportError;
 
 /// Everything a run needs, resolved from the arguments and the config file.
@@ -38,7 +37,7 @@ pub struct RunPlan {
     pub deadline: Duration,
     /// A session a planning probe opened just as the sweep would (`auto::Opened`): the
     /// sweep goes on on it instead of starting a server.
-    pub opened: std::sync::Mutex<Option<Session>>,
+    pub opened: std::sync::Mutex<Option<super::auto::Opening>>,
 }
 
 /// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::outcome::Finding;
-use crate::scenario::{Expectation, Initialize, Scenario, Step, StepKind};
+use crate::scenario::{Expectation, Initialize, ResponseExpectation, Scenario, Step, StepKind};
 use crate::session::SessionError;
 use crate::transport::{ShutdownStage, SlowLine};
 
@@ -25,7 +25,15 @@ pub struct Walls {
     /// The sweep's server flooded it (far more frames than a sweep exchanges) or trickled
     /// its output: every scenario would take as long as the sweep did.
     flood: Option<String>,
+    /// Nothing after the handshake is answered (requests in a row got no answer, or the
+    /// answers sat in an unflushed stdout until the end of input): every scenario that
+    /// sends a request would wait out its timeouts.
+    silent: Option<String>,
 }
+
+/// Requests in a row without an answer, after a handshake that worked, past which the
+/// sweep takes the server for one that answers nothing more (and stops asking).
+pub const SILENT_AFTER: usize = 2;
 
 /// A line that takes this long to arrive, at under [`TRICKLE_RATE`] bytes a second, is
 /// trickled: a server writing each message at once never comes near it.
@@ -58,8 +66,30 @@ impl Walls {
         }
     }
 
+    /// Notes that `methods` in a row got no answer after the handshake: the server answers
+    /// nothing more.
+    pub fn record_silence(&mut self, methods: &[String]) {
+        self.silent.get_or_insert(format!(
+            "{}: {} got no answer in a row after the handshake; the server answers nothing more",
+            crate::check::rules::SESSION_TIMEOUT.id,
+            methods
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
+
     /// Notes how the sweep's server shut down.
     pub fn record_shutdown(&mut self, stage: ShutdownStage, findings: &[Finding]) {
+        // Answers held in a buffer until stdin closed: every request of every scenario
+        // would wait out its timeout the same way.
+        if let Some(f) = findings
+            .iter()
+            .find(|f| f.rule == crate::check::rules::STDIO_FLUSHED.id)
+        {
+            self.silent = Some(format!("{}: {}", f.rule, f.message));
+        }
         if matches!(stage, ShutdownStage::Terminated | ShutdownStage::Killed) {
             let why = findings
                 .iter()
@@ -116,6 +146,11 @@ impl Walls {
             return blocked(why);
         }
         let sent = Sent::of(&scenario.steps);
+        if let Some(why) = &self.silent
+            && sent.requests
+        {
+            return blocked(why);
+        }
         sent.methods
             .iter()
             .find_map(|m| self.methods.get(m))
@@ -137,6 +172,8 @@ impl Walls {
 #[derive(Debug, Default)]
 struct Sent {
     methods: Vec<String>,
+    /// Whether it sends any request after the handshake (a method from a variable too).
+    requests: bool,
 }
 
 impl Sent {
@@ -155,6 +192,16 @@ impl Sent {
                 StepKind::Request(r) => self.request(&r.method.0),
                 StepKind::Concurrent(rs) => rs.iter().for_each(|r| self.request(&r.method.0)),
                 StepKind::Paginate { method, .. } => self.request(&serde_json::json!(method)),
+                StepKind::Burst { .. } => self.requests = true,
+                // An answer awaited to raw bytes (parse errors, invalid requests, raw ids).
+                StepKind::Expect(Expectation::Response {
+                    expect:
+                        ResponseExpectation::Result(_)
+                        | ResponseExpectation::Error { .. }
+                        | ResponseExpectation::Any(_)
+                        | ResponseExpectation::OneOf(_),
+                    ..
+                }) => self.requests = true,
                 StepKind::ForEach { steps, .. } => self.walk(steps),
                 _ => {}
             }
@@ -162,6 +209,7 @@ impl Sent {
     }
 
     fn request(&mut self, method: &serde_json::Value) {
+        self.requests = true;
         if let Some(m) = method.as_str().filter(|m| !m.contains("${")) {
             self.methods.push(m.to_owned());
         }
@@ -213,6 +261,47 @@ mod tests {
                 why,
                 "blocked by session.request-timeout: `initialize` got no response within 10s"
             );
+        }
+    }
+
+    #[test]
+    fn a_server_silent_after_its_handshake_blocks_every_scenario_awaiting_an_answer() {
+        let all = suite();
+        let flushed = Finding::new(
+            &rules::STDIO_FLUSHED,
+            Revision::DEFAULT,
+            "the answers to 2 request(s) arrived only once stdin was closed".to_owned(),
+        );
+        let mut by_silence = Walls::default();
+        by_silence.record_silence(&["ping".into(), "mcpcheck/no-such-method".into()]);
+        let mut by_flush = Walls::default();
+        by_flush.record_shutdown(ShutdownStage::StdinClosed, &[flushed]);
+        for (walls, why) in [
+            (
+                by_silence,
+                "`ping` and `mcpcheck/no-such-method` got no answer in a row",
+            ),
+            (
+                by_flush,
+                "stdio.stdout-flushed: the answers to 2 request(s)",
+            ),
+        ] {
+            let blocks = |id: &str| {
+                let s = all.iter().find(|s| s.id == id).expect(id);
+                walls.blocks(s)
+            };
+            // A request, raw bytes awaiting an answer, a burst: blocked.
+            for id in [
+                "tools/list-result",
+                "jsonrpc/invalid-request",
+                "stdio/burst-1000-requests",
+            ] {
+                let got = blocks(id).unwrap_or_default();
+                assert!(got.contains(why), "{id}: {got:?}");
+            }
+            // What awaits no answer still runs.
+            assert_eq!(blocks("notifications/list-changed-declared"), None);
+            assert_eq!(blocks("lifecycle/server-info"), None);
         }
     }
 

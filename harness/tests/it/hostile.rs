@@ -328,3 +328,94 @@ fn the_deadline_is_read_from_the_config_file() {
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains("--deadline of 2s passed"), "{text}");
 }
+
+/// A server that never answers `initialize` costs the default run (`eras`, which probes
+/// first) its start-up allowance once: the planning probe's failed handshake is handed to
+/// the leg's sweep, which reports it instead of starting another server to wait again.
+/// Counted in server starts: the two planning probes (`server/discover`, `initialize`),
+/// and nothing after them.
+#[test]
+fn a_handshake_the_probe_waited_for_is_not_waited_for_again() {
+    let dir = tempfile_path("hostile-starts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let starts = dir.join("starts");
+    let hostile = fixture("mcp-hostile-server");
+    let server = format!(
+        "sh -c 'echo start >> {}; exec {} --mode never-write'",
+        starts.display(),
+        hostile.display()
+    );
+    let marker = marker("hostile-starts");
+    let out = mcpcheck()
+        .args(["run", "--protocol-version", "eras", "--server", &server])
+        .args(SUBSET)
+        .args(["--jobs", "2", "--startup-timeout", "2s", "--timeout", "1s"])
+        .args(["--env", &marker])
+        .output()
+        .unwrap();
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("`initialize` got no response"), "{text}");
+    let count = std::fs::read_to_string(&starts)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!(count, 2, "server starts (the two probes only): {text}");
+    assert!(eventually(5, || processes_with_env(&marker).is_empty()));
+}
+
+/// A server that answers `initialize` and then holds every answer in an unflushed stdout
+/// until its input ends: the sweep stops asking after two requests in a row go unanswered,
+/// its shutdown shows the buffered answers (stdio.stdout-flushed), and every scenario that
+/// awaits an answer is blocked by that finding instead of waiting out its own timeouts.
+#[test]
+fn answers_held_in_an_unflushed_stdout_block_the_scenarios_awaiting_them() {
+    let marker = marker("hostile-unflushed");
+    let (code, report, text) = run_json(
+        &[
+            "--include",
+            "tools/*",
+            "--include",
+            "lifecycle/server-info",
+            "--startup-timeout",
+            "5s",
+            "--timeout",
+            "2s",
+            "--env",
+            &marker,
+        ],
+        &[&misbehaving(), "--defect", "unflushed-stdout"],
+    );
+    assert_eq!(code, 1, "{text}");
+    let steps = report["steps"].as_array().expect("sweep steps");
+    let tools = steps
+        .iter()
+        .find(|s| s["name"] == "tools/list")
+        .expect("tools/list step");
+    assert!(
+        tools.to_string().contains("got no answer in a row"),
+        "the sweep stops asking: {tools}"
+    );
+    let v = verdicts(&report);
+    let tools_scenarios: Vec<_> = v
+        .iter()
+        .filter(|(id, _, _)| id.starts_with("tools/"))
+        .collect();
+    assert!(!tools_scenarios.is_empty(), "{text}");
+    for (id, verdict, reason) in &tools_scenarios {
+        assert!(
+            verdict == "skip" || (verdict == "blocked" && reason.contains("stdio.stdout-flushed")),
+            "{id}: {verdict} {reason}"
+        );
+    }
+    assert!(
+        v.iter().any(|(_, verdict, _)| verdict == "blocked"),
+        "{v:?}"
+    );
+    let (_, info, _) = v
+        .iter()
+        .find(|(id, _, _)| id == "lifecycle/server-info")
+        .expect("lifecycle/server-info ran");
+    assert_eq!(info, "pass", "it awaits no answer after the handshake");
+    assert!(eventually(5, || processes_with_env(&marker).is_empty()));
+}
