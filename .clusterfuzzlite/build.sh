@@ -1,8 +1,8 @@
 #!/bin/bash -eu
 # Builds every cargo-fuzz target of fuzz/ for ClusterFuzzLite (and OSS-Fuzz: see
 # fuzz/OSS-FUZZ.md) into $OUT, each with the committed seeds as its starting corpus
-# (<target>_seed_corpus.zip), the JSON-RPC dictionary (<target>.dict, named in
-# <target>.options), and the official schemas schema_dispatch needs ($OUT/mcp-schema:
+# (<target>_seed_corpus.zip), its dictionary (<target>.dict, named in <target>.options:
+# fuzz/dict/scenario.dict, sse.dict, or jsonrpc.dict for the JSON-RPC targets), and the official schemas schema_dispatch needs ($OUT/mcp-schema:
 # the pinned commit, each file checked against the SHA-256 in harness/src/schema/pins.rs).
 #
 # Runs outside the image too, with the local nightly toolchain and cargo-fuzz:
@@ -31,7 +31,13 @@ for target in $targets; do
         rm -f "$OUT/${target}_seed_corpus.zip"
         (cd "$seeds" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
     fi
-    cp "$fuzz/dict/jsonrpc.dict" "$OUT/$target.dict"
+    # Each target's dictionary: its input's own tokens (fuzz/dict/).
+    case "$target" in
+        scenario_parse) dict=scenario.dict ;;
+        sse_events) dict=sse.dict ;;
+        *) dict=jsonrpc.dict ;;
+    esac
+    cp "$fuzz/dict/$dict" "$OUT/$target.dict"
     printf '[libfuzzer]\ndict = %s.dict\n' "$target" > "$OUT/$target.options"
 done
 
