@@ -122,6 +122,8 @@ rules! {
         "`total` counts every option available, so it is at least the values sent; `hasMore` says whether options beyond those sent exist.";
     SESSION_EXITED = "session.server-exited", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "The server process ended while a request was waiting for its response.";
+    SESSION_UNUSABLE = "session.response-unusable", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
+        "A request's answer arrived unusable (its id in a line that is not JSON, not UTF-8 or too large, or the handshake answered under another id): mcpcheck stops waiting for it.";
     SESSION_TIMEOUT = "session.request-timeout", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],
         "The server did not answer a request within the configured timeout.";
     PAGINATION_TERMINATES = "pagination.terminates", Failure, [R1 => "server/utilities/pagination"],

@@ -93,6 +93,8 @@ impl Proc {
         match self.session.request_with_id(id, "ping", None).await {
             Ok(_) => Ping::Alive,
             Err(SessionError::Timeout { .. }) => Ping::Silent,
+            // It answered, badly: alive (the session reported the frame).
+            Err(SessionError::Unusable { .. }) => Ping::Alive,
             // Over HTTP, no response headers in time is a wedged server, not a crash.
             Err(SessionError::Send { source, .. }) if source.is_response_timeout() => Ping::Silent,
             Err(SessionError::Send { source, .. }) => Ping::Gone(Some(source.to_string())),

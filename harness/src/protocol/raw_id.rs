@@ -23,6 +23,34 @@ pub fn request_id(text: &[u8]) -> Option<RequestId> {
     }
 }
 
+/// The top-level object's `id`, read from its start: the members are scanned in order
+/// until `id` (a string or number token), so a line cut short after it (an oversize frame's
+/// prefix) or unusable after it (bad UTF-8 further on, nesting too deep to parse) still
+/// names the request it answers. `None` when the text does not open an object, or ends or
+/// breaks before the id.
+pub fn leading_id(text: &[u8]) -> Option<RequestId> {
+    let mut s = Scanner { text, at: 0 };
+    s.skip_ws();
+    s.eat(b'{')?;
+    loop {
+        s.skip_ws();
+        let key = s.string()?;
+        s.skip_ws();
+        s.eat(b':')?;
+        s.skip_ws();
+        let value = s.value()?;
+        s.skip_ws();
+        // A token the text ends in may be cut short (`"id":12` of `"id":123`).
+        let after = s.next()?;
+        if serde_json::from_slice::<String>(key).ok().as_deref() == Some("id") {
+            return request_id(&[b"{\"id\":", value, b"}"].concat());
+        }
+        if after != b',' {
+            return None;
+        }
+    }
+}
+
 /// Whether a token is a JSON number (RFC 8259 section 6), whatever its magnitude:
 /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
 fn is_number(token: &[u8]) -> bool {
@@ -207,6 +235,27 @@ impl<'t> Scanner<'t> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_leading_id_is_read_from_a_line_unusable_after_it() {
+        use super::{RequestId, leading_id};
+        let n = |s: &str| Some(RequestId::Number(s.into()));
+        assert_eq!(
+            leading_id(br#"{"jsonrpc":"2.0","id":1,"result":{"x":"aaaa"#),
+            n("1")
+        );
+        assert_eq!(
+            leading_id(b"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":\"\xff\"}"),
+            Some(RequestId::String("a".into()))
+        );
+        let deep = format!(r#"{{"id":7,"result":{}"#, "[".repeat(100_000));
+        assert_eq!(leading_id(deep.as_bytes()), n("7"));
+        // Not read: cut inside the id, after a nested value that never closes, no object.
+        assert_eq!(leading_id(br#"{"jsonrpc":"2.0","id":12"#), None);
+        assert_eq!(leading_id(br#"{"result":{"id":1,"#), None);
+        assert_eq!(leading_id(b"Starting server on port 1"), None);
+        assert_eq!(leading_id(br#"{"id":null,"error":{}}"#), None);
+    }
+
     use super::*;
     use proptest::prelude::*;
     use serde_json::{Map, Value, json};

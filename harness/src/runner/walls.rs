@@ -54,6 +54,7 @@ impl Walls {
                 self.handshake.get_or_insert(reason);
             }
             SessionError::Timeout { .. }
+            | SessionError::Unusable { .. }
             | SessionError::Send {
                 source: crate::transport::TransportError::WriteTimeout(_),
                 ..

@@ -200,6 +200,9 @@ impl Session {
             if let Some(reply) = self.replies.remove(id) {
                 return Ok(reply);
             }
+            if let Some(reason) = self.spoiled.remove(id) {
+                return Err(SessionError::Unusable { method, reason });
+            }
             // A client may restart its timeout when the request reports progress
             // (spec: basic/lifecycle#timeouts), so long-running tools are not hangs.
             if self.progressed.remove(id) && extensions < MAX_TIMEOUT_EXTENSIONS {
@@ -452,6 +455,15 @@ impl Session {
         }
     }
 
+    /// Ends the wait for pending request `key`: its answer came, unusable (`why`). It moves
+    /// to the expired ones, so a usable answer after all is still checked.
+    pub(super) fn spoil(&mut self, key: &RequestId, why: String) {
+        if let Some(p) = self.pending.remove(key) {
+            self.expired.insert(key.clone(), p);
+            self.spoiled.insert(key.clone(), why);
+        }
+    }
+
     /// The pending request `id` answers: exactly, or (a finding later) the same text
     /// under another JSON type.
     fn match_pending(&self, id: &RequestId) -> Option<RequestId> {
@@ -511,6 +523,20 @@ impl Session {
         let taken = matched.as_ref().and_then(|key| self.take_pending(key));
         let (Some(key), Some((pending, late))) = (matched, taken) else {
             let answered = self.answered.contains(&id);
+            // The handshake is the only request sent: an answer under another id can only
+            // be its answer, and no answer will come under its own.
+            if self.answered.is_empty()
+                && self.expired.is_empty()
+                && self.pending.len() == 1
+                && let Some((key, p)) = self.pending.iter().next()
+                && matches!(p.method.as_str(), "initialize" | "server/discover")
+            {
+                let key = key.clone();
+                self.spoil(
+                    &key,
+                    format!("it was answered under id {id}, not {key} (the only request sent)"),
+                );
+            }
             self.push_all(
                 [jsonrpc::unmatched_response(&id, answered, rev, base)],
                 index,

@@ -20,6 +20,16 @@ pub enum SessionError {
         /// The timeout that ran out.
         after: Duration,
     },
+    /// The answer arrived but cannot be used: it carried the request's id in a line that is
+    /// not JSON, not UTF-8 or over the frame limit, or (the handshake, the only request
+    /// sent) came under another id. Waiting longer would only end in a timeout.
+    #[error("`{method}` got no usable response: {reason}")]
+    Unusable {
+        /// The request's method.
+        method: String,
+        /// What was wrong with the answer.
+        reason: String,
+    },
     /// The server closed its output (or exited) first.
     #[error("the server ended ({}) before answering `{method}`", exit.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "closed its output".into()))]
     Closed {
@@ -44,7 +54,9 @@ impl Session {
     pub fn finding_for(&self, error: &SessionError) -> Finding {
         let finding = self.failure_finding(error);
         match error {
-            SessionError::Timeout { .. } => finding.cause(Cause::Timeout),
+            SessionError::Timeout { .. } | SessionError::Unusable { .. } => {
+                finding.cause(Cause::Timeout)
+            }
             SessionError::Send {
                 source: TransportError::WriteTimeout(_),
                 ..
@@ -78,6 +90,12 @@ impl Session {
                     None => f,
                 }
             }
+            SessionError::Unusable { method, reason } => Finding::new(
+                &rules::SESSION_UNUSABLE,
+                rev,
+                format!("`{method}` got no usable response: {reason}"),
+            )
+            .expected("a response with the request's id, as one JSON-RPC message on one line"),
             SessionError::Closed { method, exit } => {
                 let how = exit
                     .as_ref()

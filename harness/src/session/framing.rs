@@ -8,6 +8,21 @@ use crate::session::transcript::Direction;
 use crate::transport::FramingIssue;
 
 impl Session {
+    /// A line that cannot be taken in but names a pending request's id at its start is
+    /// that request's answer: its wait ends now (`SessionError::Unusable`), not at the
+    /// timeout.
+    fn spoil_answered(&mut self, line: &[u8], frame: Option<usize>, what: &str) {
+        if let Some(id) = crate::protocol::raw_id::leading_id(line)
+            && self.pending.contains_key(&id)
+        {
+            let at = frame.map(|i| format!(" (frame #{i})")).unwrap_or_default();
+            self.spoil(
+                &id,
+                format!("the line that answers it{at} carries its id, but {what}"),
+            );
+        }
+    }
+
     /// Records a framing anomaly and the rule it breaks; a message recovered from it is
     /// still taken in, so one framing defect does not turn every later step into a timeout.
     pub(super) async fn ingest_framing(&mut self, issue: FramingIssue) {
@@ -40,6 +55,7 @@ impl Session {
                 .evidence(format!("byte {offset}: {}", quote(&line, 400)))
                 .expected("only MCP messages on stdout; logs go to stderr");
                 self.push_at(f, index);
+                self.spoil_answered(line.as_bytes(), index, &format!("it is not JSON ({error})"));
             }
             FramingIssue::InvalidUtf8 {
                 offset,
@@ -55,6 +71,7 @@ impl Session {
                 )
                 .evidence(format!("byte {offset}: {}", quote(&text, 200)));
                 self.push_at(f, index);
+                self.spoil_answered(&prefix, index, "it is not valid UTF-8");
             }
             FramingIssue::Oversize {
                 offset,
@@ -77,6 +94,11 @@ impl Session {
                 .evidence(format!("byte {offset}: {}", quote(&text, 200)))
                 .expected("raise --max-frame-size if such messages are intended");
                 self.push_at(f, index);
+                self.spoil_answered(
+                    &prefix,
+                    index,
+                    &format!("it is a {len}-byte line, over the {limit}-byte frame limit"),
+                );
             }
             FramingIssue::Unterminated { offset, len } => {
                 let index = self.transcript.push(

@@ -185,6 +185,9 @@ pub struct Session {
     /// Requests given up on after their timeout. A late answer is still checked (id type,
     /// schema) but no longer awaited.
     expired: HashMap<RequestId, Pending>,
+    /// Requests whose answer arrived unusable, with what was wrong: their wait ends at
+    /// once (`SessionError::Unusable`) instead of at the timeout.
+    spoiled: HashMap<RequestId, String>,
     /// Ids the current scenario will choose itself: the session allocates none of them.
     reserved: HashSet<RequestId>,
     /// Ids never to allocate, whatever the window (the shared scenarios' own).
@@ -251,6 +254,7 @@ impl Session {
             replies: HashMap::new(),
             answered: HashSet::new(),
             expired: HashMap::new(),
+            spoiled: HashMap::new(),
             reserved: HashSet::new(),
             chosen: HashSet::new(),
             forgiven: HashSet::new(),

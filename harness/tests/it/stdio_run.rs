@@ -74,7 +74,7 @@ const DEFECTS: &[(&str, &[&str])] = &[
         "id-mismatch",
         &[
             "jsonrpc.response-matches-request",
-            "session.request-timeout",
+            "session.response-unusable",
         ],
     ),
     ("crash-mid-session", &["session.server-exited"]),

@@ -523,7 +523,7 @@ impl<'a> Executor<'a> {
         // A server that is gone fails whatever the scenario; silence in a SHOULD-level
         // scenario (say, no answer to malformed input) is only as bad as that scenario.
         f.severity = match e {
-            SessionError::Timeout { .. } => self.severity,
+            SessionError::Timeout { .. } | SessionError::Unusable { .. } => self.severity,
             _ => Severity::Failure,
         };
         self.findings.push(f);
