@@ -6,8 +6,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::BODY_QUOTE;
+use super::body::read_body;
 use super::diagnose::error_chain;
-use super::exchange::read_body;
 use super::handle::HttpHandle;
 use super::headers::{header_of, record_headers};
 use super::record::{HttpRecord, StreamAnomaly};
