@@ -12,8 +12,8 @@ use super::Rng;
 use super::mutate;
 use super::values::{Shape, ValueGen, deep_value, word};
 use super::wire::Wire;
+use crate::outcome::ToolPolicy;
 use crate::protocol::RequestId;
-use crate::scenario::exec::ToolPolicy;
 use crate::schema::SchemaSet;
 
 /// What the server declared, learnt once after the first handshake.

@@ -36,7 +36,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::scenario::exec::ToolPolicy;
+use crate::outcome::ToolPolicy;
 use crate::schema::{SchemaStore, SearchPath};
 use crate::session::{Session, SessionConfig};
 use crate::transport::Transport;

@@ -42,7 +42,7 @@ use crate::session::{Session, SessionConfig, SessionError, Unsolicited};
 use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
-pub use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
+use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
 pub use negotiate::NegotiationProbe;
 
 /// What a scenario run needs.
