@@ -164,16 +164,6 @@ impl<'a> Generator<'a> {
         self.recent.clear();
     }
 
-    /// Marks an id as used (the fuzzer's own probes, say).
-    pub fn mark_used(&mut self, id: RequestId) {
-        self.used.insert(id);
-    }
-
-    /// Whether a request of this run already used `id`.
-    pub fn is_used(&self, id: &RequestId) -> bool {
-        self.used.contains(id)
-    }
-
     /// Remembers a message the server answered with a result, for mutation later.
     pub fn remember(&mut self, message: Value) {
         if self.corpus.len() < 256 {

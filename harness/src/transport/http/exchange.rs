@@ -222,8 +222,9 @@ impl HttpTransport {
         )));
     }
 
-    /// Disables the standalone GET stream (scenarios that test GET themselves).
-    pub fn without_get_stream(mut self) -> Self {
+    /// Disables the standalone GET stream (a test that serves one POST and nothing else).
+    #[cfg(test)]
+    pub(crate) fn without_get_stream(mut self) -> Self {
         self.open_get = false;
         self
     }
