@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::body::{deliver, note_error_status, read_body};
-use super::diagnose::error_chain;
+use super::diagnose::{error_chain, is_tls_failure};
 use super::handle::{HttpHandle, client};
 use super::headers::{POST_ACCEPT, SESSION_HEADER, header_of, record_headers, stateless_headers};
 use super::record::{HttpRecord, StreamAnomaly};
@@ -254,6 +254,7 @@ async fn exchange(
                     method: "?".into(),
                     url: options.url.to_string(),
                     error: error.clone(),
+                    tls: false,
                 }))
                 .await;
             if let Some(h) = head {
@@ -275,6 +276,7 @@ async fn exchange(
                     method,
                     url,
                     error: error.clone(),
+                    tls: is_tls_failure(&e),
                 }))
                 .await;
             if let Some(h) = head {
@@ -289,6 +291,7 @@ async fn exchange(
                     method,
                     url,
                     error: format!("no response headers within {:?}", options.timeout),
+                    tls: false,
                 }))
                 .await;
             if let Some(h) = head {

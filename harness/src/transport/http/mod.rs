@@ -42,7 +42,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 
 pub use auth_tokens::AuthTokens;
 pub(crate) use body::{deliver, read_body};
-pub use diagnose::{error_chain, setup_problem};
+pub use diagnose::{error_chain, is_tls_failure, setup_problem};
 pub use exchange::HttpTransport;
 pub use handle::HttpHandle;
 pub(crate) use handle::client;
