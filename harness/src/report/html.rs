@@ -111,7 +111,7 @@ struct LegPage {
     /// The "official checks" table (empty unless the server is an official fixture).
     official: Vec<super::official_checks::OfficialRow>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
-    snapshot: Option<crate::snapshot::Comparison>,
+    snapshot: Option<crate::snapshot::SnapshotComparison>,
     stderr_bytes: u64,
     stderr_tail: Vec<String>,
     shutdown: Option<String>,
