@@ -1,5 +1,7 @@
 //! Why an endpoint cannot be tested at all (no answer, a TLS failure, a status no MCP
-//! endpoint gives), told apart from a server that answered and broke a rule.
+//! endpoint gives), told apart from a server that answered and broke a rule. A TLS failure
+//! is known by the error's types where the request failed ([`is_tls_failure`]), not by
+//! its message.
 
 use super::headers::header_of;
 use super::record::HttpRecord;
