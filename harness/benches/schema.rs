@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use mcpcheck::protocol::Revision;
-use mcpcheck::schema::{Located, Origin, SchemaSet, SearchPath, Target};
+use mcpcheck::schema::{Located, Origin, SchemaSet, SchemaTarget, SearchPath};
 use serde_json::{Value, json};
 
 const REVISIONS: [Revision; 2] = [Revision::V2025_11_25, Revision::V2025_06_18];
@@ -90,7 +90,7 @@ fn list_tools_result() -> Value {
 
 fn warm(c: &mut Criterion) {
     let instance = list_tools_result();
-    let target = Target::Definition("ListToolsResult".to_owned());
+    let target = SchemaTarget::Definition("ListToolsResult".to_owned());
     let mut group = c.benchmark_group("schema/validate ListToolsResult (20 tools)");
     group
         .throughput(Throughput::Elements(1))
@@ -117,7 +117,7 @@ fn warm(c: &mut Criterion) {
 
 fn cold(c: &mut Criterion) {
     let instance = list_tools_result();
-    let target = Target::Definition("ListToolsResult".to_owned());
+    let target = SchemaTarget::Definition("ListToolsResult".to_owned());
     let mut group = c.benchmark_group("schema/cold: load + compile + first validate");
     group
         .sample_size(10)

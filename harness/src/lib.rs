@@ -8,8 +8,9 @@
 //! events. [`snapshot`] and [`fuzz`] are two more ways to drive a session; [`cli`] is the
 //! command line.
 //!
-//! Layers, lowest first; a module imports only from its own layer and those below, which
-//! the test in `layers.rs` enforces by reading every `crate::` path of the source:
+//! Layers, lowest first; a module imports only from its own layer and those below, and the
+//! files of one module import each other in no circle, which the test in `layers.rs`
+//! enforces by reading every `crate::`, `super::` and `self::` path of the source:
 //! protocol < transport < outcome < schema < check < session < scenario < snapshot < fuzz <
 //! runner < report < cli.
 

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::protocol::text::{Mark, clip_marked};
+
 /// One challenge of a `WWW-Authenticate` header: its scheme and parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Challenge {
@@ -302,17 +304,9 @@ pub fn issuer_problem(doc: &Value, issuer: &str) -> Option<String> {
     }
 }
 
+/// The metadata document, cut for a message.
 fn excerpt(v: &Value) -> String {
-    let s = v.to_string();
-    if s.len() > 120 {
-        let mut end = 120;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}...", &s[..end])
-    } else {
-        s
-    }
+    clip_marked(v.to_string(), 120, Mark::Dots)
 }
 
 #[cfg(test)]

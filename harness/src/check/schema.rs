@@ -3,7 +3,7 @@
 
 use super::{Finding, rules};
 use crate::protocol::Revision;
-use crate::schema::{Target, Violation};
+use crate::schema::{SchemaTarget, Violation};
 
 /// Whether a server message is a notification or a request (they have separate method lists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ impl MessageKind {
 
 /// One finding per violation of `target`, validated at `pointer` in its frame.
 pub fn violations(
-    target: &Target,
+    target: &SchemaTarget,
     violations: Vec<Violation>,
     revision: Revision,
     pointer: &str,
@@ -73,7 +73,7 @@ mod tests {
 
     #[test]
     fn a_violation_points_into_the_frame_and_at_the_schema() {
-        let target = Target::Definition("ListToolsResult".into());
+        let target = SchemaTarget::Definition("ListToolsResult".into());
         let v = Violation {
             instance_pointer: "/tools".into(),
             schema_path: "/properties/tools/type".into(),

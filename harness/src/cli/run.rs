@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 use super::finish::LegEnd;
 use super::flags::Format;
 use super::{EXIT_ERROR, EXIT_FINDINGS, RunArgs, config, finish, legs, resolve};
-use crate::outcome::{Comparison, RunReport, RunVerdict};
+use crate::outcome::{RunReport, RunVerdict, SnapshotComparison};
 use crate::report::aggregate::Aggregator;
 use crate::report::human::{self, Detail};
 use crate::report::jsonl::JsonLines;
@@ -352,7 +352,7 @@ async fn snapshot(
     args: &RunArgs,
     probe: &ProbeConfig,
     dir: &std::path::Path,
-) -> anyhow::Result<Comparison> {
+) -> anyhow::Result<SnapshotComparison> {
     let stdio = match &probe.target {
         crate::transport::target::Target::Stdio { options, .. } => options.clone(),
         _ => Default::default(),

@@ -4,6 +4,7 @@
 use clap::builder::PossibleValue;
 
 use crate::outcome::{FailOn, ToolPolicy};
+use crate::scenario::official::Profile;
 
 impl clap::ValueEnum for ToolPolicy {
     fn value_variants<'a>() -> &'a [Self] {
@@ -33,6 +34,22 @@ impl clap::ValueEnum for FailOn {
                 .help("Only MUST-level findings and failing scenarios fail the run"),
             FailOn::Warning => PossibleValue::new("warning")
                 .help("SHOULD-level findings and warning scenarios fail it too"),
+        })
+    }
+}
+
+impl clap::ValueEnum for Profile {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Profile::OfficialFixture]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Profile::OfficialFixture => PossibleValue::new("official-fixture").help(
+                "Only the scenarios that stand for an official suite scenario (`official:` ids): \
+                 what an SDK's CI ran with `@modelcontextprotocol/conformance` against its \
+                 fixture server",
+            ),
         })
     }
 }

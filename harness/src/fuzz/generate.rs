@@ -12,8 +12,8 @@ use super::Rng;
 use super::mutate;
 use super::values::{Shape, ValueGen, deep_value, word};
 use super::wire::Wire;
+use crate::outcome::ToolPolicy;
 use crate::protocol::RequestId;
-use crate::scenario::exec::ToolPolicy;
 use crate::schema::SchemaSet;
 
 /// What the server declared, learnt once after the first handshake.
@@ -162,16 +162,6 @@ impl<'a> Generator<'a> {
     pub fn new_process(&mut self) {
         self.used.clear();
         self.recent.clear();
-    }
-
-    /// Marks an id as used (the fuzzer's own probes, say).
-    pub fn mark_used(&mut self, id: RequestId) {
-        self.used.insert(id);
-    }
-
-    /// Whether a request of this run already used `id`.
-    pub fn is_used(&self, id: &RequestId) -> bool {
-        self.used.contains(id)
     }
 
     /// Remembers a message the server answered with a result, for mutation later.

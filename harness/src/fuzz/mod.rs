@@ -27,8 +27,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::check::Finding;
+use crate::outcome::ToolPolicy;
 use crate::protocol::Revision;
-use crate::scenario::exec::ToolPolicy;
 use crate::session::SessionConfig;
 use crate::transport::target::Target;
 pub use driver::run;

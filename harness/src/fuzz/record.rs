@@ -12,7 +12,8 @@ use super::process::endpoint_up;
 use super::repro::{self, Repro};
 use super::wire::{Expected, Framing};
 use super::{FuzzError, FuzzFinding};
-use crate::scenario::exec::{ExecConfig, ToolPolicy};
+use crate::outcome::ToolPolicy;
+use crate::scenario::exec::ExecConfig;
 use crate::transport::stdio::ShutdownWaits;
 use crate::transport::target::Target;
 

@@ -11,8 +11,9 @@ use serde_json::Value;
 use super::oracle::Oracle;
 use crate::check::{Severity, rules};
 use crate::outcome::Cause;
+use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::Revision;
-use crate::scenario::exec::{ExecConfig, ScenarioOutcome, Verdict};
+use crate::scenario::exec::ExecConfig;
 use crate::scenario::model::TransportKind;
 use crate::schema::SchemaStore;
 

@@ -20,5 +20,5 @@ pub use run::{
     StepStatus,
 };
 pub use scenario::{ScenarioOutcome, Tally, Verdict};
-pub use snapshot::{AreaOutcome, Comparison, SnapshotStatus};
+pub use snapshot::{AreaOutcome, SnapshotComparison, SnapshotStatus};
 pub use transcript::{Direction, Entry};

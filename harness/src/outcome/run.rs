@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::{
-    Comparison, Entry, Finding, ScenarioOutcome, SchemaStatus, ServerProfile, Severity, Tally,
-    Verdict,
+    Entry, Finding, ScenarioOutcome, SchemaStatus, ServerProfile, Severity, SnapshotComparison,
+    Tally, Verdict,
 };
 use crate::protocol::Revision;
 use crate::transport::ShutdownReport;
@@ -121,7 +121,7 @@ pub struct RunReport {
     pub tally: Tally,
     /// `--snapshot-dir`: the server's snapshot compared with the accepted one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<Comparison>,
+    pub snapshot: Option<SnapshotComparison>,
 }
 
 impl RunReport {
@@ -180,7 +180,10 @@ impl RunReport {
             .scenarios
             .iter()
             .any(|o| self.fail_on.fails(&o.verdict));
-        let snapshot_changed = self.snapshot.as_ref().is_some_and(Comparison::has_changes);
+        let snapshot_changed = self
+            .snapshot
+            .as_ref()
+            .is_some_and(SnapshotComparison::has_changes);
         self.verdict = if finding_fails || scenario_fails || snapshot_changed {
             RunVerdict::Fail
         } else {
@@ -189,7 +192,7 @@ impl RunReport {
     }
 
     /// Folds a snapshot comparison into the report: an unaccepted change fails the run.
-    pub fn add_snapshot(&mut self, comparison: Comparison) {
+    pub fn add_snapshot(&mut self, comparison: SnapshotComparison) {
         if comparison.has_changes() {
             self.verdict = RunVerdict::Fail;
         }

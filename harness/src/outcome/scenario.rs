@@ -82,6 +82,38 @@ pub struct ScenarioOutcome {
     pub stderr: StderrExcerpt,
 }
 
+impl ScenarioOutcome {
+    /// The outcome of a scenario that did not run: its `verdict` (a skip, an error, a block)
+    /// and nothing else, no findings, no transcript, no time; no stderr was kept, for
+    /// `stderr_reason`.
+    pub fn not_run(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        spec: impl Into<String>,
+        official: Vec<String>,
+        verdict: Verdict,
+        stderr_reason: impl Into<String>,
+    ) -> Self {
+        ScenarioOutcome {
+            id: id.into(),
+            title: title.into(),
+            spec: spec.into(),
+            official,
+            verdict,
+            findings: vec![],
+            protocol: vec![],
+            unchecked: vec![],
+            skipped_steps: vec![],
+            policy_skips: vec![],
+            duration_ms: 0,
+            transcript: vec![],
+            stderr: StderrExcerpt::NotCaptured {
+                reason: stderr_reason.into(),
+            },
+        }
+    }
+}
+
 /// How many scenarios ended each way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {

@@ -32,14 +32,14 @@ pub struct AreaOutcome {
 
 /// The outcome of comparing every area: the "snapshot" area of a JSON report.
 #[derive(Clone, Debug, Serialize)]
-pub struct Comparison {
+pub struct SnapshotComparison {
     /// The directory of the accepted snapshots.
     pub dir: String,
     /// Each area's outcome.
     pub areas: Vec<AreaOutcome>,
 }
 
-impl Comparison {
+impl SnapshotComparison {
     /// Whether any area differs and was not accepted (exit 1).
     pub fn has_changes(&self) -> bool {
         self.areas

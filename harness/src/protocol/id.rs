@@ -60,11 +60,6 @@ impl RequestId {
             _ => false,
         }
     }
-
-    /// Whether JSON-RPC 2.0 discourages this id: numbers SHOULD NOT have fractional parts.
-    pub fn has_fraction(&self) -> bool {
-        matches!(self, RequestId::Number(n) if n.contains(['.', 'e', 'E']))
-    }
 }
 
 impl fmt::Display for RequestId {

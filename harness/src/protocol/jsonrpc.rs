@@ -9,6 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::id::RequestId;
+use super::text::{Mark, clip_marked};
 
 /// A well-formed JSON-RPC 2.0 message.
 #[derive(Clone, Debug, PartialEq)]
@@ -192,16 +193,8 @@ pub fn type_name(v: &Value) -> &'static str {
 fn describe(v: &Value) -> String {
     match v {
         Value::String(_) | Value::Number(_) | Value::Bool(_) | Value::Null => {
-            let text = v.to_string();
-            if text.len() > 40 {
-                format!(
-                    "{} {}…",
-                    type_name(v),
-                    &text[..text.floor_char_boundary(40)]
-                )
-            } else {
-                format!("{} {text}", type_name(v))
-            }
+            let text = clip_marked(v.to_string(), 40, Mark::Ellipsis);
+            format!("{} {text}", type_name(v))
         }
         _ => type_name(v).to_owned(),
     }

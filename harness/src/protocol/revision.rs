@@ -60,11 +60,6 @@ impl Revision {
         self < Revision::V2026_07_28
     }
 
-    /// JSON-RPC batches were allowed by 2025-03-26 only (added there, removed in 2025-06-18).
-    pub fn allows_batches(self) -> bool {
-        self == Revision::V2025_03_26
-    }
-
     /// A link to a section of this revision's specification, e.g. `basic/transports#stdio`.
     ///
     /// Sections are named as the handshake revisions name them; 2026-07-28 moved some pages
@@ -179,14 +174,5 @@ mod tests {
         }
         assert!(Revision::ALL.windows(2).all(|w| w[0] < w[1]));
         assert!("2025-01-01".parse::<Revision>().is_err());
-    }
-
-    #[test]
-    fn only_2025_03_26_allows_batches() {
-        let allowed: Vec<_> = Revision::ALL
-            .into_iter()
-            .filter(|r| r.allows_batches())
-            .collect();
-        assert_eq!(allowed, vec![Revision::V2025_03_26]);
     }
 }

@@ -71,23 +71,7 @@ mod tests {
     use std::sync::Arc;
 
     fn outcome(id: &str, verdict: Verdict) -> ScenarioOutcome {
-        ScenarioOutcome {
-            id: id.into(),
-            title: id.into(),
-            spec: String::new(),
-            official: vec![],
-            verdict,
-            findings: vec![],
-            protocol: vec![],
-            unchecked: vec![],
-            skipped_steps: vec![],
-            policy_skips: vec![],
-            duration_ms: 1,
-            transcript: vec![],
-            stderr: crate::transport::StderrExcerpt::NotCaptured {
-                reason: "test".into(),
-            },
-        }
+        ScenarioOutcome::not_run(id, id, "", vec![], verdict, "test")
     }
 
     #[test]

@@ -211,23 +211,8 @@ mod tests {
     use crate::protocol::Revision;
 
     fn scenario(id: &str, official: &[&str], verdict: Verdict) -> ScenarioOutcome {
-        ScenarioOutcome {
-            id: id.into(),
-            title: id.into(),
-            spec: String::new(),
-            official: official.iter().map(|s| s.to_string()).collect(),
-            verdict,
-            findings: vec![],
-            protocol: vec![],
-            unchecked: vec![],
-            skipped_steps: vec![],
-            policy_skips: vec![],
-            duration_ms: 0,
-            transcript: vec![],
-            stderr: crate::transport::StderrExcerpt::NotCaptured {
-                reason: "test".into(),
-            },
-        }
+        let official = official.iter().map(|s| s.to_string()).collect();
+        ScenarioOutcome::not_run(id, id, "", official, verdict, "test")
     }
 
     fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {

@@ -20,6 +20,7 @@ use super::summary::{self, AreaTotals};
 use crate::outcome::{
     Counts, Direction, Entry, Finding, RunVerdict, SchemaStatus, StepStatus, Tally,
 };
+use crate::protocol::text::{Mark, clip_marked};
 
 const TEMPLATE: &str = include_str!("assets/report.html");
 const SCRIPT: &str = include_str!("assets/report.js");
@@ -110,7 +111,7 @@ struct LegPage {
     /// The "official checks" table (empty unless the server is an official fixture).
     official: Vec<super::official_checks::OfficialRow>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
-    snapshot: Option<crate::snapshot::Comparison>,
+    snapshot: Option<crate::snapshot::SnapshotComparison>,
     stderr_bytes: u64,
     stderr_tail: Vec<String>,
     shutdown: Option<String>,
@@ -221,17 +222,7 @@ fn safe_url(url: &str) -> Option<String> {
 }
 
 fn pretty(text: &str) -> (String, Option<Value>) {
-    let cut = |s: &str| {
-        if s.len() > MAX_FRAME_CHARS {
-            format!(
-                "{}… ({} bytes in all)",
-                &s[..s.floor_char_boundary(MAX_FRAME_CHARS)],
-                s.len()
-            )
-        } else {
-            s.to_owned()
-        }
-    };
+    let cut = |s: &str| clip_marked(s, MAX_FRAME_CHARS, Mark::LengthInAll);
     match serde_json::from_str::<Value>(text) {
         Ok(v) if text.len() <= MAX_FRAME_CHARS => {
             (pretty_json(&v).unwrap_or_else(|| text.to_owned()), Some(v))
@@ -304,11 +295,7 @@ fn finding(anchor: &str, f: &Finding, entries: &[Entry]) -> FindingView {
         let v: Value = serde_json::from_str(&entries.get(i)?.text).ok()?;
         let found = v.pointer(p)?;
         let s = pretty_json(found)?;
-        Some(if s.len() > 4096 {
-            format!("{}…", &s[..s.floor_char_boundary(4096)])
-        } else {
-            s
-        })
+        Some(clip_marked(s, 4096, Mark::Ellipsis))
     });
     FindingView {
         rule: f.rule.clone(),

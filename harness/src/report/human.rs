@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::outcome::{
-    Comparison, Finding, RunReport, RunVerdict, ScenarioOutcome, SchemaStatus, Severity,
+    Finding, RunReport, RunVerdict, ScenarioOutcome, SchemaStatus, Severity, SnapshotComparison,
     SnapshotStatus, StepStatus, Verdict,
 };
 
@@ -297,7 +297,7 @@ pub fn footer(report: &RunReport) -> String {
 }
 
 /// The snapshot part of the human report: diffs, then one line per area.
-pub fn snapshot(c: &Comparison, diffs: bool, prefix: &str) -> String {
+pub fn snapshot(c: &SnapshotComparison, diffs: bool, prefix: &str) -> String {
     let mut out = String::new();
     for a in c.areas.iter().filter(|_| diffs) {
         if let Some(diff) = &a.diff {

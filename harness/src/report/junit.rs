@@ -154,7 +154,7 @@ fn build(input: &Input<'_>) -> Report {
 }
 
 /// `--snapshot-dir`: one testcase per snapshot area; a change is a failure carrying its diff.
-fn snapshot_suite(c: &crate::snapshot::Comparison) -> TestSuite {
+fn snapshot_suite(c: &crate::snapshot::SnapshotComparison) -> TestSuite {
     use crate::snapshot::Status;
     let mut suite = TestSuite::new("snapshot");
     suite.add_property(Property::new("dir", c.dir.as_str()));

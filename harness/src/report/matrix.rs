@@ -340,23 +340,7 @@ mod tests {
     fn the_exit_code_covers_every_leg() {
         let pass = RunReport::empty("srv", Revision::V2025_11_25);
         let mut fail = RunReport::empty("srv", Revision::V2026_07_28);
-        let failing = ScenarioOutcome {
-            id: "tools/x".into(),
-            title: "x".into(),
-            spec: String::new(),
-            official: vec![],
-            verdict: Verdict::Fail,
-            findings: vec![],
-            protocol: vec![],
-            unchecked: vec![],
-            skipped_steps: vec![],
-            policy_skips: vec![],
-            duration_ms: 1,
-            transcript: vec![],
-            stderr: crate::transport::StderrExcerpt::NotCaptured {
-                reason: "test".into(),
-            },
-        };
+        let failing = ScenarioOutcome::not_run("tools/x", "x", "", vec![], Verdict::Fail, "test");
         fail.add_scenarios(vec![failing], 1);
         let both = Matrix {
             legs: vec![Leg::Ran(input(&pass)), Leg::Ran(input(&fail))],

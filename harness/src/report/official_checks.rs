@@ -77,23 +77,8 @@ mod tests {
     use super::*;
 
     fn outcome(id: &str, official: &[&str], verdict: Verdict) -> ScenarioOutcome {
-        ScenarioOutcome {
-            id: id.into(),
-            title: id.into(),
-            spec: String::new(),
-            official: official.iter().map(|s| s.to_string()).collect(),
-            verdict,
-            findings: vec![],
-            protocol: vec![],
-            unchecked: vec![],
-            skipped_steps: vec![],
-            policy_skips: vec![],
-            duration_ms: 1,
-            transcript: vec![],
-            stderr: crate::transport::StderrExcerpt::NotCaptured {
-                reason: "test".into(),
-            },
-        }
+        let official = official.iter().map(|s| s.to_string()).collect();
+        ScenarioOutcome::not_run(id, id, "", official, verdict, "test")
     }
 
     #[test]

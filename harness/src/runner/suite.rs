@@ -24,7 +24,6 @@ use crate::scenario::Scenario;
 use crate::scenario::exec::{self, ExecConfig, Lease};
 use crate::scenario::share;
 use crate::schema::SchemaStore;
-use crate::transport::StderrExcerpt;
 use crate::transport::stdio::ShutdownWaits;
 use crate::transport::target::Target;
 
@@ -245,19 +244,12 @@ fn shortened(config: &Arc<ExecConfig>) -> Arc<ExecConfig> {
 /// The outcome of a scenario that did not run (or whose task died) with `verdict`.
 fn not_run(s: &Scenario, revision: Revision, verdict: Verdict) -> ScenarioOutcome {
     let why = verdict.reason().unwrap_or_default().to_owned();
-    ScenarioOutcome {
-        id: s.id.clone(),
-        title: s.title.clone(),
-        spec: s.spec_url(revision),
-        official: s.official.clone(),
+    ScenarioOutcome::not_run(
+        &s.id,
+        &s.title,
+        s.spec_url(revision),
+        s.official.clone(),
         verdict,
-        findings: vec![],
-        protocol: vec![],
-        unchecked: vec![],
-        skipped_steps: vec![],
-        policy_skips: vec![],
-        duration_ms: 0,
-        transcript: vec![],
-        stderr: StderrExcerpt::NotCaptured { reason: why },
-    }
+        why,
+    )
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::model::{Check, JsonType, Matcher};
 use super::template::Vars;
 use crate::protocol::jsonrpc::type_name;
-use crate::schema::{SchemaSet, Target};
+use crate::schema::{SchemaSet, SchemaTarget};
 
 /// A check that did not hold, with what was expected and what was there.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,7 +129,7 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
             }
             Some(set) => {
                 let violations = set
-                    .validate(&Target::Definition(def.clone()), actual)
+                    .validate(&SchemaTarget::Definition(def.clone()), actual)
                     .map_err(Unmet::Skipped)?;
                 if let Some(v) = violations.first() {
                     return Err(Unmet::Expected(format!(

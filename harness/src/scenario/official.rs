@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use super::model::Scenario;
 
-/// `--profile`: which scenarios a run keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// `--profile`: which scenarios a run keeps (its command-line spelling is in
+/// `cli/values.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Profile {
     /// Only the scenarios that stand for an official suite scenario (`official:` ids): what
     /// an SDK's CI ran with `@modelcontextprotocol/conformance` against its fixture server.

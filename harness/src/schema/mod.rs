@@ -16,18 +16,18 @@ pub use resolve::{Located, Missing, Origin, SearchPath};
 
 /// What a message is checked against.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
+pub enum SchemaTarget {
     /// A named definition, e.g. `InitializeResult`.
     Definition(String),
     /// The `error` member of an error response.
     ErrorObject,
 }
 
-impl std::fmt::Display for Target {
+impl std::fmt::Display for SchemaTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Target::Definition(d) => f.write_str(d),
-            Target::ErrorObject => f.write_str("JSON-RPC error object"),
+            SchemaTarget::Definition(d) => f.write_str(d),
+            SchemaTarget::ErrorObject => f.write_str("JSON-RPC error object"),
         }
     }
 }
@@ -85,7 +85,7 @@ pub struct SchemaSet {
     root: Value,
     defs_key: &'static str,
     methods: MethodTable,
-    compiled: Mutex<HashMap<Target, Arc<jsonschema::Validator>>>,
+    compiled: Mutex<HashMap<SchemaTarget, Arc<jsonschema::Validator>>>,
 }
 
 impl std::fmt::Debug for SchemaSet {
@@ -144,13 +144,13 @@ impl SchemaSet {
         &self.root
     }
 
-    fn validator(&self, target: &Target) -> Result<Arc<jsonschema::Validator>, String> {
+    fn validator(&self, target: &SchemaTarget) -> Result<Arc<jsonschema::Validator>, String> {
         let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = cache.get(target) {
             return Ok(v.clone());
         }
         let reference = match target {
-            Target::Definition(name) => {
+            SchemaTarget::Definition(name) => {
                 if !self.has_definition(name) {
                     return Err(format!(
                         "{} schema has no definition `{name}`",
@@ -159,10 +159,12 @@ impl SchemaSet {
                 }
                 format!("#/{}/{}", self.defs_key, name)
             }
-            Target::ErrorObject if self.has_definition("Error") => {
+            SchemaTarget::ErrorObject if self.has_definition("Error") => {
                 format!("#/{}/Error", self.defs_key)
             }
-            Target::ErrorObject => format!("#/{}/JSONRPCError/properties/error", self.defs_key),
+            SchemaTarget::ErrorObject => {
+                format!("#/{}/JSONRPCError/properties/error", self.defs_key)
+            }
         };
         let mut wrapper = json!({ "$ref": reference });
         wrapper[self.defs_key] = self.root[self.defs_key].clone();
@@ -185,7 +187,11 @@ impl SchemaSet {
 
     /// Validates `instance` against `target`. An `Err` means the schema itself could not
     /// be used (a harness problem, never the server's fault).
-    pub fn validate(&self, target: &Target, instance: &Value) -> Result<Vec<Violation>, String> {
+    pub fn validate(
+        &self,
+        target: &SchemaTarget,
+        instance: &Value,
+    ) -> Result<Vec<Violation>, String> {
         let validator = self.validator(target)?;
         Ok(validator
             .iter_errors(instance)

@@ -12,7 +12,7 @@ use crate::check::{self, jsonrpc};
 use crate::protocol::{
     ErrorObject, Message, Outcome, RequestId, Response, notification_json, request_json,
 };
-use crate::schema::Target;
+use crate::schema::SchemaTarget;
 use crate::session::transcript::Direction;
 use crate::transport::{ExitInfo, TransportError};
 
@@ -590,7 +590,7 @@ impl Session {
                 if let Some(def) = result_def {
                     self.validate(
                         pending.revision,
-                        &Target::Definition(def),
+                        &SchemaTarget::Definition(def),
                         result,
                         index,
                         &format!("{base}/result"),

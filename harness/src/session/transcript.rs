@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use crate::outcome::Finding;
 pub use crate::outcome::{Direction, Entry};
+use crate::protocol::text::{Mark, clip_marked};
 
 /// Entries kept from the start of a session.
 pub const HEAD: usize = 2_000;
@@ -22,22 +23,6 @@ pub const PINNED: usize = 1_000;
 /// Bytes of an entry's text kept: a 1 MiB request (or a server's 64 MiB line) would
 /// otherwise be held whole in every report and every event that carries it.
 pub const ENTRY_TEXT: usize = 64 * 1024;
-
-/// `text` cut to [`ENTRY_TEXT`] bytes (at a character boundary), saying how much was left
-/// out.
-fn clip(mut text: String) -> String {
-    if text.len() <= ENTRY_TEXT {
-        return text;
-    }
-    let total = text.len();
-    let mut cut = ENTRY_TEXT;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    text.truncate(cut);
-    text.push_str(&format!("… ({} more bytes not kept)", total - cut));
-    text
-}
 
 /// The entries of a session, in order, within bounds (the rest counted as dropped).
 #[derive(Clone, Debug)]
@@ -96,7 +81,7 @@ impl Transcript {
         let entry = Entry {
             at: self.started.elapsed(),
             direction,
-            text: clip(text.into()),
+            text: clip_marked(text.into(), ENTRY_TEXT, Mark::LeftOut),
             http: None,
         };
         let index = self.recorded;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{SchemaStatus, Session};
 use crate::check::schema::{self as schema_check, MessageKind};
 use crate::protocol::Revision;
-use crate::schema::{SchemaStore, Target};
+use crate::schema::{SchemaStore, SchemaTarget};
 
 impl Session {
     /// Whether `store` judges this session's revision as the session's own store did (both
@@ -41,7 +41,7 @@ impl Session {
         if let Some(error) = value.get("error") {
             self.validate(
                 self.revision,
-                &Target::ErrorObject,
+                &SchemaTarget::ErrorObject,
                 error,
                 index,
                 &format!("{base}/error"),
@@ -71,7 +71,7 @@ impl Session {
         }
         .cloned();
         match def {
-            Some(def) => self.validate(rev, &Target::Definition(def), value, index, base),
+            Some(def) => self.validate(rev, &SchemaTarget::Definition(def), value, index, base),
             None => {
                 let f = schema_check::unknown_method(method, kind, rev, base);
                 self.push_at(f, index);
@@ -93,7 +93,7 @@ impl Session {
     pub(super) fn validate(
         &mut self,
         revision: Revision,
-        target: &Target,
+        target: &SchemaTarget,
         instance: &Value,
         index: Option<usize>,
         pointer: &str,

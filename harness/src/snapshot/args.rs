@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::scenario::exec::ToolPolicy;
+use crate::outcome::ToolPolicy;
 use crate::scenario::synth;
 
 /// Why `policy` forbids calling `tool` (a `tools/list` entry), if it does: the

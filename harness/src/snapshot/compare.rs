@@ -4,12 +4,16 @@ use std::path::Path;
 
 use super::{Snapshot, SnapshotError, file};
 
-pub use crate::outcome::{AreaOutcome, Comparison, SnapshotStatus as Status};
+pub use crate::outcome::{AreaOutcome, SnapshotComparison, SnapshotStatus as Status};
 
 /// Compares `snapshot` with the files in `dir`; writes them all on the first run, writes
 /// `.snap.new` files for changes (or accepts them with `accept`), and removes stale
 /// `.snap.new` files of areas that match again.
-pub fn compare(snapshot: &Snapshot, dir: &Path, accept: bool) -> Result<Comparison, SnapshotError> {
+pub fn compare(
+    snapshot: &Snapshot,
+    dir: &Path,
+    accept: bool,
+) -> Result<SnapshotComparison, SnapshotError> {
     let mut olds = Vec::new();
     for area in Snapshot::AREAS {
         olds.push(file::read_body(&file::accepted_path(dir, area))?);
@@ -50,7 +54,7 @@ pub fn compare(snapshot: &Snapshot, dir: &Path, accept: bool) -> Result<Comparis
             diff,
         });
     }
-    Ok(Comparison {
+    Ok(SnapshotComparison {
         dir: dir.display().to_string(),
         areas,
     })

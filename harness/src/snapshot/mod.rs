@@ -36,13 +36,13 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::scenario::exec::ToolPolicy;
+use crate::outcome::ToolPolicy;
 use crate::schema::{SchemaStore, SearchPath};
 use crate::session::{Session, SessionConfig};
 use crate::transport::Transport;
 use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
 pub use canon::{PointerPattern, Redacted, Redactions};
-pub use compare::{Comparison, Status, compare};
+pub use compare::{SnapshotComparison, Status, compare};
 
 /// Why a snapshot could not be taken or stored.
 #[derive(Debug, thiserror::Error)]

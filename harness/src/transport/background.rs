@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::process::Command;
 use tokio::sync::watch;
 
 use super::stdio::ServerCommand;
@@ -38,29 +37,7 @@ pub struct Stopped {
 impl Background {
     /// Starts `command` in its own process group, stdin closed, stdout and stderr drained.
     pub fn spawn(command: &ServerCommand) -> Result<Self, TransportError> {
-        let mut cmd = Command::new(&command.program);
-        cmd.args(&command.args)
-            .envs(&command.env)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(cwd) = &command.cwd {
-            cmd.current_dir(cwd);
-        }
-        reaper::set_parent_death_signal(&mut cmd);
-        let spawn_error = |source| TransportError::Spawn {
-            command: command.display(),
-            source,
-        };
-        let mut child = cmd.spawn().map_err(spawn_error)?;
-        let pgid = child.id().map(|p| p as i32).ok_or_else(|| {
-            spawn_error(std::io::Error::other(
-                "the process exited before it could be tracked",
-            ))
-        })?;
-        reaper::register(pgid);
+        let (mut child, pgid) = command.spawn_group(Stdio::null())?;
         let output = StderrLog::new(Instant::now());
         if let Some(out) = child.stdout.take() {
             tokio::spawn(drain(out, output.clone()));

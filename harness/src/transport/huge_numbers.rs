@@ -8,6 +8,11 @@
 use serde_json::Value;
 
 /// Whether serde_json's error is its refusal of a number too large for a float.
+///
+/// Matched by message on purpose: serde_json gives this error no kind of its own (its
+/// `classify()` says only `Syntax`, like any other malformed input, and the error code is
+/// private), so its text, "number out of range", is the one thing that tells it apart. The
+/// tests below pin that text, so a serde_json release that rewords it fails them.
 pub fn is_out_of_range(error: &serde_json::Error) -> bool {
     error.to_string().starts_with("number out of range")
 }

@@ -9,7 +9,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::http::{
-    HttpHandle, HttpOptions, HttpRecord, client, deliver, error_chain, record_headers,
+    HttpHandle, HttpOptions, HttpRecord, client, deliver, error_chain, is_tls_failure,
+    record_headers,
 };
 use super::sse_reader::SseReader;
 use super::{
@@ -99,6 +100,7 @@ impl SseTransport {
                         method: "POST".into(),
                         url: url.to_string(),
                         error: error.clone(),
+                        tls: is_tls_failure(&e),
                     }))
                     .await;
                 return Err(TransportError::Http(error));
@@ -164,6 +166,7 @@ async fn read_stream(
                         method: "GET".into(),
                         url: url.clone(),
                         error: error.clone(),
+                        tls: is_tls_failure(&e),
                     }))
                     .await;
                 let _ = endpoint.send(Err(format!("cannot reach {url}: {error}")));

@@ -54,6 +54,40 @@ impl ServerCommand {
         })
     }
 
+    /// Starts the command in its own process group (registered with the reaper, so it is
+    /// taken down with mcpcheck), stdout and stderr piped, stdin as given; returns the child
+    /// and its process group id. The one spawn of the stdio transport and of background
+    /// servers.
+    pub(crate) fn spawn_group(
+        &self,
+        stdin: Stdio,
+    ) -> Result<(tokio::process::Child, i32), TransportError> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .envs(&self.env)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(cwd) = &self.cwd {
+            cmd.current_dir(cwd);
+        }
+        reaper::set_parent_death_signal(&mut cmd);
+        let spawn_error = |source| TransportError::Spawn {
+            command: self.display(),
+            source,
+        };
+        let child = cmd.spawn().map_err(spawn_error)?;
+        let pgid = child.id().map(|p| p as i32).ok_or_else(|| {
+            spawn_error(std::io::Error::other(
+                "the process exited before it could be tracked",
+            ))
+        })?;
+        reaper::register(pgid);
+        Ok((child, pgid))
+    }
+
     /// The command line as a user would type it.
     pub fn display(&self) -> String {
         std::iter::once(&self.program)
@@ -202,30 +236,7 @@ impl StdioTransport {
         options: StdioOptions,
         started: Instant,
     ) -> Result<Self, TransportError> {
-        let mut cmd = Command::new(&command.program);
-        cmd.args(&command.args)
-            .envs(&command.env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(cwd) = &command.cwd {
-            cmd.current_dir(cwd);
-        }
-        reaper::set_parent_death_signal(&mut cmd);
-        let mut child = cmd.spawn().map_err(|source| TransportError::Spawn {
-            command: command.display(),
-            source,
-        })?;
-        let pgid = child
-            .id()
-            .map(|p| p as i32)
-            .ok_or_else(|| TransportError::Spawn {
-                command: command.display(),
-                source: std::io::Error::other("the process exited before it could be tracked"),
-            })?;
-        reaper::register(pgid);
+        let (mut child, pgid) = command.spawn_group(Stdio::piped())?;
 
         let stdin = child.stdin.take();
         let mut stdout = child.stdout.take().expect("stdout is piped");

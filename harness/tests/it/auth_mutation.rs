@@ -10,7 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::support::suite::{self, defect_table};
 use crate::support::*;
 
-const FAST: [&str; 6] = ["--timeout", "3s", "--startup-timeout", "5s", "--jobs", "6"];
+/// Short waits, six jobs.
+fn fast() -> Vec<&'static str> {
+    [&FAST_MANY_JOBS[..], &["--jobs", "6"]].concat()
+}
 
 /// The fixture's tokens (fixtures/misbehaving/src/http/auth.rs), by environment variable.
 const TOKENS: [(&str, &str); 4] = [
@@ -31,7 +34,7 @@ const TOKEN_FLAGS: [&str; 8] = [
 ];
 
 fn run(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    let args = [&["--url", url][..], &FAST, &TOKEN_FLAGS, extra].concat();
+    let args = [&["--url", url][..], &fast(), &TOKEN_FLAGS, extra].concat();
     json_report("run", &args, &TOKENS)
 }
 
@@ -117,7 +120,7 @@ fn without_the_token_flags_those_checks_are_skipped_naming_the_flag() {
     let server = misbehaving_http(&["--auth"]);
     let args = [
         &["--url", &server.url][..],
-        &FAST,
+        &fast(),
         &["--bearer-env", "MCPCHECK_T_VALID", "--include", "auth/*"],
     ]
     .concat();
@@ -212,7 +215,7 @@ fn the_python_sdk_protected_server_passes_the_auth_scenarios() {
     ] {
         let args = [
             &["--url", &server.url][..],
-            &FAST,
+            &fast(),
             &TOKEN_FLAGS,
             &["--protocol-version", rev, "--include", "auth/*"],
         ]

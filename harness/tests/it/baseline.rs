@@ -7,21 +7,12 @@ use crate::support::*;
 
 /// The sweep plus the one scenario the garbage-stdout defect breaks: its failures are the
 /// scenario `stdio/stdout-only-messages` and the sweep's rule `stdio.stdout-only-messages`.
-const ARGS: [&str; 10] = [
-    "--include",
-    "stdio/stdout-only-messages",
-    "--timeout",
-    "2s",
-    "--startup-timeout",
-    "5s",
-    "--shutdown-wait",
-    "300ms",
-    "--kill-wait",
-    "300ms",
-];
+fn args() -> Vec<&'static str> {
+    [&["--include", "stdio/stdout-only-messages"][..], &FAST].concat()
+}
 
 fn run(baseline: &Path, extra: &[&str], server: &[&str]) -> (i32, serde_json::Value, String) {
-    let mut args: Vec<&str> = ARGS.to_vec();
+    let mut args = args();
     let b = baseline.display().to_string();
     args.extend(["--expected-failures", &b]);
     args.extend(extra);

@@ -3,22 +3,12 @@
 
 use std::collections::BTreeMap;
 
+use crate::support::suite;
 use crate::support::*;
 
-/// The scenario ids `mcpcheck list ARGS` prints.
+/// The scenario ids `mcpcheck list --format json ARGS` lists, in its order.
 fn listed(args: &[&str]) -> Vec<String> {
-    let out = mcpcheck().arg("list").args(args).output().unwrap();
-    let text = describe(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let mut lines: Vec<&str> = stdout.lines().collect();
-    let total = lines.pop().expect("a count line");
-    let ids: Vec<String> = lines
-        .iter()
-        .map(|l| l.split_whitespace().next().unwrap().to_owned())
-        .collect();
-    assert_eq!(total, format!("{} scenarios", ids.len()), "{stdout}");
-    ids
+    suite::listed_with(args).into_iter().map(|s| s.id).collect()
 }
 
 #[test]

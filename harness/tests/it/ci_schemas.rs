@@ -2,9 +2,8 @@
 //! fetches the pinned schemas, or (offline) stops with exit 2 and the fix; `--no-schema`
 //! runs and every report says schema checks were disabled.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::support::*;
@@ -123,64 +122,10 @@ fn no_schema_runs_and_every_report_says_schema_checks_were_disabled() {
     assert!(errors.is_empty(), "{errors:#?}");
 }
 
-/// Serves `.../schema/<rev>/schema.json` from the test schemas (only `only`'s when given;
-/// 404 for the others) until `requests` were answered or 30 s passed; returns the base URL.
-fn serve_schemas(
-    requests: usize,
-    only: Option<&'static str>,
-) -> (String, std::thread::JoinHandle<Vec<String>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let dir: PathBuf = schema_dir();
-    listener.set_nonblocking(true).unwrap();
-    let handle = std::thread::spawn(move || {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut served = Vec::new();
-        while served.len() < requests && std::time::Instant::now() < deadline {
-            let Ok((mut stream, _)) = listener.accept() else {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                continue;
-            };
-            stream.set_nonblocking(false).unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap() == 0 || h == "\r\n" {
-                    break;
-                }
-            }
-            let path = request_line.split_whitespace().nth(1).unwrap_or("/");
-            let rev = path.split('/').rev().nth(1).unwrap_or("").to_owned();
-            let served_here = only.is_none_or(|o| o == rev);
-            let body = if served_here {
-                std::fs::read(dir.join(&rev).join("schema.json")).unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            let status = if served_here {
-                "200 OK"
-            } else {
-                "404 Not Found"
-            };
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&body);
-            served.push(rev);
-        }
-        served
-    });
-    (base, handle)
-}
-
 #[test]
 fn a_missing_schema_is_fetched_verified_and_used() {
     let home = tempfile_path("cold-home-fetch");
-    let (base, server) = serve_schemas(5, None);
+    let (base, server) = serve_schemas(5, Serving::default());
     let out = cold(&home, &base)
         .args(["run", "--include", "lifecycle/*", "--"])
         .arg(reference())
@@ -225,7 +170,13 @@ fn a_missing_schema_is_fetched_verified_and_used() {
 #[test]
 fn a_negotiated_revision_without_a_schema_is_an_error() {
     let home = tempfile_path("cold-home-negotiated");
-    let (base, server) = serve_schemas(5, Some("2025-11-25"));
+    let (base, server) = serve_schemas(
+        5,
+        Serving {
+            only: Some("2025-11-25"),
+            ..Serving::default()
+        },
+    );
     let out = cold(&home, &base)
         // One revision asked for: the server negotiating another is this test's subject.
         .args([

@@ -1,9 +1,6 @@
 //! The command line's contract: exit codes, clear errors for bad input, schema resolution
 //! and `schemas fetch` against a loopback server.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
-
 use crate::support::*;
 
 fn run(args: &[&str]) -> (i32, String) {
@@ -54,56 +51,10 @@ fn a_command_that_cannot_start_is_a_harness_error() {
     );
 }
 
-/// Serves `schema/<rev>/schema.json` from the shared schemas, tampering with one revision.
-fn serve_schemas(tamper: Option<&'static str>) -> (String, std::thread::JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let dir = schema_dir();
-    listener.set_nonblocking(true).unwrap();
-    let handle = std::thread::spawn(move || {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut served = 0;
-        while served < 5 && std::time::Instant::now() < deadline {
-            let Ok((mut stream, _)) = listener.accept() else {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                continue;
-            };
-            served += 1;
-            stream.set_nonblocking(false).unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap() == 0 || h == "\r\n" {
-                    break;
-                }
-            }
-            let path = request_line
-                .split_whitespace()
-                .nth(1)
-                .unwrap_or("/")
-                .to_owned();
-            let rev = path.split('/').rev().nth(1).unwrap_or("").to_owned();
-            let mut body = std::fs::read(dir.join(&rev).join("schema.json")).unwrap_or_default();
-            if Some(rev.as_str()) == tamper {
-                body.extend_from_slice(b" ");
-            }
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&body);
-        }
-    });
-    (base, handle)
-}
-
 #[test]
 fn schemas_fetch_verifies_the_pins() {
     let dest = tempfile_path("schemas");
-    let (base, server) = serve_schemas(None);
+    let (base, server) = serve_schemas(5, Serving::default());
     let (code, text) = run(&[
         "schemas",
         "fetch",
@@ -128,7 +79,13 @@ fn schemas_fetch_verifies_the_pins() {
     }
 
     let dest = tempfile_path("schemas-tampered");
-    let (base, server) = serve_schemas(Some("2025-06-18"));
+    let (base, server) = serve_schemas(
+        5,
+        Serving {
+            tamper: Some("2025-06-18"),
+            ..Serving::default()
+        },
+    );
     let (code, text) = run(&[
         "schemas",
         "fetch",

@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::support::suite::{self, defect_table};
 use crate::support::*;
 
-const FAST: [&str; 6] = ["--timeout", "3s", "--startup-timeout", "5s", "--jobs", "6"];
+/// Short waits, six jobs.
+fn fast() -> Vec<&'static str> {
+    [&FAST_MANY_JOBS[..], &["--jobs", "6"]].concat()
+}
 
 /// `http-*` defect -> the scenarios it must fail.
 fn http_defects() -> BTreeMap<String, BTreeSet<String>> {
@@ -17,7 +20,7 @@ fn http_defects() -> BTreeMap<String, BTreeSet<String>> {
 
 /// (scenario id, verdict) of a run against `url`.
 fn run(url: &str, rev: &str, only_http: bool) -> (BTreeMap<String, String>, String) {
-    let mut args = [&FAST[..], &["--protocol-version", rev]].concat();
+    let mut args = [&fast()[..], &["--protocol-version", rev]].concat();
     if only_http {
         args.extend(["--include", "http/*", "--include", "stateless/http-*"]);
     }
@@ -107,7 +110,7 @@ fn each_http_defect_fails_exactly_its_scenarios() {
 
 /// The whole JSON report of a run against `url`.
 fn report(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    run_url_json(url, &[&FAST[..], extra].concat())
+    run_url_json(url, &[&fast()[..], extra].concat())
 }
 
 /// Every `http` record of a kind in the sweep's and the scenarios' transcripts.

@@ -5,7 +5,9 @@
 use crate::support::*;
 
 /// Keeps hangs short; scenarios carry their own windows.
-const FAST: [&str; 6] = ["--timeout", "3s", "--startup-timeout", "5s", "--jobs", "4"];
+fn fast() -> Vec<&'static str> {
+    [&FAST_MANY_JOBS[..], &["--jobs", "4"]].concat()
+}
 
 /// Where the fixture's HTTP mode is rmcp's own `StreamableHttpService`, which the stdio
 /// mode's hand-written transport corrects: rmcp's HTTP service takes no JSON-RPC batches
@@ -32,7 +34,7 @@ fn run_url(url: &str, extra: &[&str], env: &[(&str, &str)]) -> (i32, serde_json:
 fn reference_over_http_passes_the_suite_at_every_handshake_revision() {
     let server = reference_http();
     for rev in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        let mut args = FAST.to_vec();
+        let mut args = fast();
         args.extend(RMCP_HTTP_DEVIATIONS);
         args.extend(["--protocol-version", rev]);
         let (code, report, text) = run_url(&server.url, &args, &[]);
@@ -309,7 +311,7 @@ fn auto_detection_keeps_streamable_http() {
 #[test]
 fn reference_over_http_resumption_scenarios() {
     let server = reference_http();
-    let mut args = FAST.to_vec();
+    let mut args = fast();
     args.extend(["--protocol-version", "2025-11-25"]);
     args.extend(["--include", "http/sse-event-ids-unique"]);
     args.extend(["--include", "http/resume-after-disconnect"]);

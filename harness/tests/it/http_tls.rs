@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 use crate::support::*;
 
-const FAST: [&str; 6] = ["--timeout", "3s", "--startup-timeout", "5s", "--jobs", "4"];
+/// Short waits, four jobs.
+fn fast() -> Vec<&'static str> {
+    [&FAST_MANY_JOBS[..], &["--jobs", "4"]].concat()
+}
 
 /// A CA (PEM) and a server certificate it signed for 127.0.0.1 and localhost.
 struct Pki {
@@ -158,7 +161,7 @@ fn tls_fixture(name: &str) -> (HttpServer, TlsProxy, String, PathBuf) {
 }
 
 fn run(url: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
-    run_url_json(url, &[&FAST[..], extra].concat())
+    run_url_json(url, &[&fast()[..], extra].concat())
 }
 
 #[test]
@@ -220,7 +223,7 @@ fn the_ca_can_come_from_mcpcheck_toml() {
         .arg("run")
         .arg("--config")
         .arg(&config)
-        .args(FAST)
+        .args(fast())
         .args(["--include", "http/session-id-issued"])
         .output()
         .unwrap();

@@ -5,17 +5,6 @@ use std::path::PathBuf;
 
 use crate::support::*;
 
-const FAST: [&str; 8] = [
-    "--timeout",
-    "2s",
-    "--startup-timeout",
-    "5s",
-    "--shutdown-wait",
-    "300ms",
-    "--kill-wait",
-    "300ms",
-];
-
 struct Outputs {
     dir: PathBuf,
     code: i32,

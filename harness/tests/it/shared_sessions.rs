@@ -18,18 +18,20 @@ use crate::support::suite::defect_table;
 use crate::support::*;
 
 /// Short hangs; the servers mostly wait, so more jobs than cores.
-const FAST: [&str; 10] = [
-    "--timeout",
-    "3s",
-    "--startup-timeout",
-    "5s",
-    "--shutdown-wait",
-    "500ms",
-    "--kill-wait",
-    "300ms",
-    "--jobs",
-    "4",
-];
+fn fast() -> Vec<&'static str> {
+    [
+        &FAST_MANY_JOBS[..],
+        &[
+            "--shutdown-wait",
+            "500ms",
+            "--kill-wait",
+            "300ms",
+            "--jobs",
+            "4",
+        ],
+    ]
+    .concat()
+}
 
 /// The revisions compared: the newest handshake revision and the stateless one.
 const REVISIONS: [Revision; 2] = [Revision::V2025_11_25, Revision::V2026_07_28];
@@ -46,7 +48,12 @@ fn shared_scenarios(revision: Revision) -> BTreeSet<String> {
 }
 
 fn both_modes(server: &[&str], revision: Revision, only: &[&str], what: &str) -> Option<String> {
-    let args = [&FAST[..], &["--protocol-version", revision.as_str()], only].concat();
+    let args = [
+        &fast()[..],
+        &["--protocol-version", revision.as_str()],
+        only,
+    ]
+    .concat();
     let what = format!("{what} at {revision}");
     let (shared_code, shared, shared_text) = run_json(&args, server);
     let isolated_args = [&args[..], &["--isolate"]].concat();

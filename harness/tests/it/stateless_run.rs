@@ -4,8 +4,9 @@
 
 use crate::support::*;
 
-/// Keeps hangs short; scenarios carry their own windows.
-const FAST: [&str; 4] = ["--timeout", "5s", "--startup-timeout", "20s"];
+/// Keeps hangs short; scenarios carry their own windows. Not [`FAST`]: the Python SDK
+/// server takes seconds to start and to answer.
+const PYTHON_WAITS: [&str; 4] = ["--timeout", "5s", "--startup-timeout", "20s"];
 
 fn sent(report: &serde_json::Value) -> Vec<serde_json::Value> {
     report["transcript"]
@@ -47,7 +48,7 @@ fn python_sdk_deviations_are_caught() {
     for (id, _) in SDK_DEVIATIONS {
         args.extend(["--include", id]);
     }
-    args.extend(FAST);
+    args.extend(PYTHON_WAITS);
     let (code, report, text) = run_json(&args, &server);
     assert_eq!(code, 1, "{text}");
     for (id, verdict) in SDK_DEVIATIONS {
@@ -65,7 +66,7 @@ fn python_sdk_server_passes_the_stateless_suite_over_stdio() {
     };
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let mut args = vec!["--protocol-version", "2026-07-28"];
-    args.extend(FAST);
+    args.extend(PYTHON_WAITS);
     args.extend(without_sdk_deviations());
     let (code, report, text) = run_json(&args, &server);
     assert_eq!(code, 0, "{text}");
@@ -154,7 +155,7 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios() {
     let args = [
         &["--protocol-version", "2026-07-28", "--jobs", "1"][..],
         &["--include", "stateless/listen-*"],
-        &FAST,
+        &PYTHON_WAITS,
     ]
     .concat();
     let plain: Vec<&str> = server.iter().map(String::as_str).collect();
@@ -207,7 +208,7 @@ fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
     };
     let args = [
         &["--protocol-version", "2026-07-28"][..],
-        &FAST,
+        &PYTHON_WAITS,
         &without_sdk_deviations(),
     ]
     .concat();
@@ -267,7 +268,7 @@ fn python_sdk_listen_handler_passes_the_listen_scenarios_over_streamable_http() 
     let args = [
         &["--protocol-version", "2026-07-28"][..],
         &["--include", "stateless/listen-*"],
-        &FAST,
+        &PYTHON_WAITS,
     ]
     .concat();
     let (code, report, text) = run_url_json(&server.url, &args);
@@ -326,7 +327,7 @@ fn a_handshake_only_server_fails_discover() {
     // implement server/discover").
     let fixture = reference();
     let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
-    args.extend(FAST);
+    args.extend(PYTHON_WAITS);
     let (code, report, text) = run_json(&args, &[&fixture]);
     assert_eq!(code, 1, "{text}");
     assert!(
@@ -353,7 +354,7 @@ fn a_stateless_only_server_fails_the_handshake_with_a_hint() {
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let args = [
         &["--protocol-version", "2025-11-25", "--exclude", "*"][..],
-        &FAST,
+        &PYTHON_WAITS,
     ]
     .concat();
     let (code, report, text) = run_json(&args, &server);
@@ -445,7 +446,7 @@ fn tools_list(result_type: &str) -> String {
 fn probe_only(server: &[String]) -> (i32, serde_json::Value, String) {
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
     let mut args = vec!["--protocol-version", "2026-07-28", "--exclude", "*"];
-    args.extend(FAST);
+    args.extend(PYTHON_WAITS);
     run_json(&args, &server)
 }
 
@@ -518,7 +519,7 @@ fn auto_line(text: &str) -> &str {
 fn auto_runs_the_dual_era_fixture_at_the_stateless_revision() {
     let args = [
         &["--protocol-version", "auto", "--include", "stateless/*"][..],
-        &FAST,
+        &PYTHON_WAITS,
     ]
     .concat();
     let (code, report, text) = run_json(&args, &[&misbehaving()]);
@@ -542,7 +543,7 @@ fn auto_runs_the_dual_era_fixture_at_the_stateless_revision() {
 fn auto_runs_a_handshake_only_server_at_its_negotiated_revision() {
     let args = [
         &["--protocol-version", "auto", "--include", "lifecycle/*"][..],
-        &FAST,
+        &PYTHON_WAITS,
     ]
     .concat();
     let (code, report, text) = run_json(&args, &[&reference()]);
@@ -602,7 +603,11 @@ fn auto_finds_the_stateless_revision_of_the_python_sdk_server() {
         return;
     };
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let args = [&["--protocol-version", "auto", "--exclude", "*"][..], &FAST].concat();
+    let args = [
+        &["--protocol-version", "auto", "--exclude", "*"][..],
+        &PYTHON_WAITS,
+    ]
+    .concat();
     let (code, report, text) = run_json(&args, &server);
     assert_eq!(code, 0, "{text}");
     let line = auto_line(&text);

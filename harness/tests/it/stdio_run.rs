@@ -8,18 +8,9 @@ use crate::support::*;
 
 /// These tests are about the protocol sweep; the scenario suite has its own
 /// (suite_mutation.rs), so it is excluded here to keep the runs short.
-const FAST: [&str; 10] = [
-    "--exclude",
-    "*",
-    "--timeout",
-    "2s",
-    "--startup-timeout",
-    "5s",
-    "--shutdown-wait",
-    "300ms",
-    "--kill-wait",
-    "300ms",
-];
+fn sweep_only() -> Vec<&'static str> {
+    [&["--exclude", "*"][..], &FAST].concat()
+}
 
 #[test]
 fn reference_passes_at_every_handshake_revision_with_schema_checks_run() {
@@ -100,7 +91,7 @@ fn every_defect_is_caught_by_exactly_its_rules() {
     let server = misbehaving();
     let mut problems = Vec::new();
     for (defect, expected) in DEFECTS {
-        let (code, report, text) = run_json(&FAST, &[&server, "--defect", defect]);
+        let (code, report, text) = run_json(&sweep_only(), &[&server, "--defect", defect]);
         let got: BTreeSet<String> = failures(&report).into_iter().collect();
         let want: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
         if code != 1 || got != want {
@@ -118,14 +109,17 @@ fn the_correct_misbehaving_server_and_crlf_pass() {
         let mut cmd = vec![misbehaving()];
         cmd.extend(args.iter().map(|s| s.to_string()));
         let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
-        let (code, report, text) = run_json(&FAST, &cmd);
+        let (code, report, text) = run_json(&sweep_only(), &cmd);
         assert_eq!(code, 0, "{args:?}: {text}\n{:#}", report["findings"]);
     }
 }
 
 #[test]
 fn findings_point_at_the_frame_and_quote_the_evidence() {
-    let (_, report, _) = run_json(&FAST, &[&misbehaving(), "--defect", "garbage-stdout"]);
+    let (_, report, _) = run_json(
+        &sweep_only(),
+        &[&misbehaving(), "--defect", "garbage-stdout"],
+    );
     let f = &report["findings"][0];
     assert_eq!(f["rule"], "stdio.stdout-only-messages");
     assert!(
@@ -143,7 +137,10 @@ fn findings_point_at_the_frame_and_quote_the_evidence() {
     );
     assert!(f["evidence"].as_str().unwrap().contains(line), "{f:#}");
 
-    let (_, report, _) = run_json(&FAST, &[&misbehaving(), "--defect", "id-type-changed"]);
+    let (_, report, _) = run_json(
+        &sweep_only(),
+        &[&misbehaving(), "--defect", "id-type-changed"],
+    );
     let f = report["findings"]
         .as_array()
         .unwrap()
@@ -159,7 +156,10 @@ fn findings_point_at_the_frame_and_quote_the_evidence() {
         "{f:#}"
     );
 
-    let (_, report, _) = run_json(&FAST, &[&misbehaving(), "--defect", "invalid-tool-schema"]);
+    let (_, report, _) = run_json(
+        &sweep_only(),
+        &[&misbehaving(), "--defect", "invalid-tool-schema"],
+    );
     let f = report["findings"]
         .as_array()
         .unwrap()
@@ -185,7 +185,10 @@ fn findings_point_at_the_frame_and_quote_the_evidence() {
 
 #[test]
 fn a_crash_names_the_exit_and_quotes_stderr() {
-    let (_, report, _) = run_json(&FAST, &[&misbehaving(), "--defect", "crash-mid-session"]);
+    let (_, report, _) = run_json(
+        &sweep_only(),
+        &[&misbehaving(), "--defect", "crash-mid-session"],
+    );
     let f = &report["findings"][0];
     assert!(
         f["message"].as_str().unwrap().contains("exit code 3"),
@@ -208,7 +211,10 @@ fn a_crash_names_the_exit_and_quotes_stderr() {
         report["steps"]
     );
 
-    let (_, report, _) = run_json(&FAST, &[&misbehaving(), "--defect", "panic-on-tools-list"]);
+    let (_, report, _) = run_json(
+        &sweep_only(),
+        &[&misbehaving(), "--defect", "panic-on-tools-list"],
+    );
     let f = &report["findings"][0];
     assert!(f["message"].as_str().unwrap().contains("SIGABRT"), "{f:#}");
     assert!(
@@ -221,7 +227,7 @@ fn a_crash_names_the_exit_and_quotes_stderr() {
 fn a_server_that_ignores_stdin_close_and_sigterm_is_killed_and_reported() {
     let marker = marker("ignore-stdin-close");
     let (code, report, text) = run_json(
-        &[&FAST[..], &["--env", &marker]].concat(),
+        &[&sweep_only()[..], &["--env", &marker]].concat(),
         &[&misbehaving(), "--defect", "ignore-stdin-close"],
     );
     assert_eq!(
@@ -248,7 +254,7 @@ fn a_server_that_ignores_stdin_close_and_sigterm_is_killed_and_reported() {
 fn a_hanging_server_is_timed_out_and_leaves_no_process() {
     let marker = marker("hang");
     let (code, report, _) = run_json(
-        &[&FAST[..], &["--env", &marker]].concat(),
+        &[&sweep_only()[..], &["--env", &marker]].concat(),
         &[&misbehaving(), "--defect", "hang"],
     );
     assert_eq!(code, 1);
@@ -258,7 +264,8 @@ fn a_hanging_server_is_timed_out_and_leaves_no_process() {
 
 #[test]
 fn a_stderr_flood_is_drained_without_deadlock() {
-    let (code, report, text) = run_json(&FAST, &[&misbehaving(), "--defect", "stderr-flood"]);
+    let (code, report, text) =
+        run_json(&sweep_only(), &[&misbehaving(), "--defect", "stderr-flood"]);
     assert_eq!(code, 0, "{text}");
     assert!(
         report["stderr"]["bytes"].as_u64().unwrap() >= 100_000_000,

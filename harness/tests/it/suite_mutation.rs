@@ -10,18 +10,20 @@ use crate::support::*;
 
 /// Arguments that keep hangs short; scenario expectations carry their own windows.
 /// Servers mostly wait in these runs, so more jobs than cores is faster.
-const FAST: [&str; 10] = [
-    "--timeout",
-    "3s",
-    "--startup-timeout",
-    "5s",
-    "--shutdown-wait",
-    "500ms",
-    "--kill-wait",
-    "300ms",
-    "--jobs",
-    "6",
-];
+fn fast() -> Vec<&'static str> {
+    [
+        &FAST_MANY_JOBS[..],
+        &[
+            "--shutdown-wait",
+            "500ms",
+            "--kill-wait",
+            "300ms",
+            "--jobs",
+            "6",
+        ],
+    ]
+    .concat()
+}
 
 fn failing(v: &BTreeMap<String, String>) -> BTreeSet<String> {
     v.iter()
@@ -90,7 +92,7 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
         (vec![misbehaving()], &every[..]),
     ] {
         for &rev in revs {
-            let args = [&FAST[..], &["--protocol-version", rev]].concat();
+            let args = [&fast()[..], &["--protocol-version", rev]].concat();
             let server: Vec<&str> = server.iter().map(String::as_str).collect();
             let (_, report, text) = run_json(&args, &server);
             let v = verdicts(&report);
@@ -172,7 +174,7 @@ fn check_defect(
     let mut errs = Vec::new();
     let mut text = String::new();
     for rev in &runs {
-        let args = [&FAST[..], &["--protocol-version", rev]].concat();
+        let args = [&fast()[..], &["--protocol-version", rev]].concat();
         let (_, report, out) = run_json(&args, &[&misbehaving(), "--defect", defect]);
         let v = verdicts(&report);
         let failed = failing(&v);
@@ -203,7 +205,7 @@ fn check_defect(
 #[test]
 fn a_scenario_whose_tool_calls_were_all_forbidden_is_skipped_not_passed() {
     let args = [
-        &FAST[..],
+        &fast()[..],
         &[
             "--call-tools",
             "none",
@@ -240,7 +242,7 @@ fn tool_args_opt_a_tool_in_and_supply_its_arguments() {
     };
     let include = ["--include", "notifications/progress-increasing"];
     let with = [
-        &FAST[..],
+        &fast()[..],
         &include,
         &["--tool-args", file.to_str().unwrap()],
     ]
@@ -253,7 +255,7 @@ fn tool_args_opt_a_tool_in_and_supply_its_arguments() {
         serde_json::json!({"name": "from-tool-args", "text": "hello"})
     );
 
-    let (_, report, text) = run_json(&[&FAST[..], &include].concat(), &[&reference()]);
+    let (_, report, text) = run_json(&[&fast()[..], &include].concat(), &[&reference()]);
     assert!(calls_to_write_note(&report).is_empty(), "{text}");
     let skipped = report["scenarios"][0]["skipped_steps"].to_string();
     assert!(skipped.contains("write_note"), "{skipped}");

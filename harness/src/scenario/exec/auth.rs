@@ -15,7 +15,9 @@ use super::http::HttpStop;
 use crate::check::auth::{self as rules, Challenge};
 use crate::scenario::model::auth::AuthCheck;
 use crate::session::Session;
-use crate::transport::http::{HttpHandle, HttpRecord, POST_ACCEPT, error_chain, stateless_headers};
+use crate::transport::http::{
+    HttpHandle, HttpRecord, POST_ACCEPT, error_chain, is_tls_failure, stateless_headers,
+};
 
 /// A token no authorization server issued (not a secret: it is made up).
 const INVALID_TOKEN: &str = "mcpcheck-invalid-token-0f3c9a";
@@ -535,6 +537,7 @@ impl Ctx<'_> {
                     method,
                     url,
                     error: error.clone(),
+                    tls: is_tls_failure(&e),
                 });
                 Err(error)
             }
@@ -544,6 +547,7 @@ impl Ctx<'_> {
                     method,
                     url,
                     error: error.clone(),
+                    tls: false,
                 });
                 Err(error)
             }

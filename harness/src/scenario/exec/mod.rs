@@ -42,7 +42,7 @@ use crate::session::{Session, SessionConfig, SessionError, Unsolicited};
 use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
-pub use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
+use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
 pub use negotiate::NegotiationProbe;
 
 /// What a scenario run needs.
@@ -122,8 +122,21 @@ pub async fn run_leased(
     let started = Instant::now();
     let revision = config.session.revision;
     let spec = scenario.spec_url(revision);
+    const NOT_STARTED: &str = "no server was started for this scenario";
     let not_started = || StderrExcerpt::NotCaptured {
-        reason: "no server was started for this scenario".into(),
+        reason: NOT_STARTED.into(),
+    };
+    // Skipped before it started (its duration is still the time it took to decide).
+    let skipped = |verdict| ScenarioOutcome {
+        duration_ms: started.elapsed().as_millis() as u64,
+        ..ScenarioOutcome::not_run(
+            &scenario.id,
+            &scenario.title,
+            spec.clone(),
+            scenario.official.clone(),
+            verdict,
+            NOT_STARTED,
+        )
     };
     let outcome = |verdict, findings, protocol, transcript, unchecked, skipped_steps, stderr| {
         ScenarioOutcome {
@@ -150,16 +163,7 @@ pub async fn run_leased(
             .collect::<Vec<_>>()
             .join(", ");
         let reason = format!("applies to {list}; this run speaks {revision}");
-        let skipped = outcome(
-            Verdict::Skip { reason },
-            vec![],
-            vec![],
-            vec![],
-            vec![],
-            vec![],
-            not_started(),
-        );
-        return (skipped, lease.into_session());
+        return (skipped(Verdict::Skip { reason }), lease.into_session());
     }
     let kind = config.target.kind();
     if !scenario.transports.contains(&kind) {
@@ -167,18 +171,8 @@ pub async fn run_leased(
             TransportKind::Stdio => "stdio",
             TransportKind::Http => "Streamable HTTP",
         };
-        let skipped = outcome(
-            Verdict::Skip {
-                reason: format!("not for the {name} transport"),
-            },
-            vec![],
-            vec![],
-            vec![],
-            vec![],
-            vec![],
-            not_started(),
-        );
-        return (skipped, lease.into_session());
+        let reason = format!("not for the {name} transport");
+        return (skipped(Verdict::Skip { reason }), lease.into_session());
     }
     if let Some(check) = scenario.negotiation() {
         // Its own fresh sessions, one per version asked: no session for the scenario.

@@ -13,9 +13,10 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
-use super::{ExecConfig, Verdict};
+use super::ExecConfig;
 use crate::check::negotiation::{self, Answer, Answers, Judgement, NegotiationCheck};
 use crate::check::{Finding, Severity};
+use crate::outcome::Verdict;
 use crate::outcome::{Direction, Entry};
 use crate::scenario::model::Scenario;
 use crate::scenario::observe::{Attribution, Observer, StepEnd, StepStart};

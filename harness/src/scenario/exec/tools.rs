@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
-use super::{Executor, ToolPolicy};
+use super::Executor;
 use crate::outcome::Forbidden;
+use crate::outcome::ToolPolicy;
 use crate::scenario::synth::TOOL_ARGS;
 
 impl Executor<'_> {

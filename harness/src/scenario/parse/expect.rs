@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::DEFAULT_WITHIN;
 use super::checks::{RESPONSE_KINDS, check_pointer, checks, plain_string, response_expectation};
-use super::steps::DEFAULT_WITHIN;
 use super::vars::Scope;
 use super::yaml::{
     Ctx, Map, Node, R, as_str, duration, integer, list, suggest, to_json, type_error,

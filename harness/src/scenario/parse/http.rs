@@ -66,7 +66,7 @@ pub(crate) fn http(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<HttpStep> {
     };
     let within = match map.get("within") {
         Some(n) => duration(ctx, n, "`within`")?,
-        None => super::steps::DEFAULT_WITHIN,
+        None => super::DEFAULT_WITHIN,
     };
     let resume = match map.get("resume") {
         Some(n) => super::yaml::boolean(ctx, n, "`resume`")?,

@@ -16,12 +16,13 @@ mod vars;
 mod yaml;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
 pub use self::checks::MATCHERS;
 pub use self::error::ScenarioError;
-pub use self::steps::{DEFAULT_WITHIN, STEP_KINDS};
+pub use self::steps::STEP_KINDS;
 pub use self::vars::BUILTINS;
 use self::vars::Scope;
 use self::yaml::{Ctx, Map, Node, R, nonempty_string, string, string_list, suggest, to_json};
@@ -30,6 +31,10 @@ use super::model::{
 };
 use crate::check::Severity;
 use crate::protocol::Revision;
+
+/// How long a wait lasts when `within` is not given (here, not in `steps`, because the step,
+/// `expect` and `http` parsers all need it and `steps` calls the other two).
+pub const DEFAULT_WITHIN: Duration = Duration::from_secs(5);
 
 const TOP_KEYS: &[&str] = &[
     "id",

@@ -1,7 +1,5 @@
 //! Steps: what a scenario does, in order.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use super::checks::{check_pointer, checks, plain_string, response_expectation};
@@ -33,9 +31,6 @@ pub const STEP_KINDS: &[&str] = &[
     "auth",
     "negotiate",
 ];
-
-/// How long a wait lasts when `within` is not given.
-pub const DEFAULT_WITHIN: Duration = Duration::from_secs(5);
 
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {

@@ -1,5 +1,7 @@
 //! Why an endpoint cannot be tested at all (no answer, a TLS failure, a status no MCP
-//! endpoint gives), told apart from a server that answered and broke a rule.
+//! endpoint gives), told apart from a server that answered and broke a rule. A TLS failure
+//! is known by the error's types where the request failed ([`is_tls_failure`]), not by
+//! its message.
 
 use super::headers::header_of;
 use super::record::HttpRecord;
@@ -13,7 +15,12 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
         .into_iter()
         .find(|r| matches!(r, HttpRecord::Failed { .. } | HttpRecord::Exchange { .. }))?;
     match first {
-        HttpRecord::Failed { url, error, .. } if tls_problem(error) => Some(format!(
+        HttpRecord::Failed {
+            url,
+            error,
+            tls: true,
+            ..
+        } => Some(format!(
             "TLS handshake with {url} failed: {error}; if the server's certificate is self-signed or from a private CA, give that CA with --cacert FILE (PEM)"
         )),
         HttpRecord::Failed { url, error, .. } => Some(format!("cannot reach {url}: {error}")),
@@ -57,10 +64,30 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
     }
 }
 
-/// Whether a request error is a failed TLS handshake (rustls and webpki wording).
-fn tls_problem(error: &str) -> bool {
-    let e = error.to_ascii_lowercase();
-    e.contains("certificate") || e.contains("tls") || e.contains("handshake")
+/// Whether a request's error is a failed TLS handshake, read from the error's types: a
+/// rustls error anywhere in its chain of sources (I/O errors count their payload as the
+/// next link, which their own `source` skips), or the connection ending while connecting
+/// to an `https` URL (an unexpected end of file: the handshake is the only read before a
+/// request is sent).
+pub fn is_tls_failure(e: &reqwest::Error) -> bool {
+    let https = e.url().is_some_and(|u| u.scheme() == "https");
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        if err.is::<rustls::Error>() {
+            return true;
+        }
+        next = match err.downcast_ref::<std::io::Error>() {
+            Some(io) => {
+                if https && e.is_connect() && io.kind() == std::io::ErrorKind::UnexpectedEof {
+                    return true;
+                }
+                io.get_ref()
+                    .map(|inner| inner as &(dyn std::error::Error + 'static))
+            }
+            None => err.source(),
+        };
+    }
+    false
 }
 
 /// An error with its sources, for messages ("error sending request: connection refused").
@@ -76,4 +103,48 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::http::HttpOptions;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// The error of one GET to `scheme://` a loopback listener that does `answer` with each
+    /// connection (`None`: nothing listens there).
+    async fn failure(scheme: &str, answer: Option<&'static [u8]>) -> reqwest::Error {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("{scheme}://{}/mcp", listener.local_addr().unwrap());
+        match answer {
+            Some(bytes) => {
+                tokio::spawn(async move {
+                    while let Ok((mut conn, _)) = listener.accept().await {
+                        // Read what the client sent first (unread bytes would make the
+                        // close a reset), then answer and hang up.
+                        let _ = conn.read(&mut [0; 4096]).await;
+                        let _ = conn.write_all(bytes).await;
+                    }
+                });
+            }
+            None => drop(listener),
+        }
+        let client = super::super::handle::client(&HttpOptions::new(&url).unwrap()).unwrap();
+        client.get(&url).send().await.unwrap_err()
+    }
+
+    #[tokio::test]
+    async fn tls_failures_are_told_by_the_errors_types() {
+        // Plain HTTP where a TLS handshake was expected: a rustls error in the chain.
+        let plain = failure("https", Some(b"HTTP/1.1 200 OK\r\n\r\n")).await;
+        assert!(is_tls_failure(&plain), "{}", error_chain(&plain));
+        // The server hangs up mid-handshake.
+        let closed = failure("https", Some(b"")).await;
+        assert!(is_tls_failure(&closed), "{}", error_chain(&closed));
+        // Nobody listening, or a plain HTTP server hanging up: no TLS involved.
+        let refused = failure("https", None).await;
+        assert!(!is_tls_failure(&refused), "{}", error_chain(&refused));
+        let hung_up = failure("http", Some(b"")).await;
+        assert!(!is_tls_failure(&hung_up), "{}", error_chain(&hung_up));
+    }
 }

@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::diagnose::error_chain;
+use super::body::{deliver, note_error_status, read_body};
+use super::diagnose::{error_chain, is_tls_failure};
 use super::handle::{HttpHandle, client};
 use super::headers::{POST_ACCEPT, SESSION_HEADER, header_of, record_headers, stateless_headers};
 use super::record::{HttpRecord, StreamAnomaly};
@@ -17,7 +17,6 @@ use super::resume::{closed_before_response, resume};
 use super::sse_stream::{StreamTrack, read_sse};
 use super::{BODY_QUOTE, HttpError, HttpOptions, INBOUND_CAPACITY};
 use crate::protocol::text::clip;
-use crate::transport::framing::RawFrame;
 use crate::transport::{
     BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
 };
@@ -223,8 +222,9 @@ impl HttpTransport {
         )));
     }
 
-    /// Disables the standalone GET stream (scenarios that test GET themselves).
-    pub fn without_get_stream(mut self) -> Self {
+    /// Disables the standalone GET stream (a test that serves one POST and nothing else).
+    #[cfg(test)]
+    pub(crate) fn without_get_stream(mut self) -> Self {
         self.open_get = false;
         self
     }
@@ -254,6 +254,7 @@ async fn exchange(
                     method: "?".into(),
                     url: options.url.to_string(),
                     error: error.clone(),
+                    tls: false,
                 }))
                 .await;
             if let Some(h) = head {
@@ -275,6 +276,7 @@ async fn exchange(
                     method,
                     url,
                     error: error.clone(),
+                    tls: is_tls_failure(&e),
                 }))
                 .await;
             if let Some(h) = head {
@@ -289,6 +291,7 @@ async fn exchange(
                     method,
                     url,
                     error: format!("no response headers within {:?}", options.timeout),
+                    tls: false,
                 }))
                 .await;
             if let Some(h) = head {
@@ -419,25 +422,6 @@ async fn exchange(
     }
 }
 
-/// Reports the HTTP status a JSON-RPC error response came under ([`StreamAnomaly::ErrorStatus`]).
-pub(super) async fn note_error_status(
-    value: &Value,
-    status: u16,
-    sse: bool,
-    tx: &mpsc::Sender<Inbound>,
-) {
-    let Some(code) = value.pointer("/error/code").and_then(Value::as_i64) else {
-        return;
-    };
-    let anomaly = StreamAnomaly::ErrorStatus {
-        request_id: value.get("id").cloned().unwrap_or(Value::Null),
-        code,
-        status,
-        sse,
-    };
-    let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
-}
-
 /// Whether a body is a JSON-RPC message or batch (an object, or objects, with `jsonrpc`).
 fn looks_like_jsonrpc(text: &str) -> bool {
     let is_message = |v: &Value| v.get("jsonrpc").is_some();
@@ -457,47 +441,6 @@ pub(super) enum Head {
     Streaming,
     /// A complete non-stream response carrying `messages` JSON-RPC messages.
     Body { status: u16, messages: usize },
-}
-
-/// Reads a whole body, up to `max` bytes.
-pub(crate) async fn read_body(response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
-    let mut stream = response.bytes_stream();
-    let mut out = Vec::new();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| format!("reading the body failed: {}", error_chain(&e)))?;
-        out.extend_from_slice(&chunk);
-        if out.len() > max {
-            return Err(format!("the body exceeded {max} bytes"));
-        }
-    }
-    Ok(out)
-}
-
-/// Hands one message to the session, noting the negotiated revision on the way.
-pub(crate) async fn deliver(
-    handle: &HttpHandle,
-    value: Value,
-    text: &str,
-    tx: &mpsc::Sender<Inbound>,
-) {
-    {
-        let mut s = handle.lock();
-        if let Some(init) = &s.initialize_id
-            && value.get("id") == Some(init)
-            && let Some(v) = value
-                .pointer("/result/protocolVersion")
-                .and_then(Value::as_str)
-        {
-            s.revision = Some(v.to_owned());
-            s.initialize_id = None;
-        }
-    }
-    let frame = RawFrame {
-        offset: 0,
-        bytes: text.as_bytes().to_vec(),
-        value,
-    };
-    let _ = tx.send(Inbound::Frame(frame)).await;
 }
 
 impl Transport for HttpTransport {

@@ -20,11 +20,14 @@
 //! resumed, and ends when the client cancels it, the server closes it, or the session ends.
 //!
 //! The pieces: `exchange` (the transport, and one request's exchange), `sse_stream` (reading
-//! one response stream), `resume` (reconnecting with `Last-Event-ID`), `headers` (what is
-//! sent and how it is recorded), `handle` (the session state raw exchanges share), `record`
-//! (the transcript's view), `diagnose` (why an endpoint cannot be tested at all).
+//! one response stream), `resume` (reconnecting with `Last-Event-ID`), `body` (reading a body
+//! and delivering a message, which all three use; none of them imports the one above it),
+//! `headers` (what is sent and how it is recorded), `handle` (the session state raw exchanges
+//! share), `record` (the transcript's view), `diagnose` (why an endpoint cannot be tested at
+//! all).
 
 mod auth_tokens;
+mod body;
 mod diagnose;
 mod exchange;
 mod handle;
@@ -38,9 +41,9 @@ use std::time::Duration;
 use reqwest::header::{HeaderName, HeaderValue};
 
 pub use auth_tokens::AuthTokens;
-pub use diagnose::{error_chain, setup_problem};
+pub(crate) use body::{deliver, read_body};
+pub use diagnose::{error_chain, is_tls_failure, setup_problem};
 pub use exchange::HttpTransport;
-pub(crate) use exchange::{deliver, read_body};
 pub use handle::HttpHandle;
 pub(crate) use handle::client;
 pub(crate) use headers::record_headers;

@@ -75,6 +75,11 @@ pub enum HttpRecord {
         url: String,
         /// Why there was no response (connection, TLS or timeout error; secrets redacted).
         error: String,
+        /// Whether the TLS handshake failed, told by the error's types where it was made
+        /// ([`is_tls_failure`](super::diagnose::is_tls_failure)), never by its message.
+        /// Not in the report: `error` says it in words.
+        #[serde(skip)]
+        tls: bool,
     },
     /// Something in a response that is not a JSON-RPC message where one belongs.
     Invalid {
@@ -115,7 +120,9 @@ impl HttpRecord {
                 a @ (StreamAnomaly::ErrorStatus { .. } | StreamAnomaly::WrongContentType { .. }),
             ) => format!("HTTP {a}"),
             HttpRecord::Anomaly(a) => format!("SSE {a}"),
-            HttpRecord::Failed { method, url, error } => {
+            HttpRecord::Failed {
+                method, url, error, ..
+            } => {
                 format!("HTTP {method} {url} failed: {error}")
             }
             HttpRecord::Invalid { context, problem } => format!("HTTP {context}: {problem}"),

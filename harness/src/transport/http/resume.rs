@@ -6,8 +6,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::BODY_QUOTE;
-use super::diagnose::error_chain;
-use super::exchange::read_body;
+use super::body::read_body;
+use super::diagnose::{error_chain, is_tls_failure};
 use super::handle::HttpHandle;
 use super::headers::{header_of, record_headers};
 use super::record::{HttpRecord, StreamAnomaly};
@@ -89,6 +89,7 @@ pub(super) async fn resume(
                         method,
                         url,
                         error: handle.options().redact(&error_chain(&e)),
+                        tls: is_tls_failure(&e),
                     }))
                     .await;
                 continue;
@@ -99,6 +100,7 @@ pub(super) async fn resume(
                         method,
                         url,
                         error: "no response headers before the request timeout".into(),
+                        tls: false,
                     }))
                     .await;
                 return;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::exchange::{deliver, note_error_status};
+use super::body::{deliver, note_error_status};
 use super::handle::{HttpHandle, client};
 use super::record::{HttpRecord, StreamAnomaly};
 use super::{HttpOptions, INBOUND_CAPACITY};

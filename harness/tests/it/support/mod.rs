@@ -2,12 +2,14 @@
 //! ([`fixture`], [`schema_dir`]), running `mcpcheck` and reading its JSON report
 //! ([`json_report`], [`report`]), the defect map and the scenario list ([`suite`]),
 //! prerequisites from outside Cargo ([`require`]), servers on loopback HTTP
-//! ([`http_server`]) and processes found by environment ([`processes_with_env`]).
+//! ([`http_server`], and of the schemas, [`schema_server`]), the short waits of a run
+//! ([`FAST`]) and processes found by environment ([`processes_with_env`]).
 
 pub mod http_server;
 pub mod props;
 pub mod report;
 pub mod require;
+pub mod schema_server;
 pub mod suite;
 pub mod thirdparty;
 
@@ -17,7 +19,26 @@ use std::process::{Command, Output};
 pub use http_server::HttpServer;
 pub use report::*;
 pub use require::*;
+pub use schema_server::{Serving, serve_schemas};
 pub use thirdparty::*;
+
+/// Short waits for runs against the bundled fixtures, which answer at once: a hang costs
+/// seconds, not the defaults' minutes. A module that needs more flags adds them to this.
+pub const FAST: [&str; 8] = [
+    "--timeout",
+    "2s",
+    "--startup-timeout",
+    "5s",
+    "--shutdown-wait",
+    "300ms",
+    "--kill-wait",
+    "300ms",
+];
+
+/// The waits of runs with more jobs than cores (the servers mostly wait): a 3 s exchange
+/// timeout instead of [`FAST`]'s 2 s, as an answer may wait for a core, and the default
+/// shutdown waits. A module adds its `--jobs`.
+pub const FAST_MANY_JOBS: [&str; 4] = ["--timeout", "3s", "--startup-timeout", "5s"];
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {

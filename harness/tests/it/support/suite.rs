@@ -20,8 +20,15 @@ pub struct Listed {
 
 /// The built-in suite, from `mcpcheck list --format json`.
 pub fn listed() -> Vec<Listed> {
+    listed_with(&[])
+}
+
+/// The scenarios `mcpcheck list --format json ARGS` lists (e.g. `--partition 2/3`), in its
+/// order.
+pub fn listed_with(args: &[&str]) -> Vec<Listed> {
     let out = mcpcheck()
         .args(["list", "--format", "json"])
+        .args(args)
         .output()
         .expect("running mcpcheck list");
     assert!(out.status.success(), "{}", describe(&out));

@@ -10,7 +10,9 @@ use super::sse::read_events;
 use super::{Answer, SseAcc, SseEnd};
 use crate::scenario::model::http::HttpStep;
 use crate::session::Session;
-use crate::transport::http::{DEFAULT_RETRY, HttpHandle, HttpRecord, MAX_RESUMES, error_chain};
+use crate::transport::http::{
+    DEFAULT_RETRY, HttpHandle, HttpRecord, MAX_RESUMES, error_chain, is_tls_failure,
+};
 
 /// Sends `request` and reads the answer within the step's `within`; `Err` is a request
 /// that got no HTTP response (already recorded in the transcript).
@@ -39,6 +41,7 @@ pub(super) async fn exchange(
                 method,
                 url,
                 error: error.clone(),
+                tls: is_tls_failure(&e),
             });
             return Err(error);
         }
@@ -48,6 +51,7 @@ pub(super) async fn exchange(
                 method,
                 url,
                 error: error.clone(),
+                tls: false,
             });
             return Err(error);
         }
@@ -153,6 +157,7 @@ pub(super) async fn answer(
                             method: "GET".into(),
                             url,
                             error: error.clone(),
+                            tls: is_tls_failure(&e),
                         });
                         acc.problems.push(format!(
                         "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"

@@ -11,7 +11,7 @@ use super::HttpStop;
 use super::exchange::answer;
 use crate::scenario::model::http::HttpStep;
 use crate::session::Session;
-use crate::transport::http::{HttpHandle, HttpRecord, error_chain};
+use crate::transport::http::{HttpHandle, HttpRecord, error_chain, is_tls_failure};
 
 /// The id of copy `k` (1-based) of a request whose id is `id`: `"x"` becomes `"x-k"`, a
 /// number `n` becomes `n + k - 1`, anything else is kept.
@@ -80,9 +80,15 @@ pub(super) async fn run(
                     match request {
                         Some(r) => tokio::time::timeout_at(deadline, client.execute(r))
                             .await
-                            .map_err(|_| format!("no response headers within {:?}", step.within))?
-                            .map_err(|e| handle.options().redact(&error_chain(&e))),
-                        None => Err("the request could not be copied".to_owned()),
+                            .map_err(|_| {
+                                let error = format!("no response headers within {:?}", step.within);
+                                (error, false)
+                            })?
+                            .map_err(|e| {
+                                let error = handle.options().redact(&error_chain(&e));
+                                (error, is_tls_failure(&e))
+                            }),
+                        None => Err(("the request could not be copied".to_owned(), false)),
                     }
                 }
             })
@@ -94,11 +100,12 @@ pub(super) async fn run(
         let label = format!("copy {} of {n} sent at once", k + 1);
         let response = match response {
             Ok(r) => r,
-            Err(error) => {
+            Err((error, tls)) => {
                 session.record_http(HttpRecord::Failed {
                     method: sent.0.clone(),
                     url: sent.1.clone(),
                     error: error.clone(),
+                    tls,
                 });
                 problems.push(format!(
                     "{label}: the {} got no HTTP response: {error}",
