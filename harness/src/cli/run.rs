@@ -273,7 +273,7 @@ struct PlannedLeg {
     /// Whether this leg takes the `--snapshot-dir` snapshot (the first leg that runs).
     take_snapshot: bool,
     /// A planning probe's session that opens this leg's sweep (`auto::Opened`).
-    opened: Option<crate::runner::auto::Opening>,
+    opened: Option<crate::runner::probe::Opening>,
 }
 
 /// Runs one leg: the sweep and the suite at its revision, told to `relay` (into the

@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::probe::ProbeConfig;
+use super::probe::{Opening, ProbeConfig};
 use crate::protocol::Revision;
 use crate::schema::SchemaStore;
 use crate::session::stateless::UNSUPPORTED_PROTOCOL_VERSION;
-use crate::session::{Handshake, Session, SessionError};
+use crate::session::{Handshake, Session};
 
 /// Longest wait for the `server/discover` probe (start-up included; `--startup-timeout`
 /// shortens it): a legacy server may never answer it.
@@ -133,28 +133,6 @@ impl Support {
 #[derive(Debug, Default)]
 pub struct Opened {
     sessions: Vec<(Revision, Opening)>,
-}
-
-/// How a probe's session opened the leg it is handed to.
-#[derive(Debug)]
-pub enum Opening {
-    /// Just as the sweep would open it: the sweep goes on from its answer.
-    Done(Session),
-    /// Its `initialize` failed (no answer within the start-up allowance, an answer that
-    /// matches nothing or cannot be read, the server gone): the sweep reports that failure
-    /// from this session, where it happened, instead of starting a server to wait for it
-    /// a second time (a server that never answers cost the run its start-up allowance
-    /// twice).
-    Failed(Session, SessionError),
-}
-
-impl Opening {
-    /// The session, whatever its opening did.
-    pub fn into_session(self) -> Session {
-        match self {
-            Opening::Done(s) | Opening::Failed(s, _) => s,
-        }
-    }
 }
 
 impl Opened {

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::auto::Opening;
 use super::known::Known;
 use super::walls::{SILENT_AFTER, Walls};
 use crate::check::rules;
@@ -47,6 +46,28 @@ pub async fn sweep(
     schemas: Arc<SchemaStore>,
 ) -> Result<(RunReport, Walls, Known), TransportError> {
     sweep_on(config, schemas, None).await
+}
+
+/// How a probe's session opened the leg it is handed to.
+#[derive(Debug)]
+pub enum Opening {
+    /// Just as the sweep would open it: the sweep goes on from its answer.
+    Done(Session),
+    /// Its `initialize` failed (no answer within the start-up allowance, an answer that
+    /// matches nothing or cannot be read, the server gone): the sweep reports that failure
+    /// from this session, where it happened, instead of starting a server to wait for it
+    /// a second time (a server that never answers cost the run its start-up allowance
+    /// twice).
+    Failed(Session, crate::session::SessionError),
+}
+
+impl Opening {
+    /// The session, whatever its opening did.
+    pub fn into_session(self) -> Session {
+        match self {
+            Opening::Done(s) | Opening::Failed(s, _) => s,
+        }
+    }
 }
 
 /// [`sweep`], going on on `opened` when given: a session whose handshake (or

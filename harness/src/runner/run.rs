@@ -35,9 +35,10 @@ pub struct RunPlan {
     /// The whole run's budget (`--deadline`): when it passes, what runs is cut off and
     /// the rest is blocked.
     pub deadline: Duration,
-    /// A session a planning probe opened just as the sweep would (`auto::Opened`): the
+    /// A planning probe's session for this leg's sweep ([`super::probe::Opening`]): opened
+    /// just as the sweep would open it, or failed as the sweep's own opening would; the
     /// sweep goes on on it instead of starting a server.
-    pub opened: std::sync::Mutex<Option<super::auto::Opening>>,
+    pub opened: std::sync::Mutex<Option<super::probe::Opening>>,
 }
 
 /// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every
