@@ -8,6 +8,7 @@
 //! [`stateless`] (2026-07-28). The rules themselves are pure functions in [`crate::check`].
 
 mod anomaly;
+mod barrier;
 mod correlate;
 mod error;
 mod framing;
