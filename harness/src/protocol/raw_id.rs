@@ -33,12 +33,7 @@ pub fn leading_id(text: &[u8]) -> Option<RequestId> {
     s.skip_ws();
     s.eat(b'{')?;
     loop {
-        s.skip_ws();
-        let key = s.string()?;
-        s.skip_ws();
-        s.eat(b':')?;
-        s.skip_ws();
-        let value = s.value()?;
+        let (key, value) = s.name_and_value()?;
         s.skip_ws();
         // A token the text ends in may be cut short (`"id":12` of `"id":123`).
         let after = s.next()?;
@@ -112,12 +107,7 @@ pub fn members(text: &[u8]) -> Option<Vec<(Option<String>, &[u8])>> {
         return Some(out);
     }
     loop {
-        s.skip_ws();
-        let key = s.string()?;
-        s.skip_ws();
-        s.eat(b':')?;
-        s.skip_ws();
-        let value = s.value()?;
+        let (key, value) = s.name_and_value()?;
         out.push((serde_json::from_slice::<String>(key).ok(), value));
         s.skip_ws();
         match s.next()? {
@@ -176,6 +166,16 @@ impl<'t> Scanner<'t> {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
         }
+    }
+
+    /// One `"name": value` member of an object: the name's token and the value's.
+    fn name_and_value(&mut self) -> Option<(&'t [u8], &'t [u8])> {
+        self.skip_ws();
+        let key = self.string()?;
+        self.skip_ws();
+        self.eat(b':')?;
+        self.skip_ws();
+        Some((key, self.value()?))
     }
 
     /// A string token, quotes included.
