@@ -253,12 +253,12 @@ pub async fn execute(args: FuzzArgs) -> anyhow::Result<std::process::ExitCode> {
     let report = crate::fuzz::run(&config, store, &mut log).await?;
     let human = render(&report);
     match (args.format, &args.output) {
-        (Format::Human, _) => print!("{human}"),
-        (Format::Json, None) => println!("{}", to_json(&report)),
+        (Format::Human, _) => super::out(&human),
+        (Format::Json, None) => super::out(&format!("{}\n", to_json(&report))),
         (Format::Json, Some(path)) => {
             std::fs::write(path, to_json(&report))
                 .with_context(|| format!("writing {}", path.display()))?;
-            print!("{human}");
+            super::out(&human);
         }
     }
     Ok(if report.has_findings() {

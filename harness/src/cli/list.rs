@@ -23,9 +23,10 @@ pub fn list(
         None => scenarios,
     };
     if format == Format::Json {
-        println!("{:#}", to_json(&scenarios));
+        super::out(&format!("{:#}\n", to_json(&scenarios)));
         return Ok(ExitCode::SUCCESS);
     }
+    let mut table = String::new();
     for s in &scenarios {
         let revs = s
             .revisions
@@ -33,16 +34,17 @@ pub fn list(
             .map(|r| r.as_str())
             .collect::<Vec<_>>()
             .join(",");
-        println!(
-            "{:<44} {:<6} {:<44} {}  {}",
+        table.push_str(&format!(
+            "{:<44} {:<6} {:<44} {}  {}\n",
             s.id,
             severity(s),
             revs,
             s.spec,
             s.title
-        );
+        ));
     }
-    println!("{} scenarios", scenarios.len());
+    table.push_str(&format!("{} scenarios\n", scenarios.len()));
+    super::out(&table);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -212,11 +212,21 @@ fn init(path: &std::path::Path, force: bool) -> anyhow::Result<ExitCode> {
         .into());
     }
     std::fs::write(path, config::STARTER).with_context(|| format!("writing {}", path.display()))?;
-    println!(
-        "wrote {}: set [server] command, then run `mcpcheck run`",
+    out(&format!(
+        "wrote {}: set [server] command, then run `mcpcheck run`\n",
         path.display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to stdout. A reader that stopped reading (`mcpcheck list | head`) ends
+/// the output, not the program: `println!` would panic on the closed pipe.
+pub(crate) fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 #[cfg(test)]

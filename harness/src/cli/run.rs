@@ -239,7 +239,7 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
         (Format::Human, Some(path)) => {
             std::fs::write(path, human()).with_context(|| format!("writing {}", path.display()))?
         }
-        (Format::Json, None) => println!("{}", json()?),
+        (Format::Json, None) => super::out(&format!("{}\n", json()?)),
         (Format::Json, Some(path)) => {
             std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?
         }

@@ -24,12 +24,12 @@ pub async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
             let mut failed = false;
             for r in results {
                 match r {
-                    Ok(f) => println!(
-                        "{}  {} ({} bytes, sha256 verified)",
+                    Ok(f) => super::out(&format!(
+                        "{}  {} ({} bytes, sha256 verified)\n",
                         f.revision,
                         f.path.display(),
                         f.bytes
-                    ),
+                    )),
                     Err(e) => {
                         failed = true;
                         eprintln!("mcpcheck: {e}");
@@ -52,9 +52,13 @@ pub async fn schemas(cmd: SchemasCommand) -> anyhow::Result<ExitCode> {
                         } else {
                             "DIFFERS from pin"
                         };
-                        println!("{rev}  {}  ({:?}, {pin})", loc.path.display(), loc.origin);
+                        super::out(&format!(
+                            "{rev}  {}  ({:?}, {pin})\n",
+                            loc.path.display(),
+                            loc.origin
+                        ));
                     }
-                    Err(e) => println!("{rev}  missing: {e}"),
+                    Err(e) => super::out(&format!("{rev}  missing: {e}\n")),
                 }
             }
             Ok(ExitCode::SUCCESS)

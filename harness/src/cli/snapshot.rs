@@ -177,7 +177,7 @@ pub async fn execute(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
             .iter_mut()
             .filter(|a| a.status == SnapshotStatus::Changed)
         {
-            print!("{}", area.diff.as_deref().unwrap_or_default());
+            super::out(area.diff.as_deref().unwrap_or_default());
             if ask(&format!("accept the change to {}? [y/N] ", area.area))? {
                 crate::snapshot::compare::accept_pending(&args.dir, &area.area)?;
                 area.status = SnapshotStatus::Accepted;
@@ -194,17 +194,14 @@ pub async fn execute(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
                 "duration_ms": took_ms,
                 "snapshot": result,
             });
-            println!("{}", serde_json::to_string_pretty(&report)?);
+            super::out(&format!("{}\n", serde_json::to_string_pretty(&report)?));
         }
         Format::Human => {
             // --review already showed each diff as it asked.
-            print!(
-                "{}",
-                crate::report::human::snapshot(&result, !args.review, "")
-            );
+            super::out(&crate::report::human::snapshot(&result, !args.review, ""));
             if result.has_changes() {
-                println!(
-                    "snapshot changed: accept with `mcpcheck snapshot --accept` (or --review, or `cargo insta review`)"
+                super::out(
+                    "snapshot changed: accept with `mcpcheck snapshot --accept` (or --review, or `cargo insta review`)\n",
                 );
             }
         }
@@ -218,9 +215,7 @@ pub async fn execute(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
 
 /// Asks a yes/no question on the terminal; anything but y/yes (or end of input) is no.
 fn ask(question: &str) -> anyhow::Result<bool> {
-    use std::io::Write;
-    print!("{question}");
-    std::io::stdout().flush()?;
+    super::out(question);
     let mut line = String::new();
     std::io::stdin().read_line(&mut line)?;
     Ok(matches!(

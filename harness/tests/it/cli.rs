@@ -152,3 +152,27 @@ fn list_as_json_gives_each_scenario_with_its_fields() {
     );
     assert_eq!(s["requires"], serde_json::json!(["tools"]), "{s:#}");
 }
+
+/// A reader that stops reading (`mcpcheck list | head`) ends the output, not the program:
+/// no panic on the closed pipe, exit 0.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    for args in [
+        &["list"][..],
+        &["list", "--format", "json"],
+        &["schemas", "list"],
+    ] {
+        let mut child = mcpcheck()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The read end closes before mcpcheck writes: its write meets a closed pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

@@ -19,18 +19,7 @@ use crate::support::*;
 
 /// Short hangs; the servers mostly wait, so more jobs than cores.
 fn fast() -> Vec<&'static str> {
-    [
-        &FAST_MANY_JOBS[..],
-        &[
-            "--shutdown-wait",
-            "500ms",
-            "--kill-wait",
-            "300ms",
-            "--jobs",
-            "4",
-        ],
-    ]
-    .concat()
+    whole_suite_args("4")
 }
 
 /// The revisions compared: the newest handshake revision and the stateless one.

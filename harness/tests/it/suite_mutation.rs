@@ -8,21 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::support::suite::{self, defect_table};
 use crate::support::*;
 
-/// Arguments that keep hangs short; scenario expectations carry their own windows.
-/// Servers mostly wait in these runs, so more jobs than cores is faster.
+/// Arguments that keep hangs short (see [`whole_suite_args`]).
 fn fast() -> Vec<&'static str> {
-    [
-        &FAST_MANY_JOBS[..],
-        &[
-            "--shutdown-wait",
-            "500ms",
-            "--kill-wait",
-            "300ms",
-            "--jobs",
-            "6",
-        ],
-    ]
-    .concat()
+    whole_suite_args("6")
 }
 
 fn failing(v: &BTreeMap<String, String>) -> BTreeSet<String> {

@@ -40,6 +40,21 @@ pub const FAST: [&str; 8] = [
 /// shutdown waits. A module adds its `--jobs`.
 pub const FAST_MANY_JOBS: [&str; 4] = ["--timeout", "3s", "--startup-timeout", "5s"];
 
+/// [`FAST_MANY_JOBS`] with short shutdown waits and `jobs` workers, for whole-suite runs:
+/// scenario expectations carry their own windows, and the servers mostly wait, so more
+/// jobs than cores is faster.
+pub fn whole_suite_args(jobs: &'static str) -> Vec<&'static str> {
+    let waits = [
+        "--shutdown-wait",
+        "500ms",
+        "--kill-wait",
+        "300ms",
+        "--jobs",
+        jobs,
+    ];
+    [&FAST_MANY_JOBS[..], &waits].concat()
+}
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
