@@ -64,8 +64,14 @@ pub enum Opening {
 impl Opening {
     /// The session, whatever its opening did.
     pub fn into_session(self) -> Session {
+        self.into_parts().0
+    }
+
+    /// The session and how its opening went.
+    fn into_parts(self) -> (Session, Result<(), crate::session::SessionError>) {
         match self {
-            Opening::Done(s) | Opening::Failed(s, _) => s,
+            Opening::Done(s) => (s, Ok(())),
+            Opening::Failed(s, e) => (s, Err(e)),
         }
     }
 }
@@ -80,30 +86,20 @@ pub async fn sweep_on(
 ) -> Result<(RunReport, Walls, Known), TransportError> {
     let started = Instant::now();
     let mut walls = Walls::default();
-    // The probe's session, when it agrees on the schemas (else a fresh one, as always).
-    let opened = match opened {
-        Some(opening) => {
-            let agree = match &opening {
-                Opening::Done(s) | Opening::Failed(s, _) => s.schemas_agree(&schemas),
-            };
-            if agree {
-                Some(opening)
-            } else {
-                opening.into_session().finish().await;
-                None
-            }
+    // The probe's session when it agrees on the schemas (else a fresh one, as always),
+    // with what its opening already did: answered (`Ok`), failed (`Err`), or nothing yet.
+    let kept = match opened.map(Opening::into_parts) {
+        Some((s, done)) if s.schemas_agree(&schemas) => Some((s, done)),
+        Some((s, _)) => {
+            s.finish().await;
+            None
         }
         None => None,
     };
-    // What the opening already did: answered (`Ok`), failed (`Err`), or nothing yet.
-    let (mut session, done) = match opened {
-        Some(Opening::Done(mut s)) => {
+    let (mut session, done) = match kept {
+        Some((mut s, done)) => {
             s.use_schemas(schemas.clone());
-            (s, Some(Ok(())))
-        }
-        Some(Opening::Failed(mut s, e)) => {
-            s.use_schemas(schemas.clone());
-            (s, Some(Err(e)))
+            (s, Some(done))
         }
         None => {
             let transport = config.target.open(started)?;
@@ -186,8 +182,8 @@ pub async fn sweep_on(
                     name,
                     status: StepStatus::Skipped {
                         reason: format!(
-                            "`{}` got no answer in a row: the server answers nothing more",
-                            unanswered.join("` and `")
+                            "{}: the server answers nothing more",
+                            super::walls::unanswered_in_a_row(&unanswered)
                         ),
                     },
                 });

@@ -31,6 +31,11 @@ pub struct Walls {
     silent: Option<String>,
 }
 
+/// "`ping` and `x` got no answer in a row": the sweep's skip reason and the wall's.
+pub fn unanswered_in_a_row(methods: &[String]) -> String {
+    format!("`{}` got no answer in a row", methods.join("` and `"))
+}
+
 /// Requests in a row without an answer, after a handshake that worked, past which the
 /// sweep takes the server for one that answers nothing more (and stops asking).
 pub const SILENT_AFTER: usize = 2;
@@ -71,13 +76,9 @@ impl Walls {
     /// nothing more.
     pub fn record_silence(&mut self, methods: &[String]) {
         self.silent.get_or_insert(format!(
-            "{}: {} got no answer in a row after the handshake; the server answers nothing more",
+            "{}: {} after the handshake; the server answers nothing more",
             crate::check::rules::SESSION_TIMEOUT.id,
-            methods
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            unanswered_in_a_row(methods)
         ));
     }
 
@@ -195,14 +196,11 @@ impl Sent {
                 StepKind::Paginate { method, .. } => self.request(&serde_json::json!(method)),
                 StepKind::Burst { .. } => self.requests = true,
                 // An answer awaited to raw bytes (parse errors, invalid requests, raw ids).
-                StepKind::Expect(Expectation::Response {
-                    expect:
-                        ResponseExpectation::Result(_)
-                        | ResponseExpectation::Error { .. }
-                        | ResponseExpectation::Any(_)
-                        | ResponseExpectation::OneOf(_),
-                    ..
-                }) => self.requests = true,
+                StepKind::Expect(Expectation::Response { expect, .. })
+                    if !matches!(expect, ResponseExpectation::Nothing(_)) =>
+                {
+                    self.requests = true
+                }
                 StepKind::ForEach { steps, .. } => self.walk(steps),
                 _ => {}
             }

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use super::Session;
-use crate::protocol::RequestId;
 
 impl Session {
     /// Waits until the server has sent everything that what came before causes, at most
@@ -41,19 +40,11 @@ impl Session {
         if self.send_request(id.clone(), method, None).await.is_err() {
             return false;
         }
-        while !self.stdout_closed {
-            if self.replies.remove(&id).is_some() {
-                return true;
-            }
-            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
-                Ok(Some(item)) => self.ingest(item).await,
-                Ok(None) => self.stdout_closed = true,
-                Err(_) => break,
-            }
+        let window = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if self.poll_reply(&id, window).await.is_some() {
+            return true;
         }
-        if let Some(p) = self.pending.remove(&id) {
-            self.expired.insert(id, p);
-        }
+        self.expire(&id);
         false
     }
 
@@ -75,14 +66,8 @@ impl Session {
             return false;
         }
         // Still unanswered (raw requests nobody awaited, say): given up on now.
-        let open: Vec<RequestId> = self.pending.keys().cloned().collect();
-        for id in open {
-            if let Some(p) = self.pending.remove(&id) {
-                self.expired.insert(id, p);
-            }
-        }
-        let ignored: Vec<RequestId> = self.expired.keys().cloned().collect();
-        self.forgiven.extend(ignored);
+        self.expired.extend(self.pending.drain());
+        self.forgiven.extend(self.expired.keys().cloned());
         true
     }
 
@@ -100,12 +85,6 @@ impl Session {
     /// comes, and to collect notifications.
     pub async fn pump(&mut self, window: Duration) {
         let deadline = tokio::time::Instant::now() + window;
-        while !self.stdout_closed {
-            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
-                Ok(Some(item)) => self.ingest(item).await,
-                Ok(None) => self.stdout_closed = true,
-                Err(_) => break,
-            }
-        }
+        while !self.stdout_closed && self.receive_one(deadline).await {}
     }
 }

@@ -217,19 +217,13 @@ impl Session {
                     exit: self.exit.clone(),
                 });
             }
-            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
-                Ok(Some(item)) => self.ingest(item).await,
-                Ok(None) => self.stdout_closed = true,
-                Err(_) => {
-                    if let Some(p) = self.pending.remove(id) {
-                        self.expired.insert(id.clone(), p);
-                    }
-                    self.cancel_after_timeout(id, &method).await;
-                    return Err(SessionError::Timeout {
-                        method,
-                        after: timeout,
-                    });
-                }
+            if !self.receive_one(deadline).await {
+                self.expire(id);
+                self.cancel_after_timeout(id, &method).await;
+                return Err(SessionError::Timeout {
+                    method,
+                    after: timeout,
+                });
             }
         }
     }
@@ -283,13 +277,8 @@ impl Session {
             if let Some(reply) = self.replies.remove(id) {
                 return Some(reply);
             }
-            if self.stdout_closed {
+            if self.stdout_closed || !self.receive_one(deadline).await {
                 return None;
-            }
-            match tokio::time::timeout_at(deadline, self.transport.recv()).await {
-                Ok(Some(item)) => self.ingest(item).await,
-                Ok(None) => self.stdout_closed = true,
-                Err(_) => return None,
             }
         }
     }
@@ -357,9 +346,36 @@ impl Session {
     /// Ends the wait for pending request `key`: its answer came, unusable (`why`). It moves
     /// to the expired ones, so a usable answer after all is still checked.
     pub(super) fn spoil(&mut self, key: &RequestId, why: String) {
-        if let Some(p) = self.pending.remove(key) {
-            self.expired.insert(key.clone(), p);
+        if self.expire(key) {
             self.spoiled.insert(key.clone(), why);
+        }
+    }
+
+    /// Gives up on pending request `id` (a late answer is still checked, not awaited);
+    /// whether it was pending.
+    pub(super) fn expire(&mut self, id: &RequestId) -> bool {
+        match self.pending.remove(id) {
+            Some(p) => {
+                self.expired.insert(id.clone(), p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Takes in one message (or notes that the output closed); `false` when `deadline`
+    /// passed first. Every wait of the session is a loop of these.
+    pub(super) async fn receive_one(&mut self, deadline: tokio::time::Instant) -> bool {
+        match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+            Ok(Some(item)) => {
+                self.ingest(item).await;
+                true
+            }
+            Ok(None) => {
+                self.stdout_closed = true;
+                true
+            }
+            Err(_) => false,
         }
     }
 
