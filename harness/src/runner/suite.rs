@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use super::events::{self, Emitter, Event};
 use super::known::Known;
-use super::pool::Pool;
+use super::pool::{Demand, Pool};
 use super::walls::Walls;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::Revision;
@@ -86,21 +86,28 @@ pub async fn run(
     let swept = Arc::new(swept);
     let short = swept.walls.ignores_eof().then(|| shortened(&config));
     let revision = config.session.revision;
-    let shared: Vec<bool> = scenarios.iter().map(|s| shares(s, &config)).collect();
+    let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, &config)).collect();
     let chosen = scenarios
         .iter()
-        .zip(&shared)
-        .filter(|(_, shared)| **shared)
+        .zip(&kinds)
+        .filter(|(_, kind)| kind.shared())
         .flat_map(|(s, _)| share::explicit_ids(s))
         .collect();
-    let count = shared.iter().filter(|s| **s).count();
-    let pool = Arc::new(Pool::new(count, shared_sessions(jobs), chosen));
-    // A shared scenario that ends its session (`share::closes_session`) starts after the
-    // other shared ones: the session it ends is then one nobody else wants.
-    let mut order: Vec<(&Scenario, bool)> = scenarios.iter().zip(shared).collect();
-    order.sort_by_key(|(s, shared)| *shared && share::closes_session(s));
+    let count = |k: Kind| kinds.iter().filter(|x| **x == k).count();
+    let demand = Demand {
+        shared: count(Kind::Shared) + count(Kind::Ending),
+        ending: count(Kind::Ending),
+        donors: count(Kind::Donor),
+    };
+    let pool = Arc::new(Pool::new(demand, shared_sessions(jobs), chosen));
+    // Donors start first, so their sessions serve the shared scenarios; those that end
+    // their session start last (the pool has them wait for the others anyway).
+    let mut order: Vec<(&Scenario, Kind)> = scenarios.iter().zip(kinds).collect();
+    order.sort_by_key(|(_, kind)| *kind);
     let mut handles = Vec::new();
-    for &(scenario, shared) in &order {
+    for &(scenario, kind) in &order {
+        let shared = kind.shared();
+        let ends = kind == Kind::Ending;
         let scenario = scenario.clone();
         let config = match &short {
             Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
@@ -130,11 +137,13 @@ pub async fn run(
                 true => {
                     // Only a session that has not used an id the scenario chooses.
                     let ids = share::explicit_ids(&scenario);
-                    let lease = pool.lease(|s| !ids.iter().any(|id| s.used_id(id)));
+                    let lease = pool.lease(|s| !ids.iter().any(|id| s.used_id(id)), ends);
                     tokio::time::timeout_at(deadline.at, lease).await.ok()
                 }
                 false => None,
             };
+            // Said once, when it ends (unkept if it does not run).
+            let donation = (kind == Kind::Donor).then(|| pool.donor());
             let _permit = gate
                 .acquire_owned()
                 .await
@@ -158,22 +167,34 @@ pub async fn run(
                             Some(session) => seat.give_back(session),
                             None => drop(seat),
                         },
-                        None if shared => pool.pass(),
+                        None if shared => pool.pass(ends),
                         None => {}
                     }
                     not_run(&scenario, revision, verdict)
                 }
                 None => {
                     let observer = Arc::new(events.clone());
-                    let (lease, seat) = match leased {
-                        Some((lease, seat)) => (lease, Some(seat)),
-                        None => (Lease::Fresh, None),
+                    let (lease, seat) = match (leased, &donation) {
+                        (Some((lease, seat)), _) => (lease, Some(seat)),
+                        (None, Some(_)) => (
+                            Lease::Donor {
+                                chosen: pool.chosen(),
+                            },
+                            None,
+                        ),
+                        (None, None) => (Lease::Fresh, None),
                     };
                     let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
                     match tokio::time::timeout_at(deadline.at, run).await {
                         Ok((outcome, session)) => {
-                            if let (Some(session), Some(seat)) = (session, seat) {
-                                seat.give_back(session);
+                            match (seat, donation) {
+                                (Some(seat), _) => {
+                                    if let Some(session) = session {
+                                        seat.give_back(session);
+                                    }
+                                }
+                                (None, Some(donation)) => donation.deliver(session),
+                                (None, None) => {}
                             }
                             outcome
                         }
@@ -200,19 +221,44 @@ pub async fn run(
     pool.close().await;
 }
 
-/// Whether `scenario` runs on a shared session: over stdio, without `--isolate`, when it
-/// applies at all and its steps allow it.
-fn shares(scenario: &Scenario, config: &ExecConfig) -> bool {
-    !config.isolate
+/// How a scenario gets its server, in the order they start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    /// Its own server, which it may hand to the shared scenarios afterwards.
+    Donor,
+    /// A shared session.
+    Shared,
+    /// Its own server (`--isolate`, HTTP, or what `share::needs_fresh` names).
+    Fresh,
+    /// A shared session no one uses after it (`share::ends_session`).
+    Ending,
+}
+
+impl Kind {
+    fn shared(self) -> bool {
+        matches!(self, Kind::Shared | Kind::Ending)
+    }
+}
+
+/// How `scenario` gets its server: sessions are shared over stdio, without `--isolate`,
+/// by the scenarios that apply at all and whose steps allow it.
+fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
+    let sharing = !config.isolate
         && config.target.kind() == crate::scenario::TransportKind::Stdio
-        && applies(scenario, config)
-        && share::needs_fresh(
-            scenario,
-            config.session.revision,
-            config.tools,
-            !config.tool_args.is_empty(),
-        )
-        .is_none()
+        && applies(scenario, config);
+    let (revision, tool_args) = (config.session.revision, !config.tool_args.is_empty());
+    if !sharing {
+        Kind::Fresh
+    } else if share::needs_fresh(scenario, revision, config.tools, tool_args).is_none() {
+        match share::ends_session(scenario, revision) {
+            true => Kind::Ending,
+            false => Kind::Shared,
+        }
+    } else if share::donates(scenario, revision, config.tools, tool_args) {
+        Kind::Donor
+    } else {
+        Kind::Fresh
+    }
 }
 
 /// Most shared sessions a leg keeps at once: one per core (at least two), and no more

@@ -17,7 +17,13 @@ impl Session {
 
     /// Keeps the answer to the default handshake for the scenarios that share the session.
     fn remember_handshake(&mut self, handshake: &Handshake, reply: &Reply) {
-        if *handshake == Handshake::default() {
+        // Without its `notifications/initialized` it is still the default handshake: the
+        // scenario sends that itself (and the session is not reusable until it does).
+        let plain = Handshake {
+            skip_initialized: false,
+            ..handshake.clone()
+        };
+        if plain == Handshake::default() {
             self.handshake_reply = Some(Reply {
                 frame: None,
                 ..reply.clone()

@@ -47,9 +47,24 @@ impl Session {
     /// of the session broken in this window (a broken rule may mean a confused server; a
     /// SHOULD-level one, such as a missing optional field, does not).
     pub fn reusable(&self) -> bool {
-        self.profile.is_some()
-            && self.initialized_sent
-            && !self.stdout_closed
+        self.profile.is_some() && self.initialized_sent && self.clean()
+    }
+
+    /// Whether a session a scenario opened itself can serve the shared ones after it
+    /// (`Lease::Donor`): reusable, with the handshake they would have done (the default
+    /// one, whose answer is kept for their expectations); or healthy with no handshake
+    /// begun (nothing but requests before `initialize`, which the next scenario then
+    /// sends, as it would on a new server).
+    pub fn donatable(&self) -> bool {
+        let opened = self.reusable() && self.handshake_reply.is_some();
+        let unopened = self.profile.is_none() && !self.initialized_sent && self.clean();
+        opened || unopened
+    }
+
+    /// The server still there, nothing awaited or given up on, no partial raw line, and
+    /// no MUST-level rule broken in this window.
+    fn clean(&self) -> bool {
+        !self.stdout_closed
             && self.exit.is_none()
             && self.pending.is_empty()
             && self.expired.keys().all(|id| self.forgiven.contains(id))

@@ -1,7 +1,8 @@
 //! Shared sessions (issue 18): scenarios that only read run on a server kept per worker,
 //! and nothing a report says about verdicts may depend on it. The whole suite runs with
 //! and without `--isolate` against the reference fixture and the defect-free misbehaving
-//! fixture, and the shared scenarios against every defect that one of them must catch, at
+//! fixture, and the shared scenarios (with the donors, whose servers they take over, and
+//! those that end a session) against every defect that one of them must catch, at
 //! 2025-11-25 and at 2026-07-28 (the stateless revision, where sharing has no handshake);
 //! the verdict maps (and exit codes) must be identical. (A scenario that does not share
 //! runs on the same fresh-server path in both modes, and suite_mutation.rs runs the whole
@@ -25,13 +26,18 @@ fn fast() -> Vec<&'static str> {
 /// The revisions compared: the newest handshake revision and the stateless one.
 const REVISIONS: [Revision; 2] = [Revision::V2025_11_25, Revision::V2026_07_28];
 
-/// The built-in scenarios that share a session at `revision` under the default policy.
+/// The built-in scenarios that share a session at `revision` under the default policy,
+/// and those whose fresh server may become a shared session (donors).
 fn shared_scenarios(revision: Revision) -> BTreeSet<String> {
+    let policy = ToolPolicy::Readonly;
     builtin::scenarios()
         .expect("the built-in suite parses")
         .into_iter()
         .filter(|s| s.revisions.contains(&revision))
-        .filter(|s| share::needs_fresh(s, revision, ToolPolicy::Readonly, false).is_none())
+        .filter(|s| {
+            share::needs_fresh(s, revision, policy, false).is_none()
+                || share::donates(s, revision, policy, false)
+        })
         .map(|s| s.id)
         .collect()
 }
@@ -203,4 +209,76 @@ fn sent(s: &serde_json::Value, method: &str) -> usize {
                 .contains(&format!("\"{method}\""))
         })
         .count()
+}
+
+/// A scenario that needs a server only to be first on it hands the server over, and a
+/// scenario judging the whole session ends a shared one in its own window. With `--jobs
+/// 1`: `lifecycle/ping-before-initialize` pings before any handshake and leaves its
+/// server to the shared scenarios (the first of them sends the handshake on it), and
+/// `stdio/stdout-only-messages` runs last on that session and shuts it down. Counted in
+/// server starts: the sweep's and the donor's (five with `--isolate`).
+#[test]
+fn a_donors_server_serves_the_shared_scenarios_and_the_last_ends_it() {
+    let dir = tempfile_path("donor-starts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ids = [
+        "lifecycle/ping-before-initialize",
+        "prompts/list-result",
+        "tools/list-result",
+        "stdio/stdout-only-messages",
+    ];
+    let include: Vec<&str> = ids.iter().flat_map(|id| ["--include", id]).collect();
+    for (mode, expected) in [(&[][..], 2), (&["--isolate"][..], 5)] {
+        let starts = dir.join(format!("starts{}", mode.len()));
+        let server = format!(
+            "sh -c 'echo start >> {}; exec {}'",
+            starts.display(),
+            reference()
+        );
+        let head = [
+            "--protocol-version",
+            "2025-11-25",
+            "--jobs",
+            "1",
+            "--server",
+            &server,
+        ];
+        let args = [&head[..], &include, mode].concat();
+        let (code, report, text) = json_report("run", &args, &[]);
+        assert_eq!(code, 0, "{text}");
+        let count = std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        assert_eq!(count, expected, "server starts {mode:?}: {text}");
+        if !mode.is_empty() {
+            continue;
+        }
+        let scenarios = report["scenarios"].as_array().expect("scenarios");
+        let by_id = |id: &str| {
+            scenarios
+                .iter()
+                .find(|s| s["id"] == id)
+                .unwrap_or_else(|| panic!("{id} not in {report:#}"))
+        };
+        assert_eq!(sent(by_id(ids[0]), "initialize"), 0, "{report:#}");
+        // One handshake on the donated server, in the window of whichever shared scenario
+        // took it first; none in the one that ended it, whose window has the shutdown.
+        assert_eq!(
+            sent(by_id(ids[1]), "initialize") + sent(by_id(ids[2]), "initialize"),
+            1
+        );
+        let last = by_id(ids[3]);
+        assert_eq!(sent(last, "initialize"), 0, "{last:#}");
+        let events: Vec<&str> = last["transcript"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["text"].as_str())
+            .collect();
+        assert!(
+            events.iter().any(|e| e.starts_with("shutdown:")),
+            "{last:#}"
+        );
+    }
 }

@@ -31,7 +31,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::builtin_vars;
-use super::model::{Initialize, Scenario, StepKind, Template, TransportKind};
+use super::model::{Scenario, Template, TransportKind};
 use super::observe::{Attribution, Observer, Unobserved};
 use super::synth::TOOL_ARGS;
 use super::template::Vars;
@@ -94,6 +94,13 @@ pub enum Lease {
     /// A server of its own, shut down with the scenario (`--isolate`, and every scenario
     /// `share::needs_fresh` names).
     Fresh,
+    /// A server of its own, handed to the shared scenarios afterwards when the scenario
+    /// leaves it as they would want it (`share::donates`, `Session::donatable`);
+    /// otherwise shut down with the scenario.
+    Donor {
+        /// As for [`Lease::Shared`]: the ids the shared scenarios choose themselves.
+        chosen: Arc<[RequestId]>,
+    },
     /// A session shared with other scenarios: an earlier scenario's (its handshake
     /// done), or `None` to open one (this scenario's handshake opens it). When `wanted`
     /// says so, a session still healthy afterwards is handed back for the next scenario;
@@ -192,13 +199,14 @@ pub async fn run_leased(
         );
         return (done, lease.into_session());
     }
-    let (wanted, kept, chosen) = match lease {
-        Lease::Fresh => (None, None, None),
+    let (wanted, kept, chosen, donor) = match lease {
+        Lease::Fresh => (None, None, None, false),
+        Lease::Donor { chosen } => (None, None, Some(chosen), true),
         Lease::Shared {
             session,
             wanted,
             chosen,
-        } => (Some(wanted), session, Some(chosen)),
+        } => (Some(wanted), session, Some(chosen), false),
     };
     let reused = kept.is_some();
     let mut session = match kept {
@@ -270,13 +278,19 @@ pub async fn run_leased(
     let mut session = session;
     // A request of its own the server read and ignored (invalid JSON-RPC it need not
     // answer) need not cost the next scenario a server: a ping shows it is still serving.
-    if wanted.is_some() && !matches!(skip, Some(Stop::Failed | Stop::Error(_))) {
+    let stopped = matches!(skip, Some(Stop::Failed | Stop::Error(_)));
+    if (wanted.is_some() || donor) && !stopped {
         session.forgive_unanswered(config.session.timeout).await;
     }
-    let healthy = session.reusable()
-        && !matches!(skip, Some(Stop::Failed | Stop::Error(_)))
-        && !declares_own_capabilities(scenario)
-        && wanted.is_some_and(|wanted| wanted());
+    let healthy = match donor {
+        true => session.donatable() && !stopped,
+        false => {
+            session.reusable()
+                && !stopped
+                && !super::share::ends_session(scenario, revision)
+                && wanted.is_some_and(|wanted| wanted())
+        }
+    };
     let (record, session) = if healthy {
         (session.take_window(), Some(session))
     } else {
@@ -352,6 +366,7 @@ impl std::fmt::Debug for Lease {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Lease::Fresh => f.write_str("Fresh"),
+            Lease::Donor { .. } => f.write_str("Donor"),
             Lease::Shared { session, .. } => f
                 .debug_struct("Shared")
                 .field("session", session)
@@ -364,7 +379,7 @@ impl Lease {
     /// The session a scenario that never started leaves for the next one.
     pub fn into_session(self) -> Option<Session> {
         match self {
-            Lease::Fresh => None,
+            Lease::Fresh | Lease::Donor { .. } => None,
             Lease::Shared { session, .. } => session.map(|s| *s),
         }
     }
@@ -536,15 +551,4 @@ impl<'a> Executor<'a> {
             other => other.to_string(),
         })
     }
-}
-
-/// Whether the scenario declares client capabilities of its own (at 2026-07-28, in its
-/// requests' `_meta`, on a shared session). Its session serves no one after it: a server
-/// that wrongly carries capabilities from one request to the next would show it in
-/// whichever scenario came next, and that scenario's verdict would depend on the order.
-fn declares_own_capabilities(scenario: &Scenario) -> bool {
-    matches!(
-        scenario.steps.first().map(|s| &s.kind),
-        Some(StepKind::Initialize(Initialize::Handshake(o))) if o.capabilities.is_some()
-    )
 }

@@ -58,6 +58,7 @@ pub fn needs_fresh(
         .as_deref()
         .filter(|r| !own_requests_only(r, revision))
         .filter(|r| !(closes_session(scenario) && *r == crate::check::rules::STDIO_SHUTDOWN.id))
+        .filter(|r| !whole_session_rule(r, revision))
     {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
@@ -108,8 +109,119 @@ pub fn needs_fresh(
             top: true,
             calls_ok,
             revision,
+            ends: ends_session(scenario, revision),
+            donor: false,
         },
     )
+}
+
+/// Whether a scenario that runs on a server of its own leaves it as the shared sessions
+/// would want it, so that it can serve them afterwards (`Lease::Donor`): it runs fresh
+/// only to be first on the connection (no handshake yet, the handshake without its
+/// `notifications/initialized`, or `fresh: true` at 2026-07-28), and then does only
+/// what a shared scenario may. Whether it did leave the session so is decided when it
+/// ends (`Session::donatable`): with the default handshake done, or with none begun.
+///
+/// Its verdict is the same either way: it judges no rule its session's shutdown could
+/// break, and the session is handed on after its window closes.
+pub fn donates(
+    scenario: &Scenario,
+    revision: Revision,
+    policy: ToolPolicy,
+    tool_args: bool,
+) -> bool {
+    if scenario
+        .rule
+        .as_deref()
+        .is_some_and(|r| !own_requests_only(r, revision))
+        || ends_session(scenario, revision)
+        || scenario.negotiation().is_some()
+    {
+        return false;
+    }
+    let Some((first, rest)) = scenario.steps.split_first() else {
+        return false;
+    };
+    let opens = match &first.kind {
+        StepKind::Initialize(Initialize::None) => true,
+        StepKind::Initialize(Initialize::Handshake(o)) => {
+            *o == InitializeOverrides {
+                expect: o.expect.clone(),
+                skip_initialized: o.skip_initialized,
+                ..Default::default()
+            }
+        }
+        _ => false,
+    };
+    let calls_ok = match policy {
+        ToolPolicy::None => true,
+        ToolPolicy::Readonly => !tool_args,
+        ToolPolicy::All => false,
+    };
+    let allowed = Allowed {
+        top: true,
+        calls_ok,
+        revision,
+        ends: false,
+        donor: true,
+    };
+    opens && steps_need_fresh(rest, &allowed).is_none() && !sends_raw_initialize(rest)
+}
+
+/// Whether raw bytes of the steps may hold an `initialize` (which would open the
+/// session behind the harness's back).
+fn sends_raw_initialize(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match &step.kind {
+        StepKind::SendRaw(t) => t.0.as_str().is_none_or(|raw| raw.contains("initialize")),
+        StepKind::ForEach { steps, .. } => sends_raw_initialize(steps),
+        _ => false,
+    })
+}
+
+/// Whether the scenario's session serves no one after it, so the runner gives it a
+/// session when no other scenario wants one any more: it ends the session itself
+/// ([`closes_session`]), it judges a rule of the whole session (which must see the
+/// shutdown), or it declares client capabilities of its own at 2026-07-28
+/// ([`declares_own_capabilities`]).
+pub fn ends_session(scenario: &Scenario, revision: Revision) -> bool {
+    closes_session(scenario)
+        || scenario
+            .rule
+            .as_deref()
+            .is_some_and(|r| whole_session_rule(r, revision))
+        || (!revision.has_handshake() && declares_own_capabilities(scenario))
+}
+
+/// Whether the scenario declares client capabilities of its own (at 2026-07-28, in its
+/// requests' `_meta`, on a shared session). Its session serves no one after it: a server
+/// that wrongly carries capabilities from one request to the next would show it in
+/// whichever scenario came next, and that scenario's verdict would depend on the order.
+pub fn declares_own_capabilities(scenario: &Scenario) -> bool {
+    matches!(
+        scenario.steps.first().map(|s| &s.kind),
+        Some(StepKind::Initialize(Initialize::Handshake(o))) if o.capabilities.is_some()
+    )
+}
+
+/// MUST-level rules of every frame of a session, from the handshake to the exit. A
+/// scenario judging one may take a shared session as its last user (it shuts the
+/// session down in its own window): a session is only handed on when no MUST-level rule
+/// was broken in an earlier window (`Session::reusable`), so what it saw of the earlier
+/// windows is what a fresh session of its own would have shown it. A SHOULD-level one
+/// (`lifecycle.server-capability-respected` at 2024-11-05) would not have stopped the
+/// session being handed on, so it still needs a server of its own.
+fn whole_session_rule(rule: &str, revision: Revision) -> bool {
+    use crate::check::rules::*;
+    [
+        STDIO_NEWLINE,
+        STDIO_STDOUT_ONLY_MESSAGES,
+        JSONRPC_NOTIFICATION_ID,
+        LIFECYCLE_SERVER_CAPABILITY,
+        PROGRESS_ACTIVE_TOKEN,
+        PROGRESS_INCREASING,
+    ]
+    .iter()
+    .any(|r| r.id == rule && r.severity_at(revision) == crate::check::Severity::Failure)
 }
 
 /// Whether the scenario ends its session itself: its last step closes the server's input
@@ -154,6 +266,12 @@ struct Allowed {
     calls_ok: bool,
     /// The revision spoken, which decides what `${probe}` is.
     revision: Revision,
+    /// Whether the scenario is its session's last user ([`ends_session`]): what the
+    /// server sends on its own can then only be what the scenario's own requests caused.
+    ends: bool,
+    /// Whether these are the steps of a scenario that opened its session itself
+    /// ([`donates`]), where `notifications/initialized` completes the handshake.
+    donor: bool,
 }
 
 /// Rules that only answers to requests a scenario sends itself can break (pages,
@@ -258,6 +376,11 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             }
             StepKind::Check { .. } => None,
             StepKind::Initialize(_) => Some("a second handshake".into()),
+            StepKind::Notify { method, .. }
+                if allowed.donor && method.0.as_str() == Some("notifications/initialized") =>
+            {
+                None
+            }
             StepKind::Notify { method, .. } if !inert_notification(method) => {
                 Some("a notification".into())
             }
@@ -277,6 +400,8 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             StepKind::SendRaw(_) => None,
             // The end of the session, as its last step (see [`closes_session`]).
             StepKind::Expect(Expectation::Exit { .. }) if at == last && allowed.top => None,
+            // What its own requests caused (progress), on a session no one uses after it.
+            StepKind::Expect(Expectation::Notification { .. }) if allowed.ends => None,
             StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
             // Memory growth per request of its own burst: the requests before it on the
             // session are not in the measured half, and no other scenario runs on the
@@ -322,215 +447,4 @@ fn method_needs_fresh(method: &str, allowed: &Allowed) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::builtin;
-
-    fn parse(yaml: &str) -> Scenario {
-        crate::scenario::parse::parse_scenario("test.yaml", yaml).expect("a valid scenario")
-    }
-
-    fn verdict(yaml: &str) -> Option<String> {
-        needs_fresh(&parse(yaml), Revision::DEFAULT, ToolPolicy::Readonly, false)
-    }
-
-    const HEAD: &str = "id: a/b\ntitle: t\nspec: basic\n";
-
-    #[test]
-    fn reads_share_and_writes_do_not() {
-        let read = format!(
-            "{HEAD}steps:\n  - paginate: {{ method: tools/list, into: tools }}\n  - for_each:\n      in: tools\n      as: t\n      steps:\n        - check: {{ value: \"${{t}}\", match: {{ /name: {{ type: string }} }} }}\n  - request: \"${{probe}}\"\n"
-        );
-        assert_eq!(verdict(&read), None);
-        let set_level = format!(
-            "{HEAD}steps:\n  - request: {{ method: logging/setLevel, params: {{ level: debug }} }}\n"
-        );
-        assert!(verdict(&set_level).unwrap().contains("logging/setLevel"));
-        let subscribe = format!(
-            "{HEAD}steps:\n  - paginate: {{ method: resources/list, into: x }}\n  - for_each:\n      in: x\n      as: y\n      steps:\n        - request: resources/subscribe\n"
-        );
-        assert!(verdict(&subscribe).unwrap().contains("resources/subscribe"));
-    }
-
-    #[test]
-    fn handshakes_waits_raw_bytes_and_ids_need_a_fresh_server() {
-        let cases = [
-            "  - initialize: none\n",
-            "  - initialize: { protocol_version: 1999-01-01 }\n",
-            "  - notify: notifications/roots/list_changed\n",
-            "  - request: ping\n    expect: { nothing: 1s }\n",
-            "  - expect: { notification: { method: notifications/message, within: 1s } }\n",
-        ];
-        for steps in cases {
-            let yaml = format!("{HEAD}steps:\n{steps}");
-            assert!(verdict(&yaml).is_some(), "shared: {steps}");
-        }
-        // Notifications a server changes nothing for, and silence after the scenario's
-        // own action, share.
-        let inert = [
-            "  - notify: notifications/mcpcheck/x\n  - expect: { response: { id: null, within: 1s, nothing: 1s } }\n",
-            "  - notify: { method: notifications/cancelled, params: { requestId: x } }\n  - expect: { nothing: 500ms }\n",
-            "  - request: ping\n  - expect: { nothing: 1s }\n",
-            "  - request: tools/list\n  - sleep: 10ms\n",
-            // The answer to its own raw request, and a burst of its own.
-            "  - send_raw: \"{}\"\n  - expect: { response: { id: raw-1, within: 1s, result: {} } }\n",
-            "  - burst: { method: ping, count: 10 }\n",
-        ];
-        for steps in inert {
-            let yaml = format!("{HEAD}steps:\n{steps}");
-            assert_eq!(verdict(&yaml), None, "fresh: {steps}");
-        }
-        let fresh = format!("{HEAD}fresh: true\nsteps:\n  - request: ping\n");
-        assert_eq!(verdict(&fresh).as_deref(), Some("it says `fresh: true`"));
-        let ruled = format!("{HEAD}rule: stdio.stdout-only-messages\nsteps:\n  - request: ping\n");
-        assert!(verdict(&ruled).is_some());
-        let paged = format!("{HEAD}rule: pagination.terminates\nsteps:\n  - request: ping\n");
-        assert_eq!(verdict(&paged), None);
-        let batch = format!("{HEAD}rule: jsonrpc.batch-allowed\nsteps:\n  - request: ping\n");
-        assert_eq!(
-            verdict(&batch),
-            None,
-            "only its own batch gets a batch answer"
-        );
-        let errors = format!("{HEAD}rule: jsonrpc.error-object\nsteps:\n  - request: ping\n");
-        assert_eq!(
-            verdict(&errors),
-            None,
-            "a MUST of answers: the handshake hides none"
-        );
-        let echoed = format!("{HEAD}rule: jsonrpc.id-echoed\nsteps:\n  - request: ping\n");
-        assert_eq!(verdict(&echoed), None, "the handshake hides no wrong id");
-        // At 2026-07-28 the rules of what travels with an answer are the scenario's own.
-        let logs =
-            format!("{HEAD}rule: stateless.log-requested-only\nsteps:\n  - request: tools/list\n");
-        let at = |rev| needs_fresh(&parse(&logs), rev, ToolPolicy::Readonly, false);
-        assert_eq!(at(Revision::V2026_07_28), None);
-        assert!(at(Revision::DEFAULT).is_some());
-    }
-
-    /// At 2026-07-28 a scenario's own client capabilities go in its requests' `_meta`, so
-    /// it shares; with a handshake they are the session's, so it does not.
-    #[test]
-    fn own_client_capabilities_share_only_without_a_handshake() {
-        let yaml = format!(
-            "{HEAD}steps:\n  - initialize: {{ capabilities: {{ elicitation: {{}} }} }}\n  - request: tools/list\n"
-        );
-        let at = |rev| needs_fresh(&parse(&yaml), rev, ToolPolicy::Readonly, false);
-        assert_eq!(at(Revision::V2026_07_28), None);
-        assert!(
-            at(Revision::DEFAULT)
-                .unwrap()
-                .contains("a handshake of its own")
-        );
-        let version = yaml.replace(
-            "capabilities: { elicitation: {} }",
-            "capabilities: { elicitation: {} }, protocol_version: \"2025-06-18\"",
-        );
-        let own = needs_fresh(
-            &parse(&version),
-            Revision::V2026_07_28,
-            ToolPolicy::Readonly,
-            false,
-        );
-        assert!(own.is_some(), "its own version is its own handshake");
-    }
-
-    /// The default handshake's expectations are checked on the answer the session kept;
-    /// a handshake with other parameters is the scenario's own.
-    #[test]
-    fn expectations_of_the_default_handshake_share() {
-        let expect = format!(
-            "{HEAD}steps:\n  - initialize:\n    expect: {{ result: {{ /serverInfo: {{ type: object }} }} }}\n  - request: ping\n"
-        );
-        assert_eq!(verdict(&expect), None);
-        let asked = format!(
-            "{HEAD}steps:\n  - initialize: {{ protocol_version: 2025-06-18 }}\n    expect: {{ result: {{}} }}\n"
-        );
-        assert!(verdict(&asked).unwrap().contains("a handshake of its own"));
-        // Asking, in so many words, for the revision spoken is the default handshake.
-        let spoken = asked.replace("2025-06-18", Revision::DEFAULT.as_str());
-        assert_eq!(verdict(&spoken), None);
-        let later = needs_fresh(
-            &parse(&spoken),
-            Revision::V2025_06_18,
-            ToolPolicy::Readonly,
-            false,
-        );
-        assert!(later.is_some(), "another revision's leg: its own handshake");
-    }
-
-    /// Without a handshake, no `server/discover` first changes nothing a stateless
-    /// server serves; with one, a scenario without it is about the handshake.
-    #[test]
-    fn no_handshake_shares_only_at_the_stateless_revision() {
-        let yaml = format!("{HEAD}steps:\n  - initialize: none\n  - request: tools/list\n");
-        let at = |rev| needs_fresh(&parse(&yaml), rev, ToolPolicy::Readonly, false);
-        assert_eq!(at(Revision::V2026_07_28), None);
-        assert!(at(Revision::DEFAULT).is_some());
-    }
-
-    /// Explicit ids share: the runner matches them against the ids a session used.
-    #[test]
-    fn explicit_ids_share_and_are_listed_as_sent() {
-        let s = parse(&format!(
-            "{HEAD}steps:\n  - request: {{ method: ping, id: 7 }}\n  - concurrent:\n      - request: {{ method: ping, id: \"\" }}\n      - request: {{ method: ping, id: -1 }}\n"
-        ));
-        assert_eq!(
-            needs_fresh(&s, Revision::DEFAULT, ToolPolicy::Readonly, false),
-            None
-        );
-        let mixed =
-            format!("{HEAD}steps:\n  - request: ping\n  - request: {{ method: ping, id: 7 }}\n");
-        assert_eq!(
-            verdict(&mixed),
-            None,
-            "the session reserves the scenario's ids"
-        );
-        assert_eq!(
-            explicit_ids(&s),
-            [
-                RequestId::int(7),
-                RequestId::String(String::new()),
-                RequestId::int(-1)
-            ]
-        );
-    }
-
-    #[test]
-    fn tool_calls_share_only_when_no_call_can_write() {
-        let s = parse(&format!(
-            "{HEAD}steps:\n  - request: {{ method: tools/call, params: {{ name: x }} }}\n"
-        ));
-        let rev = Revision::DEFAULT;
-        assert_eq!(needs_fresh(&s, rev, ToolPolicy::None, true), None);
-        assert_eq!(needs_fresh(&s, rev, ToolPolicy::Readonly, false), None);
-        assert!(needs_fresh(&s, rev, ToolPolicy::Readonly, true).is_some());
-        assert!(needs_fresh(&s, rev, ToolPolicy::All, false).is_some());
-        assert_eq!(
-            needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false),
-            None
-        );
-    }
-
-    /// The built-in suite shares most of its stdio scenarios (a floor, so a change that
-    /// quietly makes everything fresh shows), and never one that waits or writes raw.
-    #[test]
-    fn most_of_the_builtin_suite_shares() {
-        let all = builtin::scenarios().expect("the built-in suite parses");
-        for revision in [Revision::DEFAULT, Revision::V2026_07_28] {
-            let applicable: Vec<_> = all
-                .iter()
-                .filter(|s| s.revisions.contains(&revision))
-                .collect();
-            let shared = applicable
-                .iter()
-                .filter(|s| needs_fresh(s, revision, ToolPolicy::Readonly, false).is_none())
-                .count();
-            assert!(
-                shared * 3 >= applicable.len(),
-                "{revision}: {shared} of {} share",
-                applicable.len()
-            );
-        }
-    }
-}
+mod tests;
