@@ -230,7 +230,7 @@ enum Kind {
     Shared,
     /// Its own server (`--isolate`, HTTP, or what `share::needs_fresh` names).
     Fresh,
-    /// A shared session no one uses after it (`share::ends_session`).
+    /// A shared session no one uses after it, taken last (`share::last_user`).
     Ending,
 }
 
@@ -250,7 +250,7 @@ fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
     if !sharing {
         Kind::Fresh
     } else if share::needs_fresh(scenario, revision, config.tools, tool_args).is_none() {
-        match share::ends_session(scenario, revision) {
+        match share::last_user(scenario, revision, config.tools, tool_args) {
             true => Kind::Ending,
             false => Kind::Shared,
         }

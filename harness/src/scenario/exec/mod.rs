@@ -287,7 +287,12 @@ pub async fn run_leased(
         false => {
             session.reusable()
                 && !stopped
-                && !super::share::ends_session(scenario, revision)
+                && !super::share::ends_session(
+                    scenario,
+                    revision,
+                    config.tools,
+                    !config.tool_args.is_empty(),
+                )
                 && wanted.is_some_and(|wanted| wanted())
         }
     };

@@ -58,7 +58,7 @@ pub fn needs_fresh(
         .as_deref()
         .filter(|r| !own_requests_only(r, revision))
         .filter(|r| !(closes_session(scenario) && *r == crate::check::rules::STDIO_SHUTDOWN.id))
-        .filter(|r| !whole_session_rule(r, revision))
+        .filter(|r| !(whole_session_rule(r, revision) && !calls_tools(&scenario.steps)))
     {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
@@ -96,23 +96,24 @@ pub fn needs_fresh(
         StepKind::Initialize(Initialize::None) if !revision.has_handshake() => {}
         _ => return Some(format!("line {}: a handshake of its own", first.line)),
     }
-    let calls_ok = match policy {
-        ToolPolicy::None => true,
-        ToolPolicy::Readonly => !tool_args,
-        ToolPolicy::All => false,
-    };
     // Ids it chooses itself next to ids the session allocates are fine: the session
     // reserves the scenario's own for the scenario (`Session::reserve_ids`).
     steps_need_fresh(
         rest,
         &Allowed {
-            top: true,
-            calls_ok,
-            revision,
-            ends: ends_session(scenario, revision),
-            donor: false,
+            ends: last_user(scenario, revision, policy, tool_args),
+            ..Allowed::new(revision, policy, tool_args)
         },
     )
+}
+
+/// Whether `tools/call` can change nothing (see [`needs_fresh`]).
+fn calls_ok(policy: ToolPolicy, tool_args: bool) -> bool {
+    match policy {
+        ToolPolicy::None => true,
+        ToolPolicy::Readonly => !tool_args,
+        ToolPolicy::All => false,
+    }
 }
 
 /// Whether a scenario that runs on a server of its own leaves it as the shared sessions
@@ -134,7 +135,7 @@ pub fn donates(
         .rule
         .as_deref()
         .is_some_and(|r| !own_requests_only(r, revision))
-        || ends_session(scenario, revision)
+        || ends_session(scenario, revision, policy, tool_args)
         || scenario.negotiation().is_some()
     {
         return false;
@@ -153,17 +154,9 @@ pub fn donates(
         }
         _ => false,
     };
-    let calls_ok = match policy {
-        ToolPolicy::None => true,
-        ToolPolicy::Readonly => !tool_args,
-        ToolPolicy::All => false,
-    };
     let allowed = Allowed {
-        top: true,
-        calls_ok,
-        revision,
-        ends: false,
         donor: true,
+        ..Allowed::new(revision, policy, tool_args)
     };
     opens && steps_need_fresh(rest, &allowed).is_none() && !sends_raw_initialize(rest)
 }
@@ -178,18 +171,70 @@ fn sends_raw_initialize(steps: &[Step]) -> bool {
     })
 }
 
-/// Whether the scenario's session serves no one after it, so the runner gives it a
-/// session when no other scenario wants one any more: it ends the session itself
-/// ([`closes_session`]), it judges a rule of the whole session (which must see the
-/// shutdown), or it declares client capabilities of its own at 2026-07-28
-/// ([`declares_own_capabilities`]).
-pub fn ends_session(scenario: &Scenario, revision: Revision) -> bool {
-    closes_session(scenario)
+/// Whether the scenario's session serves no one after it: it is the session's last user
+/// ([`last_user`]), or it declares client capabilities of its own at 2026-07-28
+/// ([`declares_own_capabilities`]) and retires the session it took.
+pub fn ends_session(
+    scenario: &Scenario,
+    revision: Revision,
+    policy: ToolPolicy,
+    tool_args: bool,
+) -> bool {
+    last_user(scenario, revision, policy, tool_args)
+        || (!revision.has_handshake() && declares_own_capabilities(scenario))
+}
+
+/// Whether the scenario takes a session only when no other scenario wants one any more,
+/// and shuts it down in its own window: it ends the session itself ([`closes_session`]),
+/// it judges a rule of the whole session (which must see the shutdown), or it may change
+/// what a later scenario would see (`logging/setLevel`, a subscription, a notification
+/// the server may act on): no later scenario does. Not one that calls tools: a tool may
+/// take seconds, and started last it would hold the run up for them.
+pub fn last_user(
+    scenario: &Scenario,
+    revision: Revision,
+    policy: ToolPolicy,
+    tool_args: bool,
+) -> bool {
+    let ends = closes_session(scenario)
         || scenario
             .rule
             .as_deref()
             .is_some_and(|r| whole_session_rule(r, revision))
-        || (!revision.has_handshake() && declares_own_capabilities(scenario))
+        || changes_state(&scenario.steps, &Allowed::new(revision, policy, tool_args));
+    ends && !calls_tools(&scenario.steps)
+}
+
+/// Whether `steps` call a tool.
+fn calls_tools(steps: &[Step]) -> bool {
+    let call = |r: &RequestStep| r.method.0.as_str() == Some("tools/call");
+    steps.iter().any(|step| match &step.kind {
+        StepKind::Request(r) => call(r),
+        StepKind::Concurrent(rs) => rs.iter().any(call),
+        StepKind::ForEach { steps, .. } => calls_tools(steps),
+        _ => false,
+    })
+}
+
+/// Whether a request or notification of `steps` may change what a later request sees.
+fn changes_state(steps: &[Step], allowed: &Allowed) -> bool {
+    let request = |r: &RequestStep| {
+        r.method
+            .0
+            .as_str()
+            .is_some_and(|m| method_needs_fresh(m, allowed).is_some())
+    };
+    steps.iter().any(|step| match &step.kind {
+        StepKind::Request(r) => request(r),
+        StepKind::Concurrent(rs) => rs.iter().any(request),
+        StepKind::Paginate { method, .. } => method_needs_fresh(method, allowed).is_some(),
+        // `notifications/initialized` does what the default handshake does.
+        StepKind::Notify { method, .. } => {
+            !inert_notification(method) && method.0.as_str() != Some("notifications/initialized")
+        }
+        StepKind::ForEach { steps, .. } => changes_state(steps, allowed),
+        _ => false,
+    })
 }
 
 /// Whether the scenario declares client capabilities of its own (at 2026-07-28, in its
@@ -266,12 +311,25 @@ struct Allowed {
     calls_ok: bool,
     /// The revision spoken, which decides what `${probe}` is.
     revision: Revision,
-    /// Whether the scenario is its session's last user ([`ends_session`]): what the
+    /// Whether the scenario is its session's last user ([`last_user`]): what the
     /// server sends on its own can then only be what the scenario's own requests caused.
     ends: bool,
     /// Whether these are the steps of a scenario that opened its session itself
     /// ([`donates`]), where `notifications/initialized` completes the handshake.
     donor: bool,
+}
+
+impl Allowed {
+    /// A scenario's own steps, of no session's last user, not a donor's.
+    fn new(revision: Revision, policy: ToolPolicy, tool_args: bool) -> Self {
+        Allowed {
+            top: true,
+            calls_ok: calls_ok(policy, tool_args),
+            revision,
+            ends: false,
+            donor: false,
+        }
+    }
 }
 
 /// Rules that only answers to requests a scenario sends itself can break (pages,
@@ -381,7 +439,7 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             {
                 None
             }
-            StepKind::Notify { method, .. } if !inert_notification(method) => {
+            StepKind::Notify { method, .. } if !inert_notification(method) && !allowed.ends => {
                 Some("a notification".into())
             }
             StepKind::Notify { .. } => None,
@@ -443,7 +501,8 @@ fn method_needs_fresh(method: &str, allowed: &Allowed) -> Option<String> {
     let read_only = READ_ONLY.contains(&method)
         || (method.starts_with("mcpcheck/") && !method.contains("${"))
         || (method == "tools/call" && allowed.calls_ok);
-    (!read_only).then(|| format!("`{method}` may change what others see"))
+    // What the session's last user changes, no one sees.
+    (!read_only && !allowed.ends).then(|| format!("`{method}` may change what others see"))
 }
 
 #[cfg(test)]

@@ -6,6 +6,11 @@ fn parse(yaml: &str) -> Scenario {
     crate::scenario::parse::parse_scenario("test.yaml", yaml).expect("a valid scenario")
 }
 
+/// Whether the scenario ends its session (default revision and policy).
+fn ends(yaml: &str) -> bool {
+    ends_session(&parse(yaml), Revision::DEFAULT, ToolPolicy::Readonly, false)
+}
+
 fn verdict(yaml: &str) -> Option<String> {
     needs_fresh(&parse(yaml), Revision::DEFAULT, ToolPolicy::Readonly, false)
 }
@@ -13,7 +18,7 @@ fn verdict(yaml: &str) -> Option<String> {
 const HEAD: &str = "id: a/b\ntitle: t\nspec: basic\n";
 
 #[test]
-fn reads_share_and_writes_do_not() {
+fn reads_share_and_writes_end_their_session() {
     let read = format!(
         "{HEAD}steps:\n  - paginate: {{ method: tools/list, into: tools }}\n  - for_each:\n      in: tools\n      as: t\n      steps:\n        - check: {{ value: \"${{t}}\", match: {{ /name: {{ type: string }} }} }}\n  - request: \"${{probe}}\"\n"
     );
@@ -21,11 +26,19 @@ fn reads_share_and_writes_do_not() {
     let set_level = format!(
         "{HEAD}steps:\n  - request: {{ method: logging/setLevel, params: {{ level: debug }} }}\n"
     );
-    assert!(verdict(&set_level).unwrap().contains("logging/setLevel"));
+    // A write shares only as its session's last user.
+    assert!(verdict(&set_level).is_none());
+    assert!(ends(&set_level));
+    assert!(!ends(&read));
     let subscribe = format!(
         "{HEAD}steps:\n  - paginate: {{ method: resources/list, into: x }}\n  - for_each:\n      in: x\n      as: y\n      steps:\n        - request: resources/subscribe\n"
     );
-    assert!(verdict(&subscribe).unwrap().contains("resources/subscribe"));
+    assert!(verdict(&subscribe).is_none());
+    assert!(ends(&subscribe));
+    // So does a notification the server may act on.
+    let roots = format!("{HEAD}steps:\n  - notify: notifications/roots/list_changed\n");
+    assert!(verdict(&roots).is_none());
+    assert!(ends(&roots));
 }
 
 #[test]
@@ -33,7 +46,6 @@ fn handshakes_waits_raw_bytes_and_ids_need_a_fresh_server() {
     let cases = [
         "  - initialize: none\n",
         "  - initialize: { protocol_version: 1999-01-01 }\n",
-        "  - notify: notifications/roots/list_changed\n",
         "  - request: ping\n    expect: { nothing: 1s }\n",
         "  - expect: { notification: { method: notifications/message, within: 1s } }\n",
     ];
@@ -61,7 +73,12 @@ fn handshakes_waits_raw_bytes_and_ids_need_a_fresh_server() {
     // A rule of the whole session: shared, as the session's last user.
     let ruled = format!("{HEAD}rule: stdio.stdout-only-messages\nsteps:\n  - request: ping\n");
     assert_eq!(verdict(&ruled), None);
-    assert!(ends_session(&parse(&ruled), Revision::DEFAULT));
+    assert!(ends_session(
+        &parse(&ruled),
+        Revision::DEFAULT,
+        ToolPolicy::Readonly,
+        false
+    ));
     // A rule the handshake may break, judged SHOULD-level at 2024-11-05: an earlier
     // window's warning would not have stopped the session being handed on.
     let declared =
@@ -69,6 +86,13 @@ fn handshakes_waits_raw_bytes_and_ids_need_a_fresh_server() {
     let at = |rev| needs_fresh(&parse(&declared), rev, ToolPolicy::Readonly, false);
     assert_eq!(at(Revision::DEFAULT), None);
     assert!(at(Revision::V2024_11_05).is_some());
+    let progress = format!(
+        "{HEAD}rule: progress.increasing\nsteps:\n  - request: {{ method: tools/call, params: {{ name: x }} }}\n"
+    );
+    assert!(
+        verdict(&progress).is_some(),
+        "a tool started last would hold the run up"
+    );
     let other = format!("{HEAD}rule: jsonrpc.version\nsteps:\n  - request: ping\n");
     assert!(verdict(&other).is_some());
     let paged = format!("{HEAD}rule: pagination.terminates\nsteps:\n  - request: ping\n");
@@ -191,8 +215,11 @@ fn tool_calls_share_only_when_no_call_can_write() {
     let rev = Revision::DEFAULT;
     assert_eq!(needs_fresh(&s, rev, ToolPolicy::None, true), None);
     assert_eq!(needs_fresh(&s, rev, ToolPolicy::Readonly, false), None);
+    // A call that may write gets a server of its own: it would be its session's last
+    // user, but a tool may take seconds, and one started last holds the run up.
     assert!(needs_fresh(&s, rev, ToolPolicy::Readonly, true).is_some());
     assert!(needs_fresh(&s, rev, ToolPolicy::All, false).is_some());
+    assert!(!last_user(&s, rev, ToolPolicy::All, false));
     assert_eq!(
         needs_fresh(&s, Revision::V2026_07_28, ToolPolicy::None, false),
         None
