@@ -85,13 +85,12 @@ impl Done {
 }
 
 /// Applies `--deterministic`, `--expected-failures` / `--update-baseline` (per leg) and
-/// `--report`; every report file's text passes through `redact` (secrets such as a bearer
-/// token).
+/// `--report`; every report file is cleaned of `secrets` (such as a bearer token).
 pub fn finish(
     legs: Vec<LegEnd>,
     args: &ReportArgs,
     schema_dir: Option<&std::path::Path>,
-    redact: &dyn Fn(&str) -> String,
+    secrets: &[String],
 ) -> Result<Done, FinishError> {
     let multi = legs.len() > 1;
     // Each leg: `None` for one that ran (its report in `ran`), else why it did not.
@@ -161,7 +160,7 @@ pub fn finish(
         })
         .collect();
     let done = Done { legs, notes };
-    report::write_all(&args.reports, &done.matrix(), redact)?;
+    report::write_all(&args.reports, &done.matrix(), secrets)?;
     Ok(done)
 }
 

@@ -179,14 +179,15 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let redact = redact_all.unwrap_or_else(|| Arc::new(Vec::new()));
-    let redact = move |text: &str| crate::transport::http::redact(text, &redact);
+    let secrets = redact_all.unwrap_or_else(|| Arc::new(Vec::new()));
     let done = finish::finish(
         ends,
         &args.reports,
         args.protocol.schema_dir.as_deref(),
-        &redact,
+        &secrets,
     )?;
+    let clean = secrets.iter().all(|s| s.is_empty());
+    let redact = move |text: String| crate::transport::http::redact_owned(text, &secrets);
     let ran: Vec<&finish::Finished> = done.legs.iter().filter_map(|l| l.as_ref().ok()).collect();
     for (finished, events) in ran.iter().zip(&emitters) {
         let report = &finished.report;
@@ -228,18 +229,19 @@ async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             text.push_str(&human::render(&f.report));
         }
-        redact(&format!("{text}{after}"))
+        redact(format!("{text}{after}"))
     };
     // anstream strips the colors for NO_COLOR, a non-terminal stdout, or a file.
-    let json = || {
-        crate::report::render_matrix(crate::report::ReportKind::Json, &matrix).map(|t| redact(&t))
-    };
+    let json =
+        || crate::report::render_matrix(crate::report::ReportKind::Json, &matrix).map(&redact);
     match (args.format, &args.output) {
         (Format::Human, None) => {}
         (Format::Human, Some(path)) => {
             std::fs::write(path, human()).with_context(|| format!("writing {}", path.display()))?
         }
         (Format::Json, None) => super::out(&format!("{}\n", json()?)),
+        // Written as it is serialized when there is nothing to redact.
+        (Format::Json, Some(path)) if clean => crate::report::write_json(path, &matrix)?,
         (Format::Json, Some(path)) => {
             std::fs::write(path, json()?).with_context(|| format!("writing {}", path.display()))?
         }

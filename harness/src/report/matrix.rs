@@ -157,6 +157,14 @@ impl LegRow {
 
 /// The JSON report: the verdict over every leg, and each leg as a single-revision report.
 pub fn json(m: &Matrix<'_>) -> Result<String, serde_json::Error> {
+    let mut out = Vec::new();
+    write_json(m, &mut out)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// [`json`] written straight to `w`, never whole in memory (a run's report with its
+/// transcripts is megabytes; `--format json -o FILE` without secrets to redact).
+pub fn write_json(m: &Matrix<'_>, w: impl std::io::Write) -> Result<(), serde_json::Error> {
     /// A leg: the run's report, or why the revision was not spoken.
     #[derive(Serialize)]
     #[serde(untagged)]
@@ -189,16 +197,19 @@ pub fn json(m: &Matrix<'_>) -> Result<String, serde_json::Error> {
             },
         })
         .collect();
-    serde_json::to_string_pretty(&Report {
-        format_version: REPORT_FORMAT_VERSION,
-        mcpcheck_version: env!("CARGO_PKG_VERSION"),
-        server: m.ran().next().map(|i| i.run.server.as_str()),
-        verdict: m.verdict(),
-        exit_code: exit_code(m),
-        deterministic: m.deterministic(),
-        revisions: m.rows(),
-        legs,
-    })
+    serde_json::to_writer_pretty(
+        w,
+        &Report {
+            format_version: REPORT_FORMAT_VERSION,
+            mcpcheck_version: env!("CARGO_PKG_VERSION"),
+            server: m.ran().next().map(|i| i.run.server.as_str()),
+            verdict: m.verdict(),
+            exit_code: exit_code(m),
+            deterministic: m.deterministic(),
+            revisions: m.rows(),
+            legs,
+        },
+    )
 }
 
 /// The exit code the run ends with: 2 for a harness error, 1 when it does not pass.

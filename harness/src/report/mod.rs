@@ -216,13 +216,38 @@ pub fn render_matrix(kind: ReportKind, m: &matrix::Matrix<'_>) -> Result<String,
 pub fn write_all(
     specs: &[ReportSpec],
     m: &matrix::Matrix<'_>,
-    redact: &dyn Fn(&str) -> String,
+    secrets: &[String],
 ) -> Result<(), ReportError> {
+    let clean = secrets.iter().all(|s| s.is_empty());
     for spec in specs.iter().filter(|s| !s.kind.is_streamed()) {
-        let text = redact(&render_matrix(spec.kind, m)?);
+        if clean && spec.kind == ReportKind::Json {
+            write_json(&spec.path, m)?;
+            continue;
+        }
+        let text = crate::transport::http::redact_owned(render_matrix(spec.kind, m)?, secrets);
         write_file(&spec.path, &text)?;
     }
     Ok(())
+}
+
+/// The JSON report of `m` written to `path` as it is serialized (nothing to redact).
+pub fn write_json(path: &Path, m: &matrix::Matrix<'_>) -> Result<(), ReportError> {
+    let werr = |source| ReportError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(werr)?;
+    }
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).map_err(werr)?);
+    matrix::write_json(m, &mut file).map_err(|e| match e.io_error_kind() {
+        Some(kind) => werr(std::io::Error::new(kind, e)),
+        None => ReportError::Render {
+            kind: ReportKind::Json.name(),
+            message: e.to_string(),
+        },
+    })?;
+    std::io::Write::flush(&mut file).map_err(werr)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
