@@ -58,7 +58,7 @@ pub fn needs_fresh(
         .as_deref()
         .filter(|r| !own_requests_only(r, revision))
         .filter(|r| !(closes_session(scenario) && *r == crate::check::rules::STDIO_SHUTDOWN.id))
-        .filter(|r| !(whole_session_rule(r, revision) && !calls_tools(&scenario.steps)))
+        .filter(|r| !whole_session_rule(r, revision) || calls_tools(&scenario.steps))
     {
         return Some(format!(
             "it judges `{rule}`, which the handshake or the shutdown may break"
