@@ -62,6 +62,8 @@ struct State {
     reserved: usize,
     /// Donors that have not ended yet.
     donors_left: usize,
+    /// Sessions held by scenarios that end them (counted in `live`): they never come back.
+    ending: usize,
 }
 
 /// One live session's place in the pool, held by the scenario using it. Dropped without
@@ -72,6 +74,8 @@ pub struct Seat {
     pool: Arc<Pool>,
     /// Whether the session came back (its place stays taken).
     kept: bool,
+    /// Whether its scenario ends the session (it is counted in `State::ending`).
+    ends: bool,
 }
 
 impl Pool {
@@ -86,6 +90,7 @@ impl Pool {
                 live: reserved,
                 reserved,
                 donors_left: demand.donors,
+                ending: 0,
             }),
             freed: Notify::new(),
             early_done: Notify::new(),
@@ -131,18 +136,28 @@ impl Pool {
             let unfit = {
                 let mut state = self.lock();
                 if let Some(at) = state.idle.iter().rposition(&fits) {
+                    state.ending += usize::from(ends);
                     break Some(Box::new(state.idle.remove(at)));
                 }
-                // A scenario that ends its session opens one as it would a server of its
-                // own: no later scenario waits for the place.
-                if state.live < self.limit || ends {
+                // A scenario that ends its session waits for one that may still come back
+                // (in use by a scenario that hands it back, or a donor's); with none, it
+                // opens one as it would a server of its own: no later scenario waits for
+                // the place.
+                if ends {
+                    let coming = state.live.saturating_sub(state.idle.len() + state.ending);
+                    if coming == 0 {
+                        state.live += 1;
+                        state.ending += 1;
+                        break None;
+                    }
+                } else if state.live < self.limit {
                     state.live += 1;
                     break None;
                 }
                 // Every place taken. While some session is busy, wait: it may come back
                 // fit. When all are idle and each used an id this scenario chooses, one
                 // of them makes way for a new session.
-                match state.idle.len() == state.live {
+                match !ends && state.idle.len() == state.live {
                     true => state.idle.pop(),
                     false => None,
                 }
@@ -165,6 +180,7 @@ impl Pool {
         let seat = Seat {
             pool: self.clone(),
             kept: false,
+            ends,
         };
         (lease, seat)
     }
@@ -262,7 +278,13 @@ impl Drop for Donation {
 impl Seat {
     /// Hands a healthy session back for the next scenario.
     pub fn give_back(mut self, session: Session) {
-        self.pool.lock().idle.push(session);
+        let mut state = self.pool.lock();
+        state.idle.push(session);
+        if self.ends {
+            // One that ended up not using it (it was blocked).
+            state.ending = state.ending.saturating_sub(1);
+        }
+        drop(state);
         self.kept = true;
         self.pool.freed.notify_one();
     }
@@ -273,6 +295,9 @@ impl Drop for Seat {
         if !self.kept {
             let mut state = self.pool.lock();
             state.live = state.live.saturating_sub(1);
+            if self.ends {
+                state.ending = state.ending.saturating_sub(1);
+            }
             drop(state);
             self.pool.freed.notify_one();
         }
@@ -368,7 +393,8 @@ mod tests {
     }
 
     /// A scenario that ends its session waits until every other shared scenario has its
-    /// lease, and is told no one wants the session after it.
+    /// lease and no session in use may come back, and is told no one wants the session
+    /// after it.
     #[tokio::test]
     async fn an_ending_scenario_leases_last() {
         let demand = Demand {
@@ -386,11 +412,16 @@ mod tests {
             !ending.is_finished(),
             "another shared scenario has not started"
         );
-        let (early, _seat) = pool.lease(|_| true, false).await;
+        let (early, seat) = pool.lease(|_| true, false).await;
         assert!(wanted(early), "the ending one still wants a session");
+        // The early scenario's session may come back: the ending one waits for it
+        // rather than start a server.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(!ending.is_finished(), "a session in use may still come back");
+        drop(seat);
         let (last, _seat) = tokio::time::timeout(std::time::Duration::from_secs(5), ending)
             .await
-            .expect("it goes once the others have their leases")
+            .expect("with none to come back, it opens one")
             .expect("the task ran");
         assert!(!wanted(last));
     }

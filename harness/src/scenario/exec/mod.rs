@@ -182,9 +182,19 @@ pub async fn run_leased(
         return (skipped(Verdict::Skip { reason }), lease.into_session());
     }
     if let Some(check) = scenario.negotiation() {
-        // Its own fresh sessions, one per version asked: no session for the scenario.
-        let (verdict, findings, transcript) =
-            negotiate::run(check, scenario, config, schemas, &spec, observer.as_ref()).await;
+        // Its own fresh sessions, one per version asked: no session for the scenario. A
+        // donor may hand on the one that asked the leg's own revision.
+        let donor = matches!(lease, Lease::Donor { .. });
+        let (verdict, findings, transcript, kept) = negotiate::run(
+            check,
+            scenario,
+            config,
+            schemas,
+            &spec,
+            observer.as_ref(),
+            donor,
+        )
+        .await;
         let stderr = StderrExcerpt::NotCaptured {
             reason: "not kept: the scenario's sessions were the negotiation probe's".into(),
         };
@@ -197,7 +207,14 @@ pub async fn run_leased(
             vec![],
             stderr,
         );
-        return (done, lease.into_session());
+        let session = match (lease, kept) {
+            (Lease::Donor { chosen }, Some(mut kept)) => {
+                kept.never_allocate(chosen.iter().cloned());
+                Some(kept)
+            }
+            (lease, _) => lease.into_session(),
+        };
+        return (done, session);
     }
     let (wanted, kept, chosen, donor) = match lease {
         Lease::Fresh => (None, None, None, false),

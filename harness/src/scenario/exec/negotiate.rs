@@ -5,7 +5,10 @@
 //!
 //! The answers do not depend on the scenario asking, so one probe serves every `negotiate`
 //! scenario of a run ([`NegotiationProbe`]): a run starts at most one session per
-//! handshake revision plus one (two when the answer to the unknown version is new).
+//! handshake revision plus one (two when the answer to the unknown version is new). The
+//! session that asks the leg's own revision asks it as the default handshake does, and
+//! when the scenarios are donors (`share::donates`) it is handed to the shared scenarios
+//! afterwards instead of ending.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -28,6 +31,9 @@ use crate::session::{Handshake, Session};
 pub struct Probe {
     answers: Answers,
     transcript: Vec<Entry>,
+    /// The session that asked the leg's own revision, kept for the shared scenarios
+    /// (taken by the first donor that asks).
+    kept: std::sync::Mutex<Option<Session>>,
 }
 
 /// The run's one negotiation probe, made by the first `negotiate` scenario that runs and
@@ -35,7 +41,8 @@ pub struct Probe {
 #[derive(Clone, Debug, Default)]
 pub struct NegotiationProbe(Arc<OnceCell<Probe>>);
 
-/// Runs a `negotiate` scenario: its verdict, findings and transcript.
+/// Runs a `negotiate` scenario: its verdict, findings and transcript, and, for a `donor`,
+/// the probe's session of the leg's own revision if no other donor took it yet.
 pub(super) async fn run(
     check: NegotiationCheck,
     scenario: &Scenario,
@@ -43,7 +50,8 @@ pub(super) async fn run(
     schemas: Arc<SchemaStore>,
     spec: &str,
     observer: &dyn Observer,
-) -> (Verdict, Vec<Finding>, Vec<Entry>) {
+    donor: bool,
+) -> (Verdict, Vec<Finding>, Vec<Entry>, Option<Session>) {
     let line = scenario.steps[0].line;
     observer.step_started(
         &scenario.id,
@@ -58,8 +66,12 @@ pub(super) async fn run(
     let probe = config
         .negotiation
         .0
-        .get_or_init(|| probe(config, schemas, started))
+        .get_or_init(|| probe(config, schemas, started, donor))
         .await;
+    let kept = match donor {
+        true => probe.kept.lock().unwrap_or_else(|e| e.into_inner()).take(),
+        false => None,
+    };
     let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
     let source = format!("{}:{line}", scenario.source);
     let (verdict, findings) = match check.judge(&probe.answers) {
@@ -94,29 +106,44 @@ pub(super) async fn run(
         _ => StepEnd::Passed,
     };
     observer.step_finished(&scenario.id, 0, line, end);
-    (verdict, findings, probe.transcript.clone())
+    (verdict, findings, probe.transcript.clone(), kept)
 }
 
 /// Asks every version in a fresh session: the first ones at once, then the follow-up.
-async fn probe(config: &ExecConfig, schemas: Arc<SchemaStore>, started: Instant) -> Probe {
+/// With `keep`, the session that asked the leg's own revision is kept when it can serve
+/// the shared scenarios.
+async fn probe(
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    started: Instant,
+    keep: bool,
+) -> Probe {
     let first = negotiation::first_asked();
+    let own = config.session.revision.as_str();
     // At once: each session awaits its own server.
-    let asked = first
-        .iter()
-        .map(|v| ask(v.clone(), config, schemas.clone(), started));
+    let asked = first.iter().map(|v| {
+        ask(
+            v.clone(),
+            config,
+            schemas.clone(),
+            started,
+            keep && v == own,
+        )
+    });
     let mut sessions = futures_util::future::join_all(asked).await;
     let mut answers: Answers = sessions
         .iter()
-        .map(|(v, a, _)| (v.clone(), a.clone()))
+        .map(|(v, a, _, _)| (v.clone(), a.clone()))
         .collect();
     if let Some(next) = negotiation::follow_up(&answers) {
-        let (v, a, t) = ask(next, config, schemas, started).await;
+        let (v, a, t, k) = ask(next, config, schemas, started, false).await;
         answers.insert(v.clone(), a.clone());
-        sessions.push((v, a, t));
+        sessions.push((v, a, t, k));
     }
+    let kept = sessions.iter_mut().find_map(|(_, _, _, k)| k.take());
     let transcript = sessions
         .into_iter()
-        .flat_map(|(asked, answer, entries)| {
+        .flat_map(|(asked, answer, entries, _)| {
             let at = entries.first().map(|e| e.at).unwrap_or_default();
             let head = Entry {
                 at,
@@ -130,26 +157,30 @@ async fn probe(config: &ExecConfig, schemas: Arc<SchemaStore>, started: Instant)
     Probe {
         answers,
         transcript,
+        kept: std::sync::Mutex::new(kept),
     }
 }
 
-/// `initialize` asking `version` in a fresh session, which then ends.
+/// `initialize` asking `version` in a fresh session, which then ends, or, with `keep`
+/// (`version` is the leg's own revision, asked as the default handshake asks it), is
+/// returned when it can serve the shared scenarios (`Session::donatable`).
 async fn ask(
     version: String,
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
     started: Instant,
-) -> (String, Answer, Vec<Entry>) {
+    keep: bool,
+) -> (String, Answer, Vec<Entry>, Option<Session>) {
     let transport = match config.target.open(started) {
         Ok(t) => t,
         Err(e) => {
             let answer = Answer::Nothing(format!("the server could not be started: {e}"));
-            return (version, answer, vec![]);
+            return (version, answer, vec![], None);
         }
     };
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
     let handshake = Handshake {
-        protocol_version: Some(version.clone()),
+        protocol_version: (!keep).then(|| version.clone()),
         ..Handshake::default()
     };
     let answer = match session.initialize_with(&handshake).await {
@@ -165,7 +196,10 @@ async fn ask(
             },
         },
     };
-    let record = session.finish().await;
+    let (record, kept) = match keep && session.donatable() {
+        true => (session.take_window(), Some(session)),
+        false => (session.finish().await, None),
+    };
     let entries = record.transcript.entries().into_iter().cloned().collect();
-    (version, answer, entries)
+    (version, answer, entries, kept)
 }

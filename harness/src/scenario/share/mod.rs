@@ -120,8 +120,10 @@ fn calls_ok(policy: ToolPolicy, tool_args: bool) -> bool {
 /// would want it, so that it can serve them afterwards (`Lease::Donor`): it runs fresh
 /// only to be first on the connection (no handshake yet, the handshake without its
 /// `notifications/initialized`, or `fresh: true` at 2026-07-28), and then does only
-/// what a shared scenario may. Whether it did leave the session so is decided when it
-/// ends (`Session::donatable`): with the default handshake done, or with none begun.
+/// what a shared scenario may; or it negotiates versions at a revision with a handshake
+/// (the probe's session that asked the leg's own revision). Whether it did leave the
+/// session so is decided when it ends (`Session::donatable`): with the default handshake
+/// done, or with none begun.
 ///
 /// Its verdict is the same either way: it judges no rule its session's shutdown could
 /// break, and the session is handed on after its window closes.
@@ -136,9 +138,13 @@ pub fn donates(
         .as_deref()
         .is_some_and(|r| !own_requests_only(r, revision))
         || ends_session(scenario, revision, policy, tool_args)
-        || scenario.negotiation().is_some()
     {
         return false;
+    }
+    // Its probe asks the leg's own revision in one of its fresh sessions, as the default
+    // handshake would, and hands that session over (`exec::negotiate`).
+    if scenario.negotiation().is_some() {
+        return revision.has_handshake();
     }
     let Some((first, rest)) = scenario.steps.split_first() else {
         return false;

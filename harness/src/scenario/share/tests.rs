@@ -276,4 +276,8 @@ fn only_scenarios_fresh_to_be_first_donate() {
     assert!(!donates_at(ruled, rev));
     let first = "fresh: true\nsteps:\n  - request: tools/list\n";
     assert!(donates_at(first, Revision::V2026_07_28));
+    // Version negotiation hands over the session that asked the leg's own revision.
+    let negotiate = "steps:\n  - negotiate: accepted-version-echoed\n";
+    assert!(donates_at(negotiate, rev));
+    assert!(!donates_at(negotiate, Revision::V2026_07_28));
 }
