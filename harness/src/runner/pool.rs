@@ -417,7 +417,10 @@ mod tests {
         // The early scenario's session may come back: the ending one waits for it
         // rather than start a server.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(!ending.is_finished(), "a session in use may still come back");
+        assert!(
+            !ending.is_finished(),
+            "a session in use may still come back"
+        );
         drop(seat);
         let (last, _seat) = tokio::time::timeout(std::time::Duration::from_secs(5), ending)
             .await
