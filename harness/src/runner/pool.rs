@@ -6,7 +6,7 @@
 //! A scenario that needs a server of its own only to be first on it (`share::donates`)
 //! hands its session to the pool afterwards when it left it as a shared one would be, and
 //! the pool keeps places for such donations instead of starting servers of its own. The
-//! scenarios that end their session (`share::last_user`) lease one only after every
+//! scenarios that end their session (`share::ends_session`) lease one only after every
 //! other shared scenario has got its own, so the sessions they end are ones no one wants.
 //!
 //! At most `limit` shared sessions live at once. Shared scenarios are short (a few

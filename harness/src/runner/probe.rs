@@ -13,6 +13,7 @@ use crate::outcome::{
     Counts, FailOn, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
     StepRecord, StepStatus, Tally,
 };
+use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig};
 use crate::transport::TransportError;
@@ -45,7 +46,24 @@ pub async fn sweep(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
 ) -> Result<(RunReport, Walls, Known), TransportError> {
-    sweep_on(config, schemas, None).await
+    sweep_on(config, schemas, None, None)
+        .await
+        .map(|s| (s.report, s.walls, s.known))
+}
+
+/// What a sweep leaves: its report, what the suite acts on, and its session when it was
+/// asked to keep it and left it as a shared session would be.
+#[derive(Debug)]
+pub struct Swept {
+    /// The sweep's report (no shutdown in it when the session was kept).
+    pub report: RunReport,
+    /// What the server cannot get past.
+    pub walls: Walls,
+    /// What decides a scenario without a server.
+    pub known: Known,
+    /// The session, for the suite's shared scenarios (issue: the sweep's session serves as
+    /// the first shared one, instead of ending and a new server starting).
+    pub kept: Option<Session>,
 }
 
 /// How a probe's session opened the leg it is handed to.
@@ -78,12 +96,16 @@ impl Opening {
 
 /// [`sweep`], going on on `opened` when given: a session whose handshake (or
 /// `server/discover`) a planning probe did just as the sweep would, so its answer is
-/// judged here and no second server starts.
+/// judged here and no second server starts. With `keep` (the ids the shared scenarios
+/// choose themselves, which the session then never allocates), a session the sweep
+/// leaves healthy, with its default handshake done and no wall found, is kept instead of
+/// shut down ([`Swept::kept`]); its shutdown is then judged wherever it ends.
 pub async fn sweep_on(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
     opened: Option<Opening>,
-) -> Result<(RunReport, Walls, Known), TransportError> {
+    keep: Option<&[RequestId]>,
+) -> Result<Swept, TransportError> {
     let started = Instant::now();
     let mut walls = Walls::default();
     // The probe's session when it agrees on the schemas (else a fresh one, as always),
@@ -107,6 +129,9 @@ pub async fn sweep_on(
             (session, None)
         }
     };
+    if let Some(chosen) = keep {
+        session.never_allocate(chosen.iter().cloned());
+    }
     let mut steps = Vec::new();
     let mut tools = None;
     // 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
@@ -276,12 +301,15 @@ pub async fn sweep_on(
         tools,
     );
     walls.record_trickle(session.slowest_line());
-    let record = session.finish().await;
+    walls.record_volume(session.transcript().len(), started.elapsed());
+    let (record, kept) = match keep.is_some() && walls.none() && session.donatable() {
+        true => (session.take_window(), Some(session)),
+        false => (session.finish().await, None),
+    };
     if let Some(report) = &record.shutdown {
         walls.record_shutdown(report.stage, &record.findings);
     }
     let counts = Counts::of(&record.findings);
-    walls.record_volume(record.transcript.len(), started.elapsed());
     let mut findings = record.findings;
     let transcript = record.transcript.window(findings.iter_mut());
     let report = RunReport {
@@ -313,7 +341,12 @@ pub async fn sweep_on(
         tally: Tally::default(),
         snapshot: None,
     };
-    Ok((report, walls, known))
+    Ok(Swept {
+        report,
+        walls,
+        known,
+        kept,
+    })
 }
 
 fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {

@@ -59,16 +59,25 @@ pub async fn run(
     let sweep = async {
         let _slot = plan.slots.acquire().await;
         let opened = plan.opened.lock().map(|mut o| o.take()).unwrap_or(None);
-        probe::sweep_on(&plan.probe, store.clone(), opened).await
+        // When scenarios will share sessions, the sweep's can be the first of them.
+        let chosen = suite::sharing(&plan.scenarios, &plan.exec);
+        probe::sweep_on(&plan.probe, store.clone(), opened, chosen.as_deref()).await
     };
-    let (sweep, walls, known) = match tokio::time::timeout_at(deadline.at, sweep).await {
+    let swept = match tokio::time::timeout_at(deadline.at, sweep).await {
         Ok(swept) => swept?,
-        Err(_) => (
-            probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
-            Walls::default(),
-            Known::default(),
-        ),
+        Err(_) => probe::Swept {
+            report: probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
+            walls: Walls::default(),
+            known: Known::default(),
+            kept: None,
+        },
     };
+    let probe::Swept {
+        report: sweep,
+        walls,
+        known,
+        kept,
+    } = swept;
     for f in &sweep.findings {
         events.emit_with(|| Event::Finding {
             scenario: None,
@@ -89,6 +98,7 @@ pub async fn run(
         (plan.slots.clone(), plan.jobs),
         events.clone(),
         suite::Swept { walls, known },
+        kept,
         deadline,
     )
     .await;

@@ -9,6 +9,7 @@
 //! blocked, so a run always ends.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Semaphore;
@@ -19,11 +20,12 @@ use super::known::Known;
 use super::pool::{Demand, Pool};
 use super::walls::Walls;
 use crate::outcome::{ScenarioOutcome, Verdict};
-use crate::protocol::Revision;
+use crate::protocol::{RequestId, Revision};
 use crate::scenario::Scenario;
 use crate::scenario::exec::{self, ExecConfig, Lease};
 use crate::scenario::share;
 use crate::schema::SchemaStore;
+use crate::session::Session;
 use crate::transport::stdio::ShutdownWaits;
 use crate::transport::target::Target;
 
@@ -71,9 +73,21 @@ pub struct Swept {
     pub known: Known,
 }
 
+/// The ids the shared scenarios choose themselves, when some of `scenarios` will share
+/// sessions (the sweep's session can then be the first of them); `None` when none will.
+pub fn sharing(scenarios: &[Scenario], config: &ExecConfig) -> Option<Vec<RequestId>> {
+    let shared: Vec<&Scenario> = scenarios
+        .iter()
+        .filter(|s| kind(s, config).shared())
+        .collect();
+    (!shared.is_empty()).then(|| shared.into_iter().flat_map(share::explicit_ids).collect())
+}
+
 /// Runs `scenarios`, each holding one of the `jobs` `slots` while it runs, emitting each
 /// scenario's events into `events` as they happen (started, steps, frames, findings,
-/// skipped or harness error, finished with its outcome).
+/// skipped or harness error, finished with its outcome). `kept` is the sweep's session,
+/// for the shared scenarios.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     scenarios: &[Scenario],
     config: Arc<ExecConfig>,
@@ -81,25 +95,29 @@ pub async fn run(
     (slots, jobs): (Arc<Semaphore>, usize),
     events: Emitter,
     swept: Swept,
+    kept: Option<Session>,
     deadline: Deadline,
 ) {
     let swept = Arc::new(swept);
-    let short = swept.walls.ignores_eof().then(|| shortened(&config));
+    // Short shutdown waits once a server was seen to ignore the end of its input: by the
+    // sweep, or, when the sweep's session was kept (its shutdown not seen yet), by any
+    // scenario's shutdown, for the scenarios that start after it.
+    let eof_ignored = Arc::new(AtomicBool::new(swept.walls.ignores_eof()));
+    let learn_eof = kept.is_some();
+    let short = shortened(&config);
     let revision = config.session.revision;
     let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, &config)).collect();
-    let chosen = scenarios
-        .iter()
-        .zip(&kinds)
-        .filter(|(_, kind)| kind.shared())
-        .flat_map(|(s, _)| share::explicit_ids(s))
-        .collect();
+    let chosen = sharing(scenarios, &config).unwrap_or_default();
     let count = |k: Kind| kinds.iter().filter(|x| **x == k).count();
     let demand = Demand {
         shared: count(Kind::Shared) + count(Kind::Ending),
         ending: count(Kind::Ending),
-        donors: count(Kind::Donor),
+        donors: count(Kind::Donor) + usize::from(kept.is_some()),
     };
     let pool = Arc::new(Pool::new(demand, shared_sessions(jobs), chosen));
+    if let Some(session) = kept {
+        pool.donor().deliver(Some(session));
+    }
     // Donors start first, so their sessions serve the shared scenarios; those that end
     // their session start last (the pool has them wait for the others anyway).
     let mut order: Vec<(&Scenario, Kind)> = scenarios.iter().zip(kinds).collect();
@@ -109,10 +127,8 @@ pub async fn run(
         let shared = kind.shared();
         let ends = kind == Kind::Ending;
         let scenario = scenario.clone();
-        let config = match &short {
-            Some(short) if !Walls::tests_eof(&scenario) => short.clone(),
-            _ => config.clone(),
-        };
+        let (config, short) = (config.clone(), short.clone());
+        let eof_ignored = eof_ignored.clone();
         let (schemas, gate, swept) = (schemas.clone(), slots.clone(), swept.clone());
         let pool = pool.clone();
         let events = events.clone();
@@ -148,6 +164,10 @@ pub async fn run(
                 .acquire_owned()
                 .await
                 .expect("the semaphore is never closed");
+            let config = match eof_ignored.load(Ordering::Relaxed) && !Walls::tests_eof(&scenario) {
+                true => short,
+                false => config,
+            };
             events.emit_with(|| Event::ScenarioStarted {
                 scenario: scenario.id.clone(),
                 title: scenario.title.clone(),
@@ -186,7 +206,8 @@ pub async fn run(
                     };
                     let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
                     match tokio::time::timeout_at(deadline.at, run).await {
-                        Ok((outcome, session)) => {
+                        Ok(ran) => {
+                            let session = ran.session;
                             match (seat, donation) {
                                 (Some(seat), _) => {
                                     if let Some(session) = session {
@@ -196,7 +217,12 @@ pub async fn run(
                                 (None, Some(donation)) => donation.deliver(session),
                                 (None, None) => {}
                             }
-                            outcome
+                            // Its verdict waits for its session's shutdown: told after
+                            // the pool has closed every session.
+                            if let Some(watch) = ran.watch {
+                                return Some((ran.outcome, watch));
+                            }
+                            ran.outcome
                         }
                         Err(_) => not_run(
                             &scenario,
@@ -208,17 +234,31 @@ pub async fn run(
                     }
                 }
             };
+            if learn_eof && ignored_eof(&outcome) {
+                eof_ignored.store(true, Ordering::Relaxed);
+            }
             events::scenario_finished(&events, outcome);
+            None
         }));
     }
+    let mut waiting = Vec::new();
     for (h, (s, _)) in handles.into_iter().zip(order) {
-        if let Err(e) = h.await {
-            // The task died (a panic): its scenario still ends, as a harness error.
-            let reason = format!("the scenario task failed: {e}");
-            events::scenario_finished(&events, not_run(s, revision, Verdict::Error { reason }));
+        match h.await {
+            Ok(Some(deferred)) => waiting.push(deferred),
+            Ok(None) => {}
+            Err(e) => {
+                // The task died (a panic): its scenario still ends, as a harness error.
+                let reason = format!("the scenario task failed: {e}");
+                let outcome = not_run(s, revision, Verdict::Error { reason });
+                events::scenario_finished(&events, outcome);
+            }
         }
     }
     pool.close().await;
+    for (mut outcome, watch) in waiting {
+        exec::settle(&mut outcome, watch, &events).await;
+        events::scenario_finished(&events, outcome);
+    }
 }
 
 /// How a scenario gets its server, in the order they start.
@@ -230,7 +270,9 @@ enum Kind {
     Shared,
     /// Its own server (`--isolate`, HTTP, or what `share::needs_fresh` names).
     Fresh,
-    /// A shared session no one uses after it, taken last (`share::last_user`).
+    /// A shared session no one uses after it, taken last (`share::ends_session`: its last
+    /// user, or at 2026-07-28 one that declares capabilities of its own and retires it;
+    /// taken last, the sessions they end are ones no one wants any more).
     Ending,
 }
 
@@ -250,7 +292,7 @@ fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
     if !sharing {
         Kind::Fresh
     } else if share::needs_fresh(scenario, revision, config.tools, tool_args).is_none() {
-        match share::last_user(scenario, revision, config.tools, tool_args) {
+        match share::ends_session(scenario, revision, config.tools, tool_args) {
             true => Kind::Ending,
             false => Kind::Shared,
         }
@@ -276,6 +318,16 @@ fn shared_sessions(jobs: usize) -> usize {
 fn applies(scenario: &Scenario, config: &ExecConfig) -> bool {
     scenario.revisions.contains(&config.session.revision)
         && scenario.transports.contains(&config.target.kind())
+}
+
+/// Whether the scenario's server had to be signalled after its input closed.
+fn ignored_eof(outcome: &ScenarioOutcome) -> bool {
+    let rule = crate::check::rules::STDIO_SHUTDOWN.id;
+    outcome
+        .findings
+        .iter()
+        .chain(&outcome.protocol)
+        .any(|f| f.rule == rule)
 }
 
 /// `config` with short shutdown waits (stdio; other transports have none).

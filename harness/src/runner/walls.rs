@@ -135,6 +135,15 @@ impl Walls {
         }
     }
 
+    /// Whether the sweep ran into no wall at all (what its shutdown would show aside).
+    pub fn none(&self) -> bool {
+        self.handshake.is_none()
+            && self.methods.is_empty()
+            && self.ignores_eof.is_none()
+            && self.flood.is_none()
+            && self.silent.is_none()
+    }
+
     /// Whether the sweep's server ignored the end of its input (scenarios then get short
     /// shutdown waits).
     pub fn ignores_eof(&self) -> bool {

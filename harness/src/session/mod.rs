@@ -20,6 +20,7 @@ mod shutdown;
 pub mod stateless;
 pub mod transcript;
 mod validate;
+mod watch;
 mod window;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -37,6 +38,7 @@ pub use error::SessionError;
 pub use raw::{RawRequest, raw_requests};
 pub use server_requests::input_response;
 pub use transcript::{Direction, Entry, Transcript};
+pub use watch::{Late, ShutdownWatch};
 
 /// How long to wait for the rest of stdout after the process exits, before judging.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
@@ -224,6 +226,9 @@ pub struct Session {
     /// The ids of the `subscriptions/listen` requests sent (2026-07-28): change
     /// notifications may come once there is one, each naming its own in `_meta`.
     listens: Vec<Value>,
+    /// Scenarios that handed the session back and wait for what its shutdown shows of
+    /// their rule (`watch::ShutdownWatch`).
+    watchers: Vec<watch::Watcher>,
 }
 
 impl std::fmt::Debug for Session {
@@ -278,6 +283,7 @@ impl Session {
             declared_so_far: json!({}),
             log_level_set: None,
             listens: Vec::new(),
+            watchers: Vec::new(),
         }
     }
 

@@ -9,6 +9,8 @@ use crate::transport::ShutdownStage;
 impl Session {
     /// Ends the session with the transport's shutdown sequence and returns the record.
     pub async fn finish(mut self) -> SessionRecord {
+        // What the shutdown finds is told to the scenarios watching for it.
+        let before = self.findings.len();
         // Only requests mcpcheck already gave up on count: an answer to one still in
         // flight may just be slow (a loaded machine), while an answer that missed its
         // whole timeout and then came the moment stdin closed was held in a buffer. Over
@@ -85,6 +87,10 @@ impl Session {
                     " (and {more} more like it in this session, not listed)"
                 ));
             }
+        }
+        let how = format!("shutdown: {:?} after {:?}", report.stage, report.took);
+        for watcher in std::mem::take(&mut self.watchers) {
+            watcher.tell(&self.findings[before..], &self.transcript, &how);
         }
         let schema = self.schema_status();
         let (stderr_bytes, stderr_tail) = match self.transport.stderr() {

@@ -170,11 +170,12 @@ fn a_shared_scenarios_transcript_is_its_own_window() {
         assert_eq!(code, 0, "{text}");
         let scenarios = report["scenarios"].as_array().expect("scenarios");
         assert_eq!(scenarios.len(), 3, "{text}");
-        // Which of the three runs first (and so opens the session) is up to the scheduler;
-        // the report lists them in suite order. One handshake in all, in one window.
-        let mut handshakes: Vec<usize> = scenarios.iter().map(|s| sent(s, handshake)).collect();
-        handshakes.sort_unstable();
-        assert_eq!(handshakes, [0, 0, 1], "{revision}: {report:#}");
+        // They share the protocol sweep's session: its one handshake is in the sweep's
+        // window, none in theirs.
+        let handshakes: Vec<usize> = scenarios.iter().map(|s| sent(s, handshake)).collect();
+        assert_eq!(handshakes, [0, 0, 0], "{revision}: {report:#}");
+        assert_eq!(sent(&report, handshake), 1, "{revision}: {report:#}");
+        assert!(report["shutdown"].is_null(), "{revision}: {report:#}");
         for (s, method) in scenarios
             .iter()
             .zip(["prompts/list", "resources/list", "tools/list"])
@@ -212,13 +213,14 @@ fn sent(s: &serde_json::Value, method: &str) -> usize {
 }
 
 /// A scenario that needs a server only to be first on it hands the server over, and a
-/// scenario judging the whole session ends a shared one in its own window. With `--jobs
-/// 1`: `lifecycle/ping-before-initialize` pings before any handshake and leaves its
-/// server to the shared scenarios (the first of them sends the handshake on it), and
-/// `stdio/stdout-only-messages` runs last on that session and shuts it down. Counted in
-/// server starts: the sweep's and the donor's (five with `--isolate`).
+/// scenario judging the whole session is judged on the shutdown of the session it shared.
+/// With `--jobs 2` (two shared sessions): `lifecycle/ping-before-initialize` pings before
+/// any handshake and leaves its server to the shared scenarios, next to the protocol
+/// sweep's session; `stdio/stdout-only-messages` hands its session back and gets that
+/// session's shutdown when it comes. Counted in server starts: the sweep's and the
+/// donor's (five with `--isolate`; three if the donor's server were not handed over).
 #[test]
-fn a_donors_server_serves_the_shared_scenarios_and_the_last_ends_it() {
+fn a_donors_server_serves_the_shared_scenarios_and_a_rule_is_judged_on_the_shutdown() {
     let dir = tempfile_path("donor-starts");
     std::fs::create_dir_all(&dir).unwrap();
     let ids = [
@@ -228,6 +230,8 @@ fn a_donors_server_serves_the_shared_scenarios_and_the_last_ends_it() {
         "stdio/stdout-only-messages",
     ];
     let include: Vec<&str> = ids.iter().flat_map(|id| ["--include", id]).collect();
+    // Two jobs, so two shared sessions: the sweep's and the donor's (without the
+    // donation a third server would start).
     for (mode, expected) in [(&[][..], 2), (&["--isolate"][..], 5)] {
         let starts = dir.join(format!("starts{}", mode.len()));
         let server = format!(
@@ -239,7 +243,7 @@ fn a_donors_server_serves_the_shared_scenarios_and_the_last_ends_it() {
             "--protocol-version",
             "2025-11-25",
             "--jobs",
-            "1",
+            "2",
             "--server",
             &server,
         ];
@@ -262,23 +266,29 @@ fn a_donors_server_serves_the_shared_scenarios_and_the_last_ends_it() {
                 .unwrap_or_else(|| panic!("{id} not in {report:#}"))
         };
         assert_eq!(sent(by_id(ids[0]), "initialize"), 0, "{report:#}");
-        // One handshake on the donated server, in the window of whichever shared scenario
-        // took it first; none in the one that ended it, whose window has the shutdown.
-        assert_eq!(
-            sent(by_id(ids[1]), "initialize") + sent(by_id(ids[2]), "initialize"),
-            1
-        );
-        let last = by_id(ids[3]);
-        assert_eq!(sent(last, "initialize"), 0, "{last:#}");
-        let events: Vec<&str> = last["transcript"]
+        // At most one handshake on the donated server (none begun by its donor), in the
+        // window of whichever shared scenario took it first; the sweep's session had its
+        // own in the sweep's window.
+        let handshakes: usize = ids[1..]
+            .iter()
+            .map(|id| sent(by_id(id), "initialize"))
+            .sum();
+        assert!(handshakes <= 1, "{report:#}");
+        // The whole-session rule's scenario saw its session's shutdown: in its own window
+        // when no one wanted the session after it, else when the session it handed back
+        // ended.
+        let rule = by_id(ids[3]);
+        let events: Vec<&str> = rule["transcript"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|e| e["text"].as_str())
             .collect();
         assert!(
-            events.iter().any(|e| e.starts_with("shutdown:")),
-            "{last:#}"
+            events.iter().any(|e| e.starts_with("shutdown: StdinClosed")
+                || (e.starts_with("the session this scenario shared ended")
+                    && e.contains("shutdown: StdinClosed"))),
+            "{rule:#}"
         );
     }
 }

@@ -38,7 +38,7 @@ use super::template::Vars;
 use crate::check::{Finding, Severity};
 use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
-use crate::session::{Session, SessionConfig, SessionError, Unsolicited};
+use crate::session::{Session, SessionConfig, SessionError, ShutdownWatch, Unsolicited};
 use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
@@ -82,7 +82,20 @@ pub async fn run_observed(
 ) -> ScenarioOutcome {
     run_leased(scenario, config, schemas, observer, Lease::Fresh)
         .await
-        .0
+        .outcome
+}
+
+/// What [`run_leased`] leaves: the outcome, the session when it may serve another
+/// scenario, and, for a scenario that handed back a session whose shutdown it judges
+/// (`share::judges_shutdown`), the watch its verdict still waits on ([`settle`]).
+#[derive(Debug)]
+pub struct Ran {
+    /// The scenario's outcome (final unless `watch` is some).
+    pub outcome: ScenarioOutcome,
+    /// The session, for the next scenario.
+    pub session: Option<Session>,
+    /// What the outcome still waits for.
+    pub watch: Option<ShutdownWatch>,
 }
 
 /// Asked once a scenario's steps are done: whether another scenario may still want its
@@ -125,8 +138,13 @@ pub async fn run_leased(
     schemas: Arc<SchemaStore>,
     observer: Arc<dyn Observer>,
     lease: Lease,
-) -> (ScenarioOutcome, Option<Session>) {
+) -> Ran {
     let started = Instant::now();
+    let ran = |outcome, session| Ran {
+        outcome,
+        session,
+        watch: None,
+    };
     let revision = config.session.revision;
     let spec = scenario.spec_url(revision);
     const NOT_STARTED: &str = "no server was started for this scenario";
@@ -170,7 +188,7 @@ pub async fn run_leased(
             .collect::<Vec<_>>()
             .join(", ");
         let reason = format!("applies to {list}; this run speaks {revision}");
-        return (skipped(Verdict::Skip { reason }), lease.into_session());
+        return ran(skipped(Verdict::Skip { reason }), lease.into_session());
     }
     let kind = config.target.kind();
     if !scenario.transports.contains(&kind) {
@@ -179,7 +197,7 @@ pub async fn run_leased(
             TransportKind::Http => "Streamable HTTP",
         };
         let reason = format!("not for the {name} transport");
-        return (skipped(Verdict::Skip { reason }), lease.into_session());
+        return ran(skipped(Verdict::Skip { reason }), lease.into_session());
     }
     if let Some(check) = scenario.negotiation() {
         // Its own fresh sessions, one per version asked: no session for the scenario. A
@@ -214,7 +232,7 @@ pub async fn run_leased(
             }
             (lease, _) => lease.into_session(),
         };
-        return (done, session);
+        return ran(done, session);
     }
     let (wanted, kept, chosen, donor) = match lease {
         Lease::Fresh => (None, None, None, false),
@@ -245,7 +263,7 @@ pub async fn run_leased(
                     vec![],
                     not_started(),
                 );
-                return (failed, None);
+                return ran(failed, None);
             }
         },
     };
@@ -296,6 +314,7 @@ pub async fn run_leased(
     // A request of its own the server read and ignored (invalid JSON-RPC it need not
     // answer) need not cost the next scenario a server: a ping shows it is still serving.
     let stopped = matches!(skip, Some(Stop::Failed | Stop::Error(_)));
+    let shared = wanted.is_some();
     if (wanted.is_some() || donor) && !stopped {
         session.forgive_unanswered(config.session.timeout).await;
     }
@@ -313,12 +332,15 @@ pub async fn run_leased(
                 && wanted.is_some_and(|wanted| wanted())
         }
     };
-    let (record, session) = if healthy {
-        (session.take_window(), Some(session))
-    } else {
-        (session.finish().await, None)
-    };
     let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    let (record, session, watch) = if healthy {
+        // Handed back: the shutdown it judges comes later, in another window.
+        let watch = (shared && super::share::judges_shutdown(scenario, revision))
+            .then(|| session.watch_shutdown(&rule));
+        (session.take_window(), Some(session), watch)
+    } else {
+        (session.finish().await, None, None)
+    };
     // Findings of the shutdown and of what arrived on the way out.
     for f in record.findings.iter().skip(session_findings_reported) {
         report_finding(observer.as_ref(), &scenario.id, &rule, f);
@@ -381,7 +403,42 @@ pub async fn run_leased(
         stderr,
     );
     done.policy_skips = policy_skips;
-    (done, session)
+    Ran {
+        outcome: done,
+        session,
+        watch,
+    }
+}
+
+/// Completes the outcome of a scenario that handed back a session whose shutdown it
+/// judges ([`Ran::watch`]): the shutdown's findings of its rule join its own, with the
+/// frames they point at, and decide its verdict as its own would have.
+pub async fn settle(outcome: &mut ScenarioOutcome, watch: ShutdownWatch, observer: &dyn Observer) {
+    let rule = watch.rule().to_owned();
+    let Some(late) = watch.wait().await else {
+        outcome.unchecked.push(format!(
+            "`{rule}` on the shutdown of its session: the session ended without one (the run was cut off)"
+        ));
+        return;
+    };
+    let base = outcome.transcript.len();
+    for (i, entry) in late.entries.iter().enumerate() {
+        observer.frame(&outcome.id, base + i, entry);
+    }
+    outcome.transcript.extend(late.entries);
+    for mut f in late.findings {
+        f.frame = f.frame.map(|i| base + i);
+        observer.finding(&outcome.id, Attribution::Scenario, &f);
+        outcome.findings.push(f);
+    }
+    if matches!(outcome.verdict, Verdict::Pass | Verdict::Warn) {
+        let worst = outcome.findings.iter().map(|f| f.severity).max();
+        outcome.verdict = match worst {
+            Some(Severity::Failure) => Verdict::Fail,
+            Some(Severity::Warning) => Verdict::Warn,
+            _ => outcome.verdict.clone(),
+        };
+    }
 }
 
 impl std::fmt::Debug for Lease {

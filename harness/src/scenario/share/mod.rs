@@ -192,10 +192,10 @@ pub fn ends_session(
 
 /// Whether the scenario takes a session only when no other scenario wants one any more,
 /// and shuts it down in its own window: it ends the session itself ([`closes_session`]),
-/// it judges a rule of the whole session (which must see the shutdown), or it may change
-/// what a later scenario would see (`logging/setLevel`, a subscription, a notification
-/// the server may act on): no later scenario does. Not one that calls tools: a tool may
-/// take seconds, and started last it would hold the run up for them.
+/// or it may change what a later scenario would see (`logging/setLevel`, a
+/// subscription, a notification the server may act on): no later scenario does. Not one
+/// that calls tools: a tool may take seconds, and started last it would hold the run up
+/// for them.
 pub fn last_user(
     scenario: &Scenario,
     revision: Revision,
@@ -203,12 +203,21 @@ pub fn last_user(
     tool_args: bool,
 ) -> bool {
     let ends = closes_session(scenario)
-        || scenario
+        || changes_state(&scenario.steps, &Allowed::new(revision, policy, tool_args));
+    ends && !calls_tools(&scenario.steps)
+}
+
+/// Whether the scenario judges a MUST rule of the whole session ([`whole_session_rule`])
+/// and, on a shared session, hands it back: its verdict then waits for that session's
+/// shutdown, whose findings of its rule are its own (`Session::watch_shutdown`). What it
+/// did not see of the earlier windows broke no MUST, or the session would not have been
+/// handed on; what later scenarios provoke is theirs, as it would be on another server.
+pub fn judges_shutdown(scenario: &Scenario, revision: Revision) -> bool {
+    !closes_session(scenario)
+        && scenario
             .rule
             .as_deref()
             .is_some_and(|r| whole_session_rule(r, revision))
-        || changes_state(&scenario.steps, &Allowed::new(revision, policy, tool_args));
-    ends && !calls_tools(&scenario.steps)
 }
 
 /// Whether `steps` call a tool.
@@ -255,10 +264,10 @@ pub fn declares_own_capabilities(scenario: &Scenario) -> bool {
 }
 
 /// MUST-level rules of every frame of a session, from the handshake to the exit. A
-/// scenario judging one may take a shared session as its last user (it shuts the
-/// session down in its own window): a session is only handed on when no MUST-level rule
-/// was broken in an earlier window (`Session::reusable`), so what it saw of the earlier
-/// windows is what a fresh session of its own would have shown it. A SHOULD-level one
+/// scenario judging one may take a shared session ([`judges_shutdown`]): a session is
+/// only handed on when no MUST-level rule was broken in an earlier window
+/// (`Session::reusable`), so what it saw of the earlier windows is what a fresh session
+/// of its own would have shown it, and the shutdown's findings reach it later. A SHOULD-level one
 /// (`lifecycle.server-capability-respected` at 2024-11-05) would not have stopped the
 /// session being handed on, so it still needs a server of its own.
 fn whole_session_rule(rule: &str, revision: Revision) -> bool {

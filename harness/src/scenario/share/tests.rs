@@ -70,15 +70,29 @@ fn handshakes_waits_raw_bytes_and_ids_need_a_fresh_server() {
     }
     let fresh = format!("{HEAD}fresh: true\nsteps:\n  - request: ping\n");
     assert_eq!(verdict(&fresh).as_deref(), Some("it says `fresh: true`"));
-    // A rule of the whole session: shared, as the session's last user.
+    // A rule of the whole session: shared, handing the session back, and judging its
+    // shutdown wherever that comes (not the session's last user).
     let ruled = format!("{HEAD}rule: stdio.stdout-only-messages\nsteps:\n  - request: ping\n");
     assert_eq!(verdict(&ruled), None);
-    assert!(ends_session(
+    assert!(!ends_session(
         &parse(&ruled),
         Revision::DEFAULT,
         ToolPolicy::Readonly,
         false
     ));
+    assert!(judges_shutdown(&parse(&ruled), Revision::DEFAULT));
+    // Not at a revision where the rule is a SHOULD, nor when the scenario ends the
+    // session itself (its shutdown is in its own window).
+    let declared_should =
+        format!("{HEAD}rule: lifecycle.server-capability-respected\nsteps:\n  - sleep: 10ms\n");
+    assert!(!judges_shutdown(
+        &parse(&declared_should),
+        Revision::V2024_11_05
+    ));
+    let closes = format!(
+        "{HEAD}rule: stdio.stdout-only-messages\nsteps:\n  - request: ping\n  - expect: {{ exit: {{ within: 2s }} }}\n"
+    );
+    assert!(!judges_shutdown(&parse(&closes), Revision::DEFAULT));
     // A rule the handshake may break, judged SHOULD-level at 2024-11-05: an earlier
     // window's warning would not have stopped the session being handed on.
     let declared =

@@ -1,0 +1,98 @@
+//! Watches on a session's shutdown. A scenario that judges a rule of the whole session
+//! (`scenario::share::judges_shutdown`) may run on a shared session and hand it back: what
+//! it did not see of the session is the shutdown (earlier windows broke no MUST, or the
+//! session would not have been handed on). It leaves a watch, and the findings of its rule
+//! that the shutdown brings reach it when the session ends, in whichever window that is.
+
+use tokio::sync::oneshot;
+
+use super::Session;
+use super::transcript::{Direction, Entry, Transcript};
+use crate::check::Finding;
+
+/// What a session's shutdown showed of one rule.
+#[derive(Debug)]
+pub struct Late {
+    /// Findings of the rule from the shutdown, each `frame` an index into `entries`.
+    pub findings: Vec<Finding>,
+    /// A note on the shutdown, then each frame a finding points at.
+    pub entries: Vec<Entry>,
+}
+
+/// The waiting side of a watch ([`Session::watch_shutdown`]).
+#[derive(Debug)]
+pub struct ShutdownWatch {
+    rule: String,
+    rx: oneshot::Receiver<Late>,
+}
+
+impl ShutdownWatch {
+    /// The rule watched.
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+
+    /// What the shutdown showed, once the session has ended; `None` when it ended with
+    /// no shutdown mcpcheck saw (the session was dropped: the run was cut off).
+    pub async fn wait(self) -> Option<Late> {
+        self.rx.await.ok()
+    }
+}
+
+/// The session's side of a watch.
+#[derive(Debug)]
+pub(super) struct Watcher {
+    rule: String,
+    tx: oneshot::Sender<Late>,
+}
+
+impl Watcher {
+    /// Tells the watch what the shutdown found: `findings` are those the session recorded
+    /// from its shutdown on, `transcript` the window they point into, `how` the shutdown.
+    pub(super) fn tell(self, findings: &[Finding], transcript: &Transcript, how: &str) {
+        let at = transcript
+            .entries()
+            .last()
+            .map(|e| e.at)
+            .unwrap_or_default();
+        let mut entries = vec![Entry {
+            at,
+            direction: Direction::Event,
+            text: format!(
+                "the session this scenario shared ended after other scenarios used it ({how}); \
+                 its rule `{}` is judged on that shutdown too",
+                self.rule
+            ),
+            http: None,
+        }];
+        let findings = findings
+            .iter()
+            .filter(|f| f.rule == self.rule)
+            .map(|f| {
+                let mut f = f.clone();
+                f.frame = f.frame.and_then(|i| transcript.get(i)).map(|e| {
+                    entries.push(e.clone());
+                    entries.len() - 1
+                });
+                f
+            })
+            .collect();
+        // The scenario may be gone (its task died): nothing waits then.
+        let _ = self.tx.send(Late { findings, entries });
+    }
+}
+
+impl Session {
+    /// Leaves a watch for the findings of `rule` that this session's shutdown will bring.
+    pub fn watch_shutdown(&mut self, rule: &str) -> ShutdownWatch {
+        let (tx, rx) = oneshot::channel();
+        self.watchers.push(Watcher {
+            rule: rule.to_owned(),
+            tx,
+        });
+        ShutdownWatch {
+            rule: rule.to_owned(),
+            rx,
+        }
+    }
+}
