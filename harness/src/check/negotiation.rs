@@ -70,6 +70,8 @@ pub enum NegotiationCheck {
     AcceptedVersionEchoed,
     /// The answer to an unknown version is not that version, and is echoed when asked.
     UnknownAnsweredSupported,
+    /// The answer to an unknown version is a result naming a revision of the protocol.
+    UnknownAnswered,
     /// The answer to an unknown version is the latest version the server was seen to support.
     UnknownAnsweredLatest,
 }
@@ -80,6 +82,10 @@ impl NegotiationCheck {
         (
             "accepted-version-echoed",
             NegotiationCheck::AcceptedVersionEchoed,
+        ),
+        (
+            "unknown-version-answered",
+            NegotiationCheck::UnknownAnswered,
         ),
         (
             "unknown-version-answered-supported",
@@ -108,6 +114,7 @@ impl NegotiationCheck {
     pub fn judge(self, answers: &Answers) -> Judgement {
         match self {
             NegotiationCheck::AcceptedVersionEchoed => accepted_version_echoed(answers),
+            NegotiationCheck::UnknownAnswered => unknown_answered(answers),
             NegotiationCheck::UnknownAnsweredSupported => unknown_answered_supported(answers),
             NegotiationCheck::UnknownAnsweredLatest => unknown_answered_latest(answers),
         }
@@ -158,6 +165,35 @@ fn accepted_version_echoed(answers: &Answers) -> Judgement {
         );
     }
     Judgement::Problems(problems)
+}
+
+/// Asked an unknown version, the server answers with a result naming a revision of the
+/// protocol: "the server MUST respond with another protocol version it supports". Whether
+/// it supports that one is `unknown_answered_supported`'s; an error (the page's own
+/// error-handling example shows -32602) and no usable answer are problems here, at the
+/// scenario's severity.
+fn unknown_answered(answers: &Answers) -> Judgement {
+    let revisions: Vec<&str> = Revision::HANDSHAKE.iter().map(|r| r.as_str()).collect();
+    let problem = match answers.get(UNKNOWN_VERSION) {
+        Some(Answer::Version(v)) if revisions.contains(&v.as_str()) => None,
+        Some(Answer::Version(v)) => Some(format!(
+            "asked {UNKNOWN_VERSION}, which no server supports, the server answered protocolVersion \
+             {v}, which is no revision of the protocol (expected one of {})",
+            revisions.join(", ")
+        )),
+        Some(e @ Answer::Error { .. }) => Some(format!(
+            "asked {UNKNOWN_VERSION}, the server answered {e}; it SHOULD answer with a result \
+             naming another protocol version it supports (the spec's error-handling example \
+             shows this error, so it is not a MUST)"
+        )),
+        Some(Answer::Nothing(why)) => Some(format!(
+            "asked {UNKNOWN_VERSION}, the server gave no usable answer: {why}"
+        )),
+        None => {
+            return Judgement::NothingToJudge(format!("{UNKNOWN_VERSION} was not asked"));
+        }
+    };
+    Judgement::Problems(problem.into_iter().collect())
 }
 
 /// The server's answer to [`UNKNOWN_VERSION`], when it is a version (else why not judged).
@@ -302,6 +338,21 @@ mod tests {
         for (_, check) in NegotiationCheck::ALL {
             assert_eq!(problems(*check, &with(&[])), 0, "{}", check.name());
         }
+    }
+
+    #[test]
+    fn an_unknown_version_is_answered_with_a_revision() {
+        // Echoed, another date, an error, nothing: each is one problem.
+        for got in [UNKNOWN_VERSION, "2030-01-01", "error", "nothing"] {
+            let a = with(&[(UNKNOWN_VERSION, got)]);
+            assert_eq!(problems(UnknownAnswered, &a), 1, "{got}");
+        }
+        // Any handshake revision passes (whether it is supported is another check's).
+        let a = with(&[(UNKNOWN_VERSION, "2024-11-05")]);
+        assert_eq!(problems(UnknownAnswered, &a), 0);
+        let mut a = with(&[]);
+        a.remove(UNKNOWN_VERSION);
+        assert!(not_judged(UnknownAnswered, &a));
     }
 
     #[test]

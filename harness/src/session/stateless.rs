@@ -131,7 +131,11 @@ impl Session {
                 self.push_at(f, reply.frame);
             }
         }
-        self.profile = Some(profile.clone());
+        // Another version asked on a session that already has its profile (a shared one)
+        // is one request among others: the profile stays the default discovery's.
+        if self.profile.is_none() || handshake.protocol_version.is_none() {
+            self.profile = Some(profile.clone());
+        }
         // There is no `notifications/initialized`: the server may act at once.
         self.initialized_sent = true;
         Ok((profile, reply))

@@ -203,7 +203,7 @@ pub async fn run_leased(
         // Its own fresh sessions, one per version asked: no session for the scenario. A
         // donor may hand on the one that asked the leg's own revision.
         let donor = matches!(lease, Lease::Donor { .. });
-        let (verdict, findings, transcript, kept) = negotiate::run(
+        let negotiated = negotiate::run(
             check,
             scenario,
             config,
@@ -217,14 +217,15 @@ pub async fn run_leased(
             reason: "not kept: the scenario's sessions were the negotiation probe's".into(),
         };
         let done = outcome(
-            verdict,
-            findings,
-            vec![],
-            transcript,
+            negotiated.verdict,
+            negotiated.findings,
+            negotiated.protocol,
+            negotiated.transcript,
             vec![],
             vec![],
             stderr,
         );
+        let kept = negotiated.kept;
         let session = match (lease, kept) {
             (Lease::Donor { chosen }, Some(mut kept)) => {
                 kept.never_allocate(chosen.iter().cloned());

@@ -30,6 +30,8 @@ use crate::session::{Handshake, Session};
 #[derive(Debug)]
 pub struct Probe {
     answers: Answers,
+    /// What each session's frames broke (schema, JSON-RPC), by the version it asked.
+    findings: std::collections::BTreeMap<String, Vec<Finding>>,
     transcript: Vec<Entry>,
     /// The session that asked the leg's own revision, kept for the shared scenarios
     /// (taken by the first donor that asks).
@@ -41,6 +43,18 @@ pub struct Probe {
 #[derive(Clone, Debug, Default)]
 pub struct NegotiationProbe(Arc<OnceCell<Probe>>);
 
+/// What a `negotiate` scenario leaves: its verdict, its findings, the protocol findings of
+/// the session whose answer it judges alone (`unknown-version-answered`: the frames of the
+/// session that asked the unknown version are checked nowhere else), the transcript, and,
+/// for a donor, the probe's session of the leg's own revision.
+pub(super) struct Negotiated {
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    pub protocol: Vec<Finding>,
+    pub transcript: Vec<Entry>,
+    pub kept: Option<Session>,
+}
+
 /// Runs a `negotiate` scenario: its verdict, findings and transcript, and, for a `donor`,
 /// the probe's session of the leg's own revision if no other donor took it yet.
 pub(super) async fn run(
@@ -51,7 +65,7 @@ pub(super) async fn run(
     spec: &str,
     observer: &dyn Observer,
     donor: bool,
-) -> (Verdict, Vec<Finding>, Vec<Entry>, Option<Session>) {
+) -> Negotiated {
     let line = scenario.steps[0].line;
     observer.step_started(
         &scenario.id,
@@ -106,7 +120,26 @@ pub(super) async fn run(
         _ => StepEnd::Passed,
     };
     observer.step_finished(&scenario.id, 0, line, end);
-    (verdict, findings, probe.transcript.clone(), kept)
+    let protocol = match check {
+        NegotiationCheck::UnknownAnswered => probe
+            .findings
+            .get(negotiation::UNKNOWN_VERSION)
+            .cloned()
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    if observer.listening() {
+        for f in &protocol {
+            observer.finding(&scenario.id, Attribution::Protocol, f);
+        }
+    }
+    Negotiated {
+        verdict,
+        findings,
+        protocol,
+        transcript: probe.transcript.clone(),
+        kept,
+    }
 }
 
 /// Asks every version in a fresh session: the first ones at once, then the follow-up.
@@ -133,32 +166,55 @@ async fn probe(
     let mut sessions = futures_util::future::join_all(asked).await;
     let mut answers: Answers = sessions
         .iter()
-        .map(|(v, a, _, _)| (v.clone(), a.clone()))
+        .map(|s| (s.version.clone(), s.answer.clone()))
         .collect();
     if let Some(next) = negotiation::follow_up(&answers) {
-        let (v, a, t, k) = ask(next, config, schemas, started, false).await;
-        answers.insert(v.clone(), a.clone());
-        sessions.push((v, a, t, k));
+        let asked = ask(next, config, schemas, started, false).await;
+        answers.insert(asked.version.clone(), asked.answer.clone());
+        sessions.push(asked);
     }
-    let kept = sessions.iter_mut().find_map(|(_, _, _, k)| k.take());
-    let transcript = sessions
-        .into_iter()
-        .flat_map(|(asked, answer, entries, _)| {
-            let at = entries.first().map(|e| e.at).unwrap_or_default();
-            let head = Entry {
-                at,
-                direction: Direction::Event,
-                text: format!("a fresh session asks protocolVersion {asked}: {answer}"),
-                http: None,
-            };
-            std::iter::once(head).chain(entries)
-        })
-        .collect();
+    let kept = sessions.iter_mut().find_map(|s| s.kept.take());
+    // One transcript for all the sessions, each after a line saying what it asked; the
+    // findings point into it.
+    let mut transcript = Vec::new();
+    let mut findings = std::collections::BTreeMap::new();
+    for Asked {
+        version,
+        answer,
+        findings: mut found,
+        entries,
+        ..
+    } in sessions
+    {
+        transcript.push(Entry {
+            at: entries.first().map(|e| e.at).unwrap_or_default(),
+            direction: Direction::Event,
+            text: format!("a fresh session asks protocolVersion {version}: {answer}"),
+            http: None,
+        });
+        let offset = transcript.len();
+        for f in &mut found {
+            f.frame = f.frame.map(|i| i + offset);
+        }
+        transcript.extend(entries);
+        findings.insert(version, found);
+    }
     Probe {
         answers,
+        findings,
         transcript,
         kept: std::sync::Mutex::new(kept),
     }
+}
+
+/// One fresh session's part in the probe.
+struct Asked {
+    version: String,
+    answer: Answer,
+    /// What its frames broke, with `frame` an index into `entries`.
+    findings: Vec<Finding>,
+    entries: Vec<Entry>,
+    kept: Option<Session>,
 }
 
 /// `initialize` asking `version` in a fresh session, which then ends, or, with `keep`
@@ -170,12 +226,18 @@ async fn ask(
     schemas: Arc<SchemaStore>,
     started: Instant,
     keep: bool,
-) -> (String, Answer, Vec<Entry>, Option<Session>) {
+) -> Asked {
     let transport = match config.target.open(started) {
         Ok(t) => t,
         Err(e) => {
             let answer = Answer::Nothing(format!("the server could not be started: {e}"));
-            return (version, answer, vec![], None);
+            return Asked {
+                version,
+                answer,
+                findings: vec![],
+                entries: vec![],
+                kept: None,
+            };
         }
     };
     let mut session = Session::new(transport, schemas, config.session.clone(), started);
@@ -200,6 +262,13 @@ async fn ask(
         true => (session.take_window(), Some(session)),
         false => (session.finish().await, None),
     };
-    let entries = record.transcript.entries().into_iter().cloned().collect();
-    (version, answer, entries, kept)
+    let mut findings = record.findings;
+    let entries = record.transcript.window(findings.iter_mut());
+    Asked {
+        version,
+        answer,
+        findings,
+        entries,
+        kept,
+    }
 }

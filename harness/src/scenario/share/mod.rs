@@ -79,15 +79,19 @@ pub fn needs_fresh(
                     }),
                     ..Default::default()
                 }) => {}
-        // At 2026-07-28 the client's capabilities travel in each request's `_meta`: other
-        // ones change only the scenario's own requests. It may take a shared session, and
-        // retires it (see `exec::declares_own_capabilities`).
+        // At 2026-07-28 the client's capabilities and protocol version travel in each
+        // request's `_meta`: other ones change only the scenario's own requests. It may
+        // take a shared session; one declaring capabilities retires it (see
+        // `declares_own_capabilities`), while asking another version leaves nothing
+        // behind (a stateless server answers each request on its own, and the session
+        // keeps the profile its default `server/discover` gave).
         StepKind::Initialize(Initialize::Handshake(o))
             if !revision.has_handshake()
                 && *o
                     == (InitializeOverrides {
                         expect: o.expect.clone(),
                         capabilities: o.capabilities.clone(),
+                        protocol_version: o.protocol_version.clone(),
                         ..Default::default()
                     }) => {}
         // At 2026-07-28 "no handshake" only means that no `server/discover` comes first;

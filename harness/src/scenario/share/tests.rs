@@ -157,7 +157,28 @@ fn own_client_capabilities_share_only_without_a_handshake() {
         ToolPolicy::Readonly,
         false,
     );
-    assert!(own.is_some(), "its own version is its own handshake");
+    // At 2026-07-28 a version of its own travels in that one request's `_meta`.
+    assert_eq!(own, None, "a version of its own is one request's");
+    assert!(declares_own_capabilities(&parse(&version)));
+    let only_version = format!(
+        "{HEAD}steps:\n  - initialize: {{ protocol_version: \"1900-01-01\" }}\n    expect: {{ error: {{}} }}\n"
+    );
+    assert_eq!(
+        needs_fresh(
+            &parse(&only_version),
+            Revision::V2026_07_28,
+            ToolPolicy::Readonly,
+            false
+        ),
+        None
+    );
+    assert!(!ends_session(
+        &parse(&only_version),
+        Revision::V2026_07_28,
+        ToolPolicy::Readonly,
+        false
+    ));
+    assert!(!declares_own_capabilities(&parse(&only_version)));
 }
 
 /// The default handshake's expectations are checked on the answer the session kept;
