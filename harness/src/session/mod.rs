@@ -15,6 +15,8 @@ mod framing;
 mod handshake;
 mod intake;
 mod raw;
+#[cfg(test)]
+mod scripted;
 mod server_requests;
 mod shutdown;
 pub mod stateless;

@@ -163,47 +163,7 @@ mod tests {
     use crate::check::rules;
     use crate::schema::{SchemaStore, SearchPath};
     use crate::session::SessionConfig;
-    use crate::transport::{
-        BoxFuture, Inbound, RawFrame, ShutdownReport, ShutdownStage, StderrLog, Transport,
-    };
-
-    /// A server that reads everything and answers with the lines it was given.
-    struct Scripted(VecDeque<&'static str>);
-
-    impl Transport for Scripted {
-        fn send(&mut self, _: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>> {
-            Box::pin(async { Ok(()) })
-        }
-        fn send_raw(&mut self, _: Vec<u8>) -> BoxFuture<'_, Result<(), TransportError>> {
-            Box::pin(async { Ok(()) })
-        }
-        fn recv(&mut self) -> BoxFuture<'_, Option<Inbound>> {
-            let line = self.0.pop_front();
-            Box::pin(async move {
-                let line = line?;
-                Some(Inbound::Frame(RawFrame {
-                    offset: 0,
-                    bytes: line.as_bytes().to_vec(),
-                    value: serde_json::from_str(line).ok()?,
-                }))
-            })
-        }
-        fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport> {
-            Box::pin(async {
-                ShutdownReport {
-                    stage: ShutdownStage::AlreadyExited,
-                    exit: None,
-                    took: Duration::ZERO,
-                }
-            })
-        }
-        fn stderr(&self) -> Option<&StderrLog> {
-            None
-        }
-        fn describe(&self) -> String {
-            "scripted server".into()
-        }
-    }
+    use crate::session::scripted::Scripted;
 
     /// Found by `mcpcheck fuzz` against the reference: a split-frame mutation sent a
     /// `tools/call` in two writes, its progress token was looked for in each write alone

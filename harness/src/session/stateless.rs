@@ -131,13 +131,17 @@ impl Session {
                 self.push_at(f, reply.frame);
             }
         }
-        // Another version asked on a session that already has its profile (a shared one)
-        // is one request among others: the profile stays the default discovery's.
-        if self.profile.is_none() || handshake.protocol_version.is_none() {
+        // Another version asked is one request among others: the session's profile stays
+        // the default discovery's, or, on a session with none yet, comes only from a
+        // result (an error names no capabilities; a shared scenario after it would take
+        // the server for one that declares none).
+        let adopt = handshake.protocol_version.is_none()
+            || (self.profile.is_none() && reply.error().is_none());
+        if adopt {
             self.profile = Some(profile.clone());
+            // There is no `notifications/initialized`: the server may act at once.
+            self.initialized_sent = true;
         }
-        // There is no `notifications/initialized`: the server may act at once.
-        self.initialized_sent = true;
         Ok((profile, reply))
     }
 }
@@ -145,6 +149,49 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Asking another version is one request among others: an error to it does not become
+    /// the session's profile (a shared scenario after it would see no capabilities), and
+    /// once the default discovery gave one, nothing else replaces it.
+    #[tokio::test]
+    async fn another_version_asked_leaves_the_profile_to_the_default_discovery() {
+        use crate::protocol::Revision;
+        use crate::schema::{SchemaStore, SearchPath};
+        use crate::session::scripted::Scripted;
+        use crate::session::{Handshake, Session, SessionConfig};
+
+        let unsupported = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2026-07-28"],"requested":"1900-01-01"}}}"#;
+        let discovered = r#"{"jsonrpc":"2.0","id":2,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
+        let again = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2026-07-28"],"requested":"1900-01-01"}}}"#;
+        let server = Scripted(std::collections::VecDeque::from([
+            unsupported,
+            discovered,
+            again,
+        ]));
+        let config = SessionConfig {
+            revision: Revision::V2026_07_28,
+            ..SessionConfig::default()
+        };
+        let store = std::sync::Arc::new(SchemaStore::new(SearchPath::default()));
+        let mut session = Session::new(Box::new(server), store, config, std::time::Instant::now());
+        let other = Handshake {
+            protocol_version: Some("1900-01-01".into()),
+            ..Handshake::default()
+        };
+        session.initialize_with(&other).await.expect("answered");
+        assert!(
+            session.profile().is_none(),
+            "an error names no capabilities"
+        );
+        session
+            .initialize_with(&Handshake::default())
+            .await
+            .expect("answered");
+        let declares = |s: &Session| s.profile().is_some_and(|p| p.declares("tools"));
+        assert!(declares(&session));
+        session.initialize_with(&other).await.expect("answered");
+        assert!(declares(&session), "the default discovery's profile stays");
+    }
 
     fn defaults() -> Map<String, Value> {
         request_meta("2026-07-28", &json!({}))

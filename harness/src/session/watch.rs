@@ -96,3 +96,63 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use crate::check::rules;
+    use crate::schema::{SchemaStore, SearchPath};
+    use crate::session::scripted::Scripted;
+    use crate::session::{Session, SessionConfig};
+
+    /// What the server writes on its way out reaches the scenario watching for its rule,
+    /// with the frame quoted; the findings of other rules do not.
+    #[tokio::test]
+    async fn the_shutdown_tells_each_watch_its_rule() {
+        let server = Scripted(VecDeque::from([
+            r#"{"jsonrpc":"2.0","id":5,"method":"notifications/message","params":{"level":"info","data":"bye"}}"#,
+        ]));
+        let mut session = Session::new(
+            Box::new(server),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        );
+        let mine = session.watch_shutdown(rules::JSONRPC_NOTIFICATION_ID.id);
+        let other = session.watch_shutdown(rules::STDIO_NEWLINE.id);
+        let record = session.finish().await;
+        assert!(
+            record
+                .findings
+                .iter()
+                .any(|f| f.rule == rules::JSONRPC_NOTIFICATION_ID.id)
+        );
+        let late = mine
+            .wait()
+            .await
+            .expect("the session ended with a shutdown");
+        assert_eq!(late.findings.len(), 1, "{late:#?}");
+        let frame = late.findings[0].frame.expect("it points at the frame");
+        assert!(late.entries[frame].text.contains("\"id\":5"), "{late:#?}");
+        assert!(late.entries[0].text.contains("shutdown"), "{late:#?}");
+        let none = other.wait().await.expect("told too");
+        assert!(none.findings.is_empty(), "{none:#?}");
+    }
+
+    /// A session dropped without a shutdown (a run cut off) tells its watches nothing.
+    #[tokio::test]
+    async fn a_session_dropped_unfinished_leaves_the_watch_unanswered() {
+        let mut session = Session::new(
+            Box::new(Scripted(VecDeque::new())),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        );
+        let watch = session.watch_shutdown(rules::STDIO_NEWLINE.id);
+        drop(session);
+        assert!(watch.wait().await.is_none());
+    }
+}
