@@ -54,7 +54,7 @@ pub async fn sweep(
 /// What a sweep leaves: its report, what the suite acts on, and its session when it was
 /// asked to keep it and left it as a shared session would be.
 #[derive(Debug)]
-pub struct Swept {
+pub struct SweepOutcome {
     /// The sweep's report (no shutdown in it when the session was kept).
     pub report: RunReport,
     /// What the server cannot get past.
@@ -99,13 +99,13 @@ impl Opening {
 /// judged here and no second server starts. With `keep` (the ids the shared scenarios
 /// choose themselves, which the session then never allocates), a session the sweep
 /// leaves healthy, with its default handshake done and no wall found, is kept instead of
-/// shut down ([`Swept::kept`]); its shutdown is then judged wherever it ends.
+/// shut down ([`SweepOutcome::kept`]); its shutdown is then judged wherever it ends.
 pub async fn sweep_on(
     config: &ProbeConfig,
     schemas: Arc<SchemaStore>,
     opened: Option<Opening>,
     keep: Option<&[RequestId]>,
-) -> Result<Swept, TransportError> {
+) -> Result<SweepOutcome, TransportError> {
     let started = Instant::now();
     let mut walls = Walls::default();
     // The probe's session when it agrees on the schemas (else a fresh one, as always),
@@ -341,7 +341,7 @@ pub async fn sweep_on(
         tally: Tally::default(),
         snapshot: None,
     };
-    Ok(Swept {
+    Ok(SweepOutcome {
         report,
         walls,
         known,

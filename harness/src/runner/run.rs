@@ -65,14 +65,14 @@ pub async fn run(
     };
     let swept = match tokio::time::timeout_at(deadline.at, sweep).await {
         Ok(swept) => swept?,
-        Err(_) => probe::Swept {
+        Err(_) => probe::SweepOutcome {
             report: probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
             walls: Walls::default(),
             known: Known::default(),
             kept: None,
         },
     };
-    let probe::Swept {
+    let probe::SweepOutcome {
         report: sweep,
         walls,
         known,

@@ -76,11 +76,21 @@ pub struct Swept {
 /// The ids the shared scenarios choose themselves, when some of `scenarios` will share
 /// sessions (the sweep's session can then be the first of them); `None` when none will.
 pub fn sharing(scenarios: &[Scenario], config: &ExecConfig) -> Option<Vec<RequestId>> {
-    let shared: Vec<&Scenario> = scenarios
+    let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, config)).collect();
+    kinds
         .iter()
-        .filter(|s| kind(s, config).shared())
-        .collect();
-    (!shared.is_empty()).then(|| shared.into_iter().flat_map(share::explicit_ids).collect())
+        .any(|k| k.shared())
+        .then(|| chosen_ids(scenarios, &kinds))
+}
+
+/// The ids the scenarios of a shared `kind` choose themselves.
+fn chosen_ids(scenarios: &[Scenario], kinds: &[Kind]) -> Vec<RequestId> {
+    scenarios
+        .iter()
+        .zip(kinds)
+        .filter(|(_, kind)| kind.shared())
+        .flat_map(|(s, _)| share::explicit_ids(s))
+        .collect()
 }
 
 /// Runs `scenarios`, each holding one of the `jobs` `slots` while it runs, emitting each
@@ -107,7 +117,7 @@ pub async fn run(
     let short = shortened(&config);
     let revision = config.session.revision;
     let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, &config)).collect();
-    let chosen = sharing(scenarios, &config).unwrap_or_default();
+    let chosen = chosen_ids(scenarios, &kinds);
     let count = |k: Kind| kinds.iter().filter(|x| **x == k).count();
     let demand = Demand {
         shared: count(Kind::Shared) + count(Kind::Ending),

@@ -88,9 +88,11 @@ impl Session {
                 ));
             }
         }
-        let how = format!("shutdown: {:?} after {:?}", report.stage, report.took);
-        for watcher in std::mem::take(&mut self.watchers) {
-            watcher.tell(&self.findings[before..], &self.transcript, &how);
+        if !self.watchers.is_empty() {
+            let how = format!("shutdown: {:?} after {:?}", report.stage, report.took);
+            for watcher in std::mem::take(&mut self.watchers) {
+                watcher.tell(&self.findings[before..], &self.transcript, &how);
+            }
         }
         let schema = self.schema_status();
         let (stderr_bytes, stderr_tail) = match self.transport.stderr() {

@@ -50,9 +50,9 @@ impl Watcher {
     /// Tells the watch what the shutdown found: `findings` are those the session recorded
     /// from its shutdown on, `transcript` the window they point into, `how` the shutdown.
     pub(super) fn tell(self, findings: &[Finding], transcript: &Transcript, how: &str) {
-        let at = transcript
-            .entries()
-            .last()
+        // The shutdown's own entry, the window's last.
+        let at = (transcript.len().checked_sub(1))
+            .and_then(|last| transcript.get(last))
             .map(|e| e.at)
             .unwrap_or_default();
         let mut entries = vec![Entry {

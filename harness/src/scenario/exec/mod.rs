@@ -370,11 +370,10 @@ pub async fn run_leased(
             .find(|(n, counted, _)| *counted && *n == 0)
             .map(|(_, _, list)| format!("nothing to check: no element of `{list}` to run on"))
     });
-    let verdict = match skip {
-        Some(Stop::Skip(reason)) => Verdict::Skip { reason },
-        Some(Stop::Error(reason)) => Verdict::Error { reason },
-        _ if findings.iter().any(|f| f.severity == Severity::Failure) => Verdict::Fail,
-        _ if findings.iter().any(|f| f.severity == Severity::Warning) => Verdict::Warn,
+    let verdict = match (skip, broken(&findings)) {
+        (Some(Stop::Skip(reason)), _) => Verdict::Skip { reason },
+        (Some(Stop::Error(reason)), _) => Verdict::Error { reason },
+        (_, Some(verdict)) => verdict,
 
         // Every tool call the scenario meant to make was forbidden by the policy: nothing
         // was checked, so it is a skip, not a pass.
@@ -432,13 +431,20 @@ pub async fn settle(outcome: &mut ScenarioOutcome, watch: ShutdownWatch, observe
         observer.finding(&outcome.id, Attribution::Scenario, &f);
         outcome.findings.push(f);
     }
-    if matches!(outcome.verdict, Verdict::Pass | Verdict::Warn) {
-        let worst = outcome.findings.iter().map(|f| f.severity).max();
-        outcome.verdict = match worst {
-            Some(Severity::Failure) => Verdict::Fail,
-            Some(Severity::Warning) => Verdict::Warn,
-            _ => outcome.verdict.clone(),
-        };
+    if matches!(outcome.verdict, Verdict::Pass | Verdict::Warn)
+        && let Some(verdict) = broken(&outcome.findings)
+    {
+        outcome.verdict = verdict;
+    }
+}
+
+/// What a scenario's own findings make of it: `Fail` when one breaks a MUST, `Warn` when
+/// one breaks a SHOULD, `None` when none breaks anything.
+pub(super) fn broken(findings: &[Finding]) -> Option<Verdict> {
+    match findings.iter().map(|f| f.severity).max() {
+        Some(Severity::Failure) => Some(Verdict::Fail),
+        Some(Severity::Warning) => Some(Verdict::Warn),
+        _ => None,
     }
 }
 

@@ -17,8 +17,8 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use super::ExecConfig;
+use crate::check::Finding;
 use crate::check::negotiation::{self, Answer, Answers, Judgement, NegotiationCheck};
-use crate::check::{Finding, Severity};
 use crate::outcome::Verdict;
 use crate::outcome::{Direction, Entry};
 use crate::scenario::model::Scenario;
@@ -30,8 +30,9 @@ use crate::session::{Handshake, Session};
 #[derive(Debug)]
 pub struct Probe {
     answers: Answers,
-    /// What each session's frames broke (schema, JSON-RPC), by the version it asked.
-    findings: std::collections::BTreeMap<String, Vec<Finding>>,
+    /// What the frames of the session that asked the unknown version broke (schema,
+    /// JSON-RPC), with `frame` an index into `transcript`.
+    unknown_findings: Vec<Finding>,
     transcript: Vec<Entry>,
     /// The session that asked the leg's own revision, kept for the shared scenarios
     /// (taken by the first donor that asks).
@@ -95,11 +96,7 @@ pub(super) async fn run(
                 .into_iter()
                 .map(|p| Finding::custom(&rule, scenario.severity, spec, format!("{p} ({source})")))
                 .collect();
-            let verdict = match findings.iter().map(|f| f.severity).max() {
-                Some(Severity::Failure) => Verdict::Fail,
-                Some(_) => Verdict::Warn,
-                None => Verdict::Pass,
-            };
+            let verdict = super::broken(&findings).unwrap_or(Verdict::Pass);
             (verdict, findings)
         }
     };
@@ -121,11 +118,7 @@ pub(super) async fn run(
     };
     observer.step_finished(&scenario.id, 0, line, end);
     let protocol = match check {
-        NegotiationCheck::UnknownAnswered => probe
-            .findings
-            .get(negotiation::UNKNOWN_VERSION)
-            .cloned()
-            .unwrap_or_default(),
+        NegotiationCheck::UnknownAnswered => probe.unknown_findings.clone(),
         _ => Vec::new(),
     };
     if observer.listening() {
@@ -177,7 +170,7 @@ async fn probe(
     // One transcript for all the sessions, each after a line saying what it asked; the
     // findings point into it.
     let mut transcript = Vec::new();
-    let mut findings = std::collections::BTreeMap::new();
+    let mut unknown_findings = Vec::new();
     for Asked {
         version,
         answer,
@@ -192,16 +185,18 @@ async fn probe(
             text: format!("a fresh session asks protocolVersion {version}: {answer}"),
             http: None,
         });
-        let offset = transcript.len();
-        for f in &mut found {
-            f.frame = f.frame.map(|i| i + offset);
+        if version == negotiation::UNKNOWN_VERSION {
+            let offset = transcript.len();
+            for f in &mut found {
+                f.frame = f.frame.map(|i| i + offset);
+            }
+            unknown_findings = found;
         }
         transcript.extend(entries);
-        findings.insert(version, found);
     }
     Probe {
         answers,
-        findings,
+        unknown_findings,
         transcript,
         kept: std::sync::Mutex::new(kept),
     }
