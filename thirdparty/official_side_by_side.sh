@@ -61,8 +61,10 @@ measure() { # name cmd... : runs it under GNU time, prints "name: wall s, peak R
 measure official "$node" "$suite_js" server --suite "$suite" --url "$url" -o "$out/official"
 reports=()
 for rev in ${REVISIONS:-2025-11-25 2026-07-28}; do
+    # --profile official-fixture: the fixture's tools carry no readOnlyHint, and only the
+    # profile lets the default readonly policy call them (the official suite's contract).
     measure "mcpcheck-$rev" "$mcpcheck" run --url "$url" --protocol-version "$rev" \
-        --format json -o "$out/mcpcheck-$rev.json"
+        --profile official-fixture --format json -o "$out/mcpcheck-$rev.json"
     reports+=("$out/mcpcheck-$rev.json")
 done
 # The official suite's own client can time out under load (a tool call that elicits, on a

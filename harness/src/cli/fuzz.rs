@@ -127,6 +127,10 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
             revision,
             timeout,
             startup_timeout: args.protocol.startup_timeout,
+            calls: crate::outcome::CallGrant {
+                allow_destructive: args.allow_destructive,
+                ..crate::outcome::CallGrant::of(args.call_tools)
+            },
             ..SessionConfig::default()
         },
         limits,

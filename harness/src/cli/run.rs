@@ -295,6 +295,12 @@ async fn leg(
         opened,
     } = planned;
     probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
+    probe.session.calls = crate::outcome::CallGrant {
+        policy: args.call_tools,
+        opted_in: Arc::new(tool_args.keys().cloned().collect()),
+        official_fixture: args.profile == Some(crate::scenario::official::Profile::OfficialFixture),
+        allow_destructive: false,
+    };
     let scenarios =
         resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
     let scenarios = crate::scenario::official::select(args.profile, scenarios);

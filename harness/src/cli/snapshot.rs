@@ -129,6 +129,11 @@ fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
         }
         calls.insert(tool.to_owned(), value);
     }
+    // The tools given arguments (`--call`) are the user's opt-in, for the session's gate too.
+    let grant = crate::outcome::CallGrant {
+        opted_in: std::sync::Arc::new(calls.keys().cloned().collect()),
+        ..crate::outcome::CallGrant::of(args.call_tools)
+    };
     let capture = Capture {
         options: SnapshotOptions {
             call_tools: args.call_tools,
@@ -140,6 +145,7 @@ fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
             revision: args.protocol.single("snapshot")?,
             timeout,
             startup_timeout: args.protocol.startup_timeout,
+            calls: grant,
             ..SessionConfig::default()
         },
         stdio: StdioOptions {

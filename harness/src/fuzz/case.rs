@@ -135,6 +135,12 @@ impl Fuzzer<'_> {
             self.report.skipped += 1;
             return Ok(Vec::new());
         }
+        // The session's tool-call gate would refuse it (a mutation that names a tool the
+        // policy forbids): not sent, not the server's business.
+        if p.session.check_calls(&bytes).is_err() {
+            self.report.skipped += 1;
+            return Ok(Vec::new());
+        }
         p.lines.advance(&bytes);
         for e in &expected {
             p.sent_ids.insert(e.id.clone());
@@ -174,6 +180,11 @@ impl Fuzzer<'_> {
                 .judge()
                 .lost(p, &w.method, Some(source.to_string()))
                 .await),
+            // Checked above; a refusal here would still be nobody's fault.
+            Err(SessionError::Refused(_)) => {
+                self.report.skipped += 1;
+                Ok(Vec::new())
+            }
             Err(_) => Err(self.judge().lost(p, &w.method, None).await),
         }
     }

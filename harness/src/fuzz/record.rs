@@ -192,6 +192,7 @@ impl Fuzzer<'_> {
             target,
             session: crate::session::SessionConfig {
                 revision: self.revision,
+                calls: crate::outcome::CallGrant::of(ToolPolicy::None),
                 ..self.config.session.clone()
             },
             tools: ToolPolicy::None,

@@ -13,7 +13,7 @@ mod snapshot;
 mod transcript;
 
 pub use finding::{Cause, Finding, Rule, Severity};
-pub use policy::{Forbidden, ToolPolicy};
+pub use policy::{CallGrant, Forbidden, OFFICIAL_FIXTURE_TOOLS, ToolPolicy};
 pub use profile::{SchemaStatus, ServerProfile};
 pub use run::{
     Counts, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord,

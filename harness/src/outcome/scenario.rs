@@ -74,6 +74,10 @@ pub struct ScenarioOutcome {
     /// the summary's count and the flag that enables them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub policy_skips: Vec<Forbidden>,
+    /// `tools/call`s of official fixture tools not annotated `readOnlyHint`, made because
+    /// the user took the server for the official fixture (`--profile official-fixture`).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub fixture_calls: u32,
     /// Wall time of the scenario, in milliseconds.
     pub duration_ms: u64,
     /// Everything sent and received, and the connection's events, in order.
@@ -105,6 +109,7 @@ impl ScenarioOutcome {
             unchecked: vec![],
             skipped_steps: vec![],
             policy_skips: vec![],
+            fixture_calls: 0,
             duration_ms: 0,
             transcript: vec![],
             stderr: StderrExcerpt::NotCaptured {
@@ -159,4 +164,8 @@ impl Tally {
         };
         *slot += 1;
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

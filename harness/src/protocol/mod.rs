@@ -1,6 +1,7 @@
 //! The MCP wire protocol: revisions ([`revision`]), JSON-RPC ids ([`id`], and [`raw_id`]
 //! for ids read straight from text), message classification ([`jsonrpc`]), and the one
-//! helper that cuts server text down for reports ([`text`]). The bottom layer: it imports
+//! helper that cuts server text down for reports ([`text`]), and the `tools/call` messages
+//! inside outbound bytes ([`tool_call`]). The bottom layer: it imports
 //! nothing else of the crate.
 
 pub mod id;
@@ -8,6 +9,7 @@ pub mod jsonrpc;
 pub mod raw_id;
 pub mod revision;
 pub mod text;
+pub mod tool_call;
 
 pub use id::RequestId;
 pub use jsonrpc::{
@@ -15,6 +17,7 @@ pub use jsonrpc::{
     Response, classify,
 };
 pub use revision::{Revision, UnknownRevision};
+pub use tool_call::{TOOLS_CALL, ToolCall, tool_calls};
 
 /// Serializes an outbound request.
 pub fn request_json(id: &RequestId, method: &str, params: Option<&serde_json::Value>) -> Vec<u8> {

@@ -93,10 +93,10 @@ pub fn policy_notes(outcomes: &[ScenarioOutcome]) -> Vec<String> {
             }
         }
     }
-    by_reason
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let mut notes: Vec<String> = by_reason
         .into_iter()
         .map(|(why, (scenarios, calls))| {
-            let s = |n: usize| if n == 1 { "" } else { "s" };
             format!(
                 "{calls} tool call{} in {scenarios} scenario{} skipped: {} forbids them; {}",
                 s(calls),
@@ -105,7 +105,22 @@ pub fn policy_notes(outcomes: &[ScenarioOutcome]) -> Vec<String> {
                 why.remedy()
             )
         })
-        .collect()
+        .collect();
+    let fixture: Vec<u32> = outcomes
+        .iter()
+        .map(|o| o.fixture_calls)
+        .filter(|n| *n > 0)
+        .collect();
+    if !fixture.is_empty() {
+        let calls = fixture.iter().sum::<u32>() as usize;
+        notes.push(format!(
+            "{calls} call{} in {} scenario{} to official fixture tools not annotated readOnlyHint, made because --profile official-fixture takes the server for that fixture",
+            s(calls),
+            fixture.len(),
+            s(fixture.len())
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]

@@ -68,7 +68,8 @@ impl Walls {
             }
             // A server that ends after the handshake fails each scenario at once, and each
             // run shows its own evidence (stderr, the request that killed it): no wall.
-            SessionError::Closed { .. } | SessionError::Send { .. } => {}
+            // Nothing was sent: the server had no part in it.
+            SessionError::Closed { .. } | SessionError::Send { .. } | SessionError::Refused(_) => {}
         }
     }
 

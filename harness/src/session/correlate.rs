@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use std::time::Duration;
 
+use super::gate::ListPage;
 use super::{
     EXIT_GRACE, MAX_TIMEOUT_EXTENSIONS, Pending, Reply, Session, SessionError, Unsolicited,
     stateless,
@@ -107,6 +108,8 @@ impl Session {
         params: Option<Value>,
     ) -> Result<(), SessionError> {
         let params = self.stamp_params(params);
+        let bytes = request_json(&id, method, params.as_ref());
+        self.admit(&bytes)?;
         if method == "subscriptions/listen" {
             self.listens.push(id.to_value());
         }
@@ -120,7 +123,6 @@ impl Session {
             self.lowest_log_level = Some(self.lowest_log_level.map_or(rank, |l| l.min(rank)));
         }
         let declared = self.declared_by(params.as_ref());
-        let bytes = request_json(&id, method, params.as_ref());
         let progress_token = params
             .as_ref()
             .and_then(|p| p.pointer("/_meta/progressToken"))
@@ -137,6 +139,7 @@ impl Session {
                 progress_token,
                 log_level,
                 declared,
+                page: (method == "tools/list").then(|| list_page(params.as_ref())),
             },
         );
         self.transcript
@@ -170,6 +173,7 @@ impl Session {
         params: Option<Value>,
     ) -> Result<(), SessionError> {
         let bytes = notification_json(method, params.as_ref());
+        self.admit(&bytes)?;
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
         match self.transport.send(bytes).await {
@@ -260,6 +264,7 @@ impl Session {
                 progress_token,
                 log_level: None,
                 declared: None,
+                page: (method == "tools/list").then_some(ListPage::Unknown),
             },
         );
     }
@@ -505,6 +510,9 @@ impl Session {
                         self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
                     }
                 }
+                if let Some(page) = &pending.page {
+                    super::gate::lock(&self.gate).learn(page, result);
+                }
                 if pending.method == "completion/complete" {
                     let base = format!("{base}/result");
                     self.push_all(check::completion::result(result, rev, &base), index);
@@ -539,5 +547,14 @@ impl Session {
                 },
             );
         }
+    }
+}
+
+/// The `tools/list` page a request built from `params` asks for.
+fn list_page(params: Option<&Value>) -> ListPage {
+    match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => ListPage::First,
+        Some(Value::String(c)) => ListPage::After(c.clone()),
+        Some(_) => ListPage::Unknown,
     }
 }

@@ -38,6 +38,10 @@ pub enum SessionError {
         /// How the process ended, if it did and that is known.
         exit: Option<ExitInfo>,
     },
+    /// The tool-call gate kept the request from leaving: the user did not allow that
+    /// tool. Nothing was sent, so this is nobody's fault: the step is skipped.
+    #[error("{0}")]
+    Refused(super::Refused),
     /// The request could not be written.
     #[error("could not send `{method}`: {source}")]
     Send {
@@ -50,10 +54,11 @@ pub enum SessionError {
 }
 
 impl Session {
-    /// Turns a failed request into the finding it represents.
-    pub fn finding_for(&self, error: &SessionError) -> Finding {
-        let finding = self.failure_finding(error);
-        match error {
+    /// Turns a failed request into the finding it represents: none for a request the
+    /// tool-call gate kept back, since the server saw nothing of it.
+    pub fn finding_for(&self, error: &SessionError) -> Option<Finding> {
+        let finding = self.failure_finding(error)?;
+        Some(match error {
             SessionError::Timeout { .. } | SessionError::Unusable { .. } => {
                 finding.cause(Cause::Timeout)
             }
@@ -65,12 +70,14 @@ impl Session {
                 .cause(Cause::ServerGone {
                     at_handshake: method == "initialize",
                 }),
-        }
+            SessionError::Refused(_) => return None,
+        })
     }
 
-    fn failure_finding(&self, error: &SessionError) -> Finding {
+    fn failure_finding(&self, error: &SessionError) -> Option<Finding> {
         let rev = self.revision;
-        match error {
+        Some(match error {
+            SessionError::Refused(_) => return None,
             SessionError::Timeout { method, after } => {
                 let f = Finding::new(
                     &rules::SESSION_TIMEOUT,
@@ -141,6 +148,6 @@ impl Session {
                     f.evidence(format!("stderr:\n{}", tail.join("\n")))
                 }
             }
-        }
+        })
     }
 }

@@ -12,9 +12,11 @@ mod barrier;
 mod correlate;
 mod error;
 mod framing;
+pub mod gate;
 mod handshake;
 mod intake;
 mod raw;
+mod raw_http;
 #[cfg(test)]
 mod scripted;
 mod server_requests;
@@ -26,7 +28,7 @@ mod watch;
 mod window;
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -37,7 +39,9 @@ use crate::protocol::{ErrorObject, Message, Outcome, RequestId, Revision};
 use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
 pub use error::SessionError;
+pub use gate::{Refused, ToolGate};
 pub use raw::{RawRequest, raw_requests};
+pub use raw_http::{RawHttp, RawHttpError};
 pub use server_requests::input_response;
 pub use transcript::{Direction, Entry, Transcript};
 pub use watch::{Late, ShutdownWatch};
@@ -57,6 +61,9 @@ pub struct SessionConfig {
     /// `capabilities` sent in `initialize`. Empty by default: the server then must not
     /// send roots, sampling or elicitation requests.
     pub client_capabilities: Value,
+    /// What the user allowed to be called: every `tools/call` the session writes passes
+    /// its [`ToolGate`] first.
+    pub calls: crate::outcome::CallGrant,
 }
 
 impl Default for SessionConfig {
@@ -66,6 +73,7 @@ impl Default for SessionConfig {
             timeout: Duration::from_secs(10),
             startup_timeout: Duration::from_secs(30),
             client_capabilities: json!({}),
+            calls: crate::outcome::CallGrant::default(),
         }
     }
 }
@@ -127,6 +135,9 @@ struct Pending {
     /// earlier requests of the session declared (merged), to judge an `input_required` by
     /// the request's own (basic#statelessness).
     declared: Option<(Value, Value)>,
+    /// For `tools/list`: the page it asks for, so the tool-call gate knows when it has
+    /// read the server's whole list.
+    page: Option<gate::ListPage>,
 }
 
 /// However much progress a request reports, it gets at most this many timeouts in all.
@@ -168,6 +179,8 @@ const MAX_UNSOLICITED: usize = 10_000;
 /// frame received and checked, every finding, until [`Session::finish`].
 pub struct Session {
     transport: Box<dyn Transport>,
+    /// Decides every `tools/call` before it leaves; shared with raw HTTP exchanges.
+    gate: Arc<Mutex<ToolGate>>,
     schemas: Arc<SchemaStore>,
     config: SessionConfig,
     /// The revision spoken now: requested until the server answers `initialize`.
@@ -252,6 +265,7 @@ impl Session {
     ) -> Self {
         Session {
             transport,
+            gate: Arc::new(Mutex::new(ToolGate::new(config.calls.clone()))),
             schemas,
             revision: config.revision,
             config,
@@ -341,9 +355,29 @@ impl Session {
         self.transport.describe()
     }
 
-    /// The HTTP connection, for raw exchanges (HTTP transports only).
-    pub fn http(&self) -> Option<crate::transport::http::HttpHandle> {
-        self.transport.http()
+    /// The HTTP connection, for raw exchanges (HTTP transports only): every body sent
+    /// through it passes the session's tool-call gate.
+    pub fn http(&self) -> Option<RawHttp> {
+        Some(RawHttp::new(self.transport.http()?, self.gate.clone()))
+    }
+
+    /// Lets `bytes` leave if the tool-call gate allows every `tools/call` in them.
+    fn admit(&self, bytes: &[u8]) -> Result<(), SessionError> {
+        gate::lock(&self.gate)
+            .admit(bytes)
+            .map_err(SessionError::Refused)
+    }
+
+    /// Whether the tool-call gate would let `bytes` leave (nothing counted), for a caller
+    /// that registers what it sends before sending it (the fuzzer).
+    pub fn check_calls(&self, bytes: &[u8]) -> Result<(), Refused> {
+        gate::lock(&self.gate).judge(bytes).map(drop)
+    }
+
+    /// Calls the gate let through only because the user took the server for the
+    /// official conformance fixture (`--profile official-fixture`), so far.
+    pub fn fixture_calls(&self) -> u32 {
+        gate::lock(&self.gate).fixture_calls()
     }
 
     /// Records bytes sent outside the transport (a scenario's raw exchange).

@@ -13,6 +13,7 @@ impl Session {
     /// fuzzer over HTTP): a POST refused with an HTTP error status and no JSON-RPC
     /// response fails with [`TransportError::Rejected`], where `send_raw` takes it silently.
     pub async fn send_frame(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        self.admit(&bytes)?;
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
         self.note_raw_progress_tokens(&bytes);
@@ -28,6 +29,10 @@ impl Session {
 
     /// Sends bytes exactly as given (framing tests).
     pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        // The server reads lines: a line begun by an earlier write is judged whole-so-far.
+        let mut line = self.raw_partial_line.clone();
+        line.extend_from_slice(&bytes);
+        self.admit(&line)?;
         self.transcript
             .push(Direction::Sent, String::from_utf8_lossy(&bytes));
         self.note_raw_line_progress_tokens(&bytes);
@@ -175,10 +180,16 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-7","progress":1}}"#,
             r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#,
         ]));
+        // The fuzzer that found it may call every tool (the gate would keep a call of an
+        // unlisted tool back under the default `readonly`).
+        let config = SessionConfig {
+            calls: crate::outcome::CallGrant::of(crate::outcome::ToolPolicy::All),
+            ..SessionConfig::default()
+        };
         let mut session = Session::new(
             Box::new(server),
             Arc::new(SchemaStore::new(SearchPath::default())),
-            SessionConfig::default(),
+            config,
             Instant::now(),
         );
         let id = RequestId::Number("7".into());

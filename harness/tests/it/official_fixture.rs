@@ -2,7 +2,9 @@
 //! a server on the Python SDK with the official suite's fixture names, started by mcpcheck
 //! itself over Streamable HTTP (`--serve`): the fixture passes every official scenario, and
 //! each broken variant (`--broken NAME`, thirdparty/official-fixture-defects.toml) fails
-//! exactly its scenarios. The default tool policy (readonly) still calls the fixture tools.
+//! exactly its scenarios. Under the default tool policy (readonly) the fixture tools, which
+//! carry no `readOnlyHint`, are called because `--profile official-fixture` says what the
+//! server is.
 //! Most official scenarios run at 2025-11-25; those only for 2026-07-28 get a second leg.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,7 +34,16 @@ fn official_verdicts(
     let serial = broken.is_some_and(|b| suite::official_fixture_defects()[b].serial);
     let line = serve(broken)?;
     let jobs = if serial { "1" } else { "4" };
-    let args = ["--serve", &line, "--include", "official/*", "--jobs", jobs];
+    let args = [
+        "--serve",
+        &line,
+        "--profile",
+        "official-fixture",
+        "--include",
+        "official/*",
+        "--jobs",
+        jobs,
+    ];
     let args = [&args[..], &["--protocol-version", revision]].concat();
     let (code, report, out) = json_report("run", &args, &[]);
     Some((code, verdicts(&report), out))
@@ -48,7 +59,7 @@ fn stateless_only() -> BTreeSet<String> {
 }
 
 #[test]
-fn the_fixture_passes_every_official_scenario_under_the_default_tool_policy() {
+fn the_fixture_passes_every_official_scenario_under_the_default_tool_policy_with_the_profile() {
     let Some((code, mut verdicts, mut out)) = official_verdicts(None, FIRST_LEG) else {
         return;
     };

@@ -37,6 +37,7 @@ fn outcome(id: &str, verdict: V, findings: Vec<Finding>) -> ScenarioOutcome {
         unchecked: vec![],
         skipped_steps: vec![],
         policy_skips: vec![],
+        fixture_calls: 0,
         duration_ms: 12,
         transcript: vec![
             entry(

@@ -8,16 +8,14 @@
 //! only on loopback; a check that needs a credential the user did not give is skipped
 //! with the flag that provides it. Every exchange is in the transcript, tokens redacted.
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::{Value, json};
 
 use super::http::HttpStop;
 use crate::check::auth::{self as rules, Challenge};
 use crate::scenario::model::auth::AuthCheck;
-use crate::session::Session;
-use crate::transport::http::{
-    HttpHandle, HttpRecord, POST_ACCEPT, error_chain, is_tls_failure, stateless_headers,
-};
+use crate::session::{RawHttp, RawHttpError, Session};
+use crate::transport::http::{HttpRecord, POST_ACCEPT, stateless_headers};
 
 /// A token no authorization server issued (not a secret: it is made up).
 const INVALID_TOKEN: &str = "mcpcheck-invalid-token-0f3c9a";
@@ -58,7 +56,7 @@ impl Reply {
 /// The session and endpoint the step works on.
 struct Ctx<'a> {
     session: &'a mut Session,
-    handle: HttpHandle,
+    handle: RawHttp,
 }
 
 /// Runs one check; `Ok` holds the broken expectations (empty: all held).
@@ -421,13 +419,11 @@ impl Ctx<'_> {
         if !rules::is_loopback(&parsed) {
             return Ok(None);
         }
-        let request = self
-            .handle
-            .client()
-            .get(parsed)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .build()
-            .map_err(|e| format!("building the request: {e}"))?;
+        let mut request = reqwest::Request::new(reqwest::Method::GET, parsed);
+        request.headers_mut().insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("application/json"),
+        );
         let r = self.send(request).await?;
         if r.status != 200 {
             return Err(format!("answered {}", r.status));
@@ -460,30 +456,35 @@ impl Ctx<'_> {
                 } } })
         };
         let options = self.handle.options().clone();
-        let mut req = self
-            .handle
-            .client()
-            .post(options.url.clone())
-            .header(reqwest::header::ACCEPT, POST_ACCEPT)
-            .header(reqwest::header::CONTENT_TYPE, "application/json");
+        let mut request = reqwest::Request::new(reqwest::Method::POST, options.url.clone());
+        let headers = request.headers_mut();
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static(POST_ACCEPT),
+        );
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         for (k, v) in options.headers.iter().filter(|(k, _)| *k != AUTHORIZATION) {
-            req = req.header(k, v);
+            headers.append(k, v.clone());
         }
         if !revision.has_handshake() {
             for (k, v) in stateless_headers(&body, Some(revision.as_str())).unwrap_or_default() {
-                req = req.header(k, v);
+                let name = HeaderName::from_bytes(k.as_bytes())
+                    .map_err(|_| HttpStop::Error(format!("`{k}` is not a header name")))?;
+                let value = HeaderValue::from_str(&v)
+                    .map_err(|_| HttpStop::Error(format!("`{v}` is not a header value")))?;
+                headers.insert(name, value);
             }
         }
         if let Some(t) = token {
             let mut v = HeaderValue::from_str(&format!("Bearer {t}"))
                 .map_err(|_| HttpStop::Error("a token is not a valid header value".into()))?;
             v.set_sensitive(true);
-            req = req.header(AUTHORIZATION, v);
+            headers.insert(AUTHORIZATION, v);
         }
-        let request = req
-            .body(body.to_string())
-            .build()
-            .map_err(|e| HttpStop::Error(format!("building the request: {e}")))?;
+        *request.body_mut() = Some(body.to_string().into());
         self.session.record_sent(body.to_string());
         self.send(request)
             .await
@@ -498,7 +499,7 @@ impl Ctx<'_> {
         let request_headers = self.handle.record_headers(request.headers());
         let timeout = self.handle.options().timeout;
         let result = tokio::time::timeout(timeout, async {
-            let response = self.handle.client().execute(request).await?;
+            let response = self.handle.execute(request).await?;
             let status = response.status().as_u16();
             let headers = response.headers().clone();
             let mut body = Vec::new();
@@ -510,7 +511,7 @@ impl Ctx<'_> {
                     break;
                 }
             }
-            Ok::<_, reqwest::Error>(Reply {
+            Ok::<_, RawHttpError>(Reply {
                 status,
                 headers,
                 body,
@@ -532,12 +533,12 @@ impl Ctx<'_> {
                 Ok(reply)
             }
             Ok(Err(e)) => {
-                let error = redact(error_chain(&e));
+                let error = e.describe(&self.handle);
                 self.session.record_http(HttpRecord::Failed {
                     method,
                     url,
                     error: error.clone(),
-                    tls: is_tls_failure(&e),
+                    tls: e.is_tls(),
                 });
                 Err(error)
             }

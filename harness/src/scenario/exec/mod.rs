@@ -10,8 +10,9 @@
 //! The executor's parts, each an `impl Executor` block: `step` dispatches steps and
 //! reports them, `request` sends requests and checks their replies, `wait` awaits what
 //! the server sends on its own (notifications, silence, exit, stderr), `paginate`
-//! follows cursors, `input` answers `input_required` rounds (2026-07-28), `tools`
-//! applies the tool-call policy, `http` runs the raw `http` step.
+//! follows cursors, `input` answers `input_required` rounds (2026-07-28), `http` runs
+//! the raw `http` step. Which `tools/call` may leave is the session's tool-call gate's
+//! decision, not the executor's (`session::gate`).
 
 mod auth;
 mod burst;
@@ -21,7 +22,6 @@ mod negotiate;
 mod paginate;
 mod request;
 mod step;
-mod tools;
 mod wait;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -175,6 +175,7 @@ pub async fn run_leased(
             unchecked,
             skipped_steps,
             policy_skips: Vec::new(),
+            fixture_calls: 0,
             duration_ms: started.elapsed().as_millis() as u64,
             transcript,
             stderr,
@@ -286,7 +287,9 @@ pub async fn run_leased(
         Some(log) if reused => log.mark(),
         _ => 0,
     };
-    let mut exec = Executor::new(scenario, session, config.tools, spec.clone());
+    // A shared session's gate counts for every scenario it served: this one's are the rest.
+    let fixture_mark = session.fixture_calls();
+    let mut exec = Executor::new(scenario, session, spec.clone());
     exec.handshake_done = reused;
     exec.capabilities = config.session.client_capabilities.clone();
     exec.set_revision_vars();
@@ -312,6 +315,7 @@ pub async fn run_leased(
         ..
     } = exec;
     let mut session = session;
+    let fixture_calls = session.fixture_calls() - fixture_mark;
     // A request of its own the server read and ignored (invalid JSON-RPC it need not
     // answer) need not cost the next scenario a server: a ping shows it is still serving.
     let stopped = matches!(skip, Some(Stop::Failed | Stop::Error(_)));
@@ -372,6 +376,7 @@ pub async fn run_leased(
     });
     let verdict = match (skip, broken(&findings)) {
         (Some(Stop::Skip(reason)), _) => Verdict::Skip { reason },
+        (Some(Stop::Refused(reason)), None) => Verdict::Skip { reason },
         (Some(Stop::Error(reason)), _) => Verdict::Error { reason },
         (_, Some(verdict)) => verdict,
 
@@ -403,6 +408,7 @@ pub async fn run_leased(
         stderr,
     );
     done.policy_skips = policy_skips;
+    done.fixture_calls = fixture_calls;
     Ran {
         outcome: done,
         session,
@@ -493,6 +499,10 @@ enum Stop {
     /// An allowed error answer (`on_error: next`): the enclosing `for_each` goes on with
     /// its next item; at the top level the scenario ends there.
     Next(String),
+    /// The tool-call gate kept a `tools/call` back (recorded as a policy skip): like
+    /// `Next`, the enclosing `for_each` goes on with its next item; at the top level the
+    /// scenario is skipped, since what it checks was not run.
+    Refused(String),
 }
 
 struct Executor<'a> {
@@ -513,11 +523,6 @@ struct Executor<'a> {
     depth: usize,
     /// Set by an `expect: notification` with `otherwise: skip` that saw nothing.
     not_exercised: Option<String>,
-    policy: ToolPolicy,
-    /// Tools seen in any `tools/list` result, by name, for the call policy.
-    tools: BTreeMap<String, Value>,
-    /// Whether a `tools/list` result has been seen (so `tools` is the server's list).
-    tools_listed: bool,
     /// Messages the server sent on its own, not yet matched by an expectation.
     inbox: VecDeque<Unsolicited>,
     /// Inbox length when the last raw bytes were sent: a null-id response older than
@@ -549,7 +554,7 @@ struct Executor<'a> {
 }
 
 impl<'a> Executor<'a> {
-    fn new(scenario: &'a Scenario, session: Session, policy: ToolPolicy, spec: String) -> Self {
+    fn new(scenario: &'a Scenario, session: Session, spec: String) -> Self {
         let vars = builtin_vars::for_revision(session.revision(), &Value::Null);
         Executor {
             scenario,
@@ -562,9 +567,6 @@ impl<'a> Executor<'a> {
             loop_runs: BTreeMap::new(),
             depth: 0,
             not_exercised: None,
-            policy,
-            tools: BTreeMap::new(),
-            tools_listed: false,
             inbox: VecDeque::new(),
             mark: 0,
             settled: false,
@@ -612,8 +614,14 @@ impl<'a> Executor<'a> {
     }
 
     fn session_failure(&mut self, e: &SessionError) -> Stop {
+        // The gate kept the request back: nothing was sent, so nothing to judge.
+        let Some(mut f) = self.session.finding_for(e) else {
+            return match e {
+                SessionError::Refused(refused) => self.refused(refused.clone()),
+                _ => Stop::Error(format!("{e}: no finding to report")),
+            };
+        };
         // The server failed this scenario's own request: that is this scenario's failure.
-        let mut f = self.session.finding_for(e);
         f.rule = self.rule.clone();
         // A server that is gone fails whatever the scenario; silence in a SHOULD-level
         // scenario (say, no answer to malformed input) is only as bad as that scenario.
@@ -623,6 +631,15 @@ impl<'a> Executor<'a> {
         };
         self.findings.push(f);
         Stop::Failed
+    }
+
+    /// Records a call the gate refused (the summary counts it, the report lists it) and
+    /// stops the steps it belongs to.
+    fn refused(&mut self, refused: crate::session::Refused) -> Stop {
+        self.policy_skips.push(refused.why);
+        let at = format!("{}: {refused}", self.scenario.source);
+        self.skipped_steps.push(at.clone());
+        Stop::Refused(at)
     }
 
     fn render(&self, t: &Template, line: usize) -> Result<Value, Stop> {

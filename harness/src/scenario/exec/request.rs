@@ -11,7 +11,7 @@ use crate::scenario::model::{Check, OnError, RequestStep, ResponseExpectation};
 use crate::session::{Reply, raw_requests};
 
 impl Executor<'_> {
-    /// Sends one request; `None` when the tool-call policy skips it.
+    /// Sends one request; `None` when its `requires` are not met.
     pub(super) async fn send(
         &mut self,
         r: &RequestStep,
@@ -49,21 +49,6 @@ impl Executor<'_> {
                 let token = format!("{}-line{}", self.fresh(), r.line);
                 meta.insert("progressToken".into(), json!(token));
             }
-            let name = params
-                .as_ref()
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            if let Some(why) = self.forbidden(&name) {
-                self.policy_skips.push(why);
-                self.skipped_steps.push(format!(
-                    "{}:{}: tools/call `{name}` skipped: {why}",
-                    self.scenario.source, r.line
-                ));
-                return Ok(None);
-            }
-            self.tool_calls_sent += 1;
         }
         let id = match &r.id {
             Some(Value::String(s)) => RequestId::String(s.clone()),
@@ -76,10 +61,15 @@ impl Executor<'_> {
             }
             None => self.session.allocate_id(),
         };
+        // The session's tool-call gate decides whether a `tools/call` leaves; a refused
+        // one stops the steps it belongs to (`Stop::Refused`), recorded as a policy skip.
         self.session
             .send_request(id.clone(), &method, params.clone())
             .await
             .map_err(|e| self.session_failure(&e))?;
+        if method == "tools/call" {
+            self.tool_calls_sent += 1;
+        }
         Ok(Some((id, method, params)))
     }
 
@@ -135,14 +125,6 @@ impl Executor<'_> {
         method: &str,
         id: &RequestId,
     ) {
-        if method == "tools/list"
-            && let Some(result) = reply.result()
-            && let Some(tools) = result.get("tools").and_then(Value::as_array)
-        {
-            let tools = tools.clone();
-            let complete = result.get("nextCursor").is_none() && r.params.is_none();
-            self.remember_tools(&tools, complete);
-        }
         let message = response_value(id, reply);
         for (name, pointer) in &r.capture {
             match message.pointer(pointer) {

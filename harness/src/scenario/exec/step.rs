@@ -89,7 +89,7 @@ impl Executor<'_> {
                 reason: reason.clone(),
             },
             Err(Stop::Failed) => StepEnd::Failed,
-            Err(Stop::Next(reason)) => StepEnd::Skipped {
+            Err(Stop::Next(reason) | Stop::Refused(reason)) => StepEnd::Skipped {
                 reason: reason.clone(),
             },
             Ok(()) if raised(Severity::Failure) => StepEnd::Failed,
@@ -293,7 +293,8 @@ impl Executor<'_> {
                     let done = self.run_steps(steps).await;
                     self.depth -= 1;
                     match done {
-                        Err(Stop::Next(_)) => {} // an allowed error: on to the next item
+                        // An allowed error, or a call the gate refused: on to the next item.
+                        Err(Stop::Next(_) | Stop::Refused(_)) => {}
                         other => other?,
                     }
                 }
@@ -312,9 +313,6 @@ impl Executor<'_> {
                 let items = self
                     .paginate(method, key, base, *on_error, same, line)
                     .await?;
-                if method == "tools/list" {
-                    self.remember_tools(&items, true);
-                }
                 self.vars.insert(into.clone(), Value::Array(items));
                 Ok(())
             }

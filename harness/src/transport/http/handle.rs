@@ -38,7 +38,9 @@ pub struct HttpHandle {
 }
 
 impl HttpHandle {
-    /// The HTTP client the transport uses (its TLS setup included).
+    /// The HTTP client the transport uses (its TLS setup included). Outside the transport,
+    /// only `session::RawHttp` sends with it, after the tool-call gate (a test in
+    /// `session::gate` keeps it so); others build a `reqwest::Request` and hand it to that.
     pub fn client(&self) -> &reqwest::Client {
         &self.client
     }

@@ -9,15 +9,13 @@ use serde_json::Value;
 use super::sse::read_events;
 use super::{Answer, SseAcc, SseEnd};
 use crate::scenario::model::http::HttpStep;
-use crate::session::Session;
-use crate::transport::http::{
-    DEFAULT_RETRY, HttpHandle, HttpRecord, MAX_RESUMES, error_chain, is_tls_failure,
-};
+use crate::session::{RawHttp, Session};
+use crate::transport::http::{DEFAULT_RETRY, HttpRecord, MAX_RESUMES};
 
 /// Sends `request` and reads the answer within the step's `within`; `Err` is a request
 /// that got no HTTP response (already recorded in the transcript).
 pub(super) async fn exchange(
-    handle: &HttpHandle,
+    handle: &RawHttp,
     request: reqwest::Request,
     step: &HttpStep,
     session: &mut Session,
@@ -33,15 +31,15 @@ pub(super) async fn exchange(
     if let Some(b) = sent_body {
         session.record_sent(b);
     }
-    let response = match tokio::time::timeout_at(deadline, handle.client().execute(request)).await {
+    let response = match tokio::time::timeout_at(deadline, handle.execute(request)).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
-            let error = handle.options().redact(&error_chain(&e));
+            let error = e.describe(handle);
             session.record_http(HttpRecord::Failed {
                 method,
                 url,
                 error: error.clone(),
-                tls: is_tls_failure(&e),
+                tls: e.is_tls(),
             });
             return Err(error);
         }
@@ -70,7 +68,7 @@ pub(super) async fn exchange(
 /// Reads the answer to a request already sent (`sent`: its method, URL and recorded
 /// headers) until the step's `deadline`, resuming an SSE stream as the spec asks.
 pub(super) async fn answer(
-    handle: &HttpHandle,
+    handle: &RawHttp,
     response: reqwest::Response,
     step: &HttpStep,
     session: &mut Session,
@@ -148,24 +146,23 @@ pub(super) async fn answer(
             };
             let url = request.url().to_string();
             let request_headers = handle.record_headers(request.headers());
-            let response =
-                match tokio::time::timeout_at(deadline, handle.client().execute(request)).await {
-                    Ok(Ok(r)) => r,
-                    Ok(Err(e)) => {
-                        let error = handle.options().redact(&error_chain(&e));
-                        session.record_http(HttpRecord::Failed {
-                            method: "GET".into(),
-                            url,
-                            error: error.clone(),
-                            tls: is_tls_failure(&e),
-                        });
-                        acc.problems.push(format!(
+            let response = match tokio::time::timeout_at(deadline, handle.execute(request)).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => {
+                    let error = e.describe(handle);
+                    session.record_http(HttpRecord::Failed {
+                        method: "GET".into(),
+                        url,
+                        error: error.clone(),
+                        tls: e.is_tls(),
+                    });
+                    acc.problems.push(format!(
                         "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"
                     ));
-                        break;
-                    }
-                    Err(_) => break,
-                };
+                    break;
+                }
+                Err(_) => break,
+            };
             let status = response.status().as_u16();
             let headers = response.headers().clone();
             let response_headers = handle.record_headers(&headers);
@@ -231,7 +228,10 @@ pub(super) async fn answer(
                 }
                 Ok(None) => break,
                 Ok(Some(Err(e))) => {
-                    note = Some(format!("reading the body failed: {}", error_chain(&e)));
+                    note = Some(format!(
+                        "reading the body failed: {}",
+                        crate::transport::http::error_chain(&e)
+                    ));
                     break;
                 }
                 Ok(Some(Ok(chunk))) => {

@@ -10,8 +10,9 @@ use serde_json::Value;
 use super::HttpStop;
 use super::exchange::answer;
 use crate::scenario::model::http::HttpStep;
+use crate::session::RawHttp;
 use crate::session::Session;
-use crate::transport::http::{HttpHandle, HttpRecord, error_chain, is_tls_failure};
+use crate::transport::http::HttpRecord;
 
 /// The id of copy `k` (1-based) of a request whose id is `id`: `"x"` becomes `"x-k"`, a
 /// number `n` becomes `n + k - 1`, anything else is kept.
@@ -50,7 +51,7 @@ pub(super) async fn run(
     body: Option<Value>,
     headers: Option<Value>,
     session: &mut Session,
-    handle: &HttpHandle,
+    handle: &RawHttp,
     session_id: Option<String>,
 ) -> Result<Vec<String>, HttpStop> {
     let deadline = tokio::time::Instant::now() + step.within;
@@ -70,7 +71,6 @@ pub(super) async fn run(
         }
         copies.push((step, request, sent));
     }
-    let client = handle.client();
     let responses = join_all(
         copies
             .iter_mut()
@@ -78,16 +78,13 @@ pub(super) async fn run(
                 let request = request.try_clone();
                 async {
                     match request {
-                        Some(r) => tokio::time::timeout_at(deadline, client.execute(r))
+                        Some(r) => tokio::time::timeout_at(deadline, handle.execute(r))
                             .await
                             .map_err(|_| {
                                 let error = format!("no response headers within {:?}", step.within);
                                 (error, false)
                             })?
-                            .map_err(|e| {
-                                let error = handle.options().redact(&error_chain(&e));
-                                (error, is_tls_failure(&e))
-                            }),
+                            .map_err(|e| (e.describe(handle), e.is_tls())),
                         None => Err(("the request could not be copied".to_owned(), false)),
                     }
                 }

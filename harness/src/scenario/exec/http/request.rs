@@ -26,17 +26,13 @@ pub(super) fn build(
     } else {
         POST_ACCEPT
     };
-    let mut req = handle
-        .client()
-        .request(method, options.url.clone())
-        .header(reqwest::header::ACCEPT, accept);
-    for (k, v) in &options.headers {
-        req = req.header(k, v);
-    }
-    let mut request = req
-        .build()
-        .map_err(|e| HttpStop::Error(format!("building the request: {e}")))?;
+    // Built here, sent by the session (`RawHttp::execute`), after the tool-call gate.
+    let mut request = reqwest::Request::new(method, options.url.clone());
     let headers = request.headers_mut();
+    headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static(accept));
+    for (k, v) in &options.headers {
+        headers.append(k, v.clone());
+    }
     let mut set = |name: &str, value: &str| -> Result<(), HttpStop> {
         let n = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| HttpStop::Error(format!("`{name}` is not a header name")))?;

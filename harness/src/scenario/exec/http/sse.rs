@@ -5,8 +5,9 @@
 use serde_json::Value;
 
 use super::{SseAcc, SseEnd};
+use crate::session::RawHttp;
 use crate::session::Session;
-use crate::transport::http::{HttpHandle, HttpRecord};
+use crate::transport::http::HttpRecord;
 use crate::transport::sse_reader::SseReader;
 
 /// Reads one SSE connection until the awaited response, its end, `deadline`, or (with
@@ -17,7 +18,7 @@ use crate::transport::sse_reader::SseReader;
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn read_events(
     session: &mut Session,
-    handle: &HttpHandle,
+    handle: &RawHttp,
     response: reqwest::Response,
     stream: &str,
     deadline: tokio::time::Instant,
