@@ -44,4 +44,5 @@ mod stateless_run;
 mod stderr_expect;
 mod stdio_run;
 mod suite_mutation;
+mod tool_gate;
 mod verdicts;
