@@ -395,7 +395,7 @@ fn id_of(v: &Value) -> RequestId {
 mod tests {
     use super::*;
     use crate::protocol::Revision;
-    use crate::schema::{SchemaStore, SearchPath};
+    use crate::schema::{Origin, SchemaStore, SearchPath, test_dir};
     use rand::SeedableRng;
 
     /// Progress tokens MUST be unique across active requests (basic/utilities/progress);
@@ -412,12 +412,14 @@ mod tests {
     }
 
     fn fresh_tokens() {
-        let store = SchemaStore::new(SearchPath::standard(None));
+        let store = SchemaStore::new(SearchPath {
+            dirs: vec![(test_dir::schema_dir(), Origin::Flag)],
+        });
         let set = store.get(Revision::V2025_11_25);
         let set = set
             .as_ref()
             .as_ref()
-            .expect("the 2025-11-25 schema (set MCPCHECK_SCHEMA_DIR)");
+            .expect("the 2025-11-25 schema in the tests' schema directory");
         let mut surface = Surface {
             capabilities: json!({"tools": {}}),
             ..Surface::default()

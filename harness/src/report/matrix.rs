@@ -162,7 +162,7 @@ pub fn json(m: &Matrix<'_>) -> Result<String, serde_json::Error> {
     Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
-/// [`json`] written straight to `w`, never whole in memory (a run's report with its
+/// [`json()`] written straight to `w`, never whole in memory (a run's report with its
 /// transcripts is megabytes; `--format json -o FILE` without secrets to redact).
 pub fn write_json(m: &Matrix<'_>, w: impl std::io::Write) -> Result<(), serde_json::Error> {
     /// A leg: the run's report, or why the revision was not spoken.

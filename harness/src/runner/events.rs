@@ -1,4 +1,7 @@
-//! The one vocabulary between the runner and its reporters (DESIGN.md, habit 3).
+//! The one vocabulary between the runner and its reporters: every reporter (terminal, event
+//! log, the aggregate the file reports render) learns of a run only through these events, so a
+//! new reporter needs no change to the runner and none can disagree with another about what
+//! happened.
 //!
 //! The runner emits [`Event`]s while it runs, and so does the scenario executor through
 //! [`Observer`], which [`Emitter`] implements; reporters are [`EventSink`]s and never

@@ -5,6 +5,8 @@ pub mod ensure;
 pub mod fetch;
 pub mod pins;
 pub mod resolve;
+#[cfg(test)]
+pub(crate) mod test_dir;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -63,19 +63,14 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The official schemas: `$MCPCHECK_SCHEMA_DIR`, else `../shared/mcp-schema` beside the clone.
+/// The official schemas: `$MCPCHECK_SCHEMA_DIR`, else `../shared/mcp-schema` beside the
+/// clone (the rule the library's unit tests follow too: one file, included here).
 pub fn schema_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("MCPCHECK_SCHEMA_DIR") {
-        return PathBuf::from(dir);
-    }
-    let dir = workspace().join("../shared/mcp-schema");
-    assert!(
-        dir.is_dir(),
-        "no schemas: set MCPCHECK_SCHEMA_DIR or place them at {}",
-        dir.display()
-    );
-    dir
+    test_dir::schema_dir()
 }
+
+#[path = "../../../src/schema/test_dir.rs"]
+mod test_dir;
 
 /// The directory this build's binaries are in, as Cargo says: the directory of
 /// `CARGO_BIN_EXE_mcpcheck`, `<target>/<profile>/` (`<target>/<triple>/<profile>/` with
