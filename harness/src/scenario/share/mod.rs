@@ -211,7 +211,7 @@ pub fn last_user(
     ends && !calls_tools(&scenario.steps)
 }
 
-/// Whether the scenario judges a MUST rule of the whole session ([`whole_session_rule`])
+/// Whether the scenario judges a MUST rule of the whole session (`whole_session_rule`)
 /// and, on a shared session, hands it back: its verdict then waits for that session's
 /// shutdown, whose findings of its rule are its own (`Session::watch_shutdown`). What it
 /// did not see of the earlier windows broke no MUST, or the session would not have been
