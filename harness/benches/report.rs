@@ -84,6 +84,7 @@ fn synthetic() -> RunReport {
                 unchecked: vec![],
                 skipped_steps: vec![],
                 policy_skips: vec![],
+                fixture_calls: 0,
                 duration_ms: 40,
                 transcript,
                 stderr: mcpcheck::transport::StderrExcerpt::Captured {

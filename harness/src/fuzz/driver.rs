@@ -163,9 +163,12 @@ pub async fn run(
         let mut p = match current.take() {
             Some(p) => p,
             None => match f.spawn().await {
-                Ok((p, _)) => {
+                Ok((mut p, _)) => {
                     failed_spawns = 0;
                     generator.new_process();
+                    // The server's tools, as discovery listed them, for the new session's
+                    // tool-call gate (it lists nothing itself).
+                    p.session.know_tools(&surface.listing);
                     p
                 }
                 Err(e) => {

@@ -29,11 +29,15 @@ pub struct Surface {
     pub prompts: Vec<String>,
     /// URIs of the resources the server lists.
     pub resources: Vec<String>,
+    /// The `tools/list` entries as discovery read them, for the tool-call gate of every
+    /// later session.
+    pub listing: Vec<Value>,
 }
 
 impl Surface {
     /// Sorts tools into allowed and forbidden by the policy and their annotations.
     pub fn add_tools(&mut self, tools: &[Value], policy: ToolPolicy, allow_destructive: bool) {
+        self.listing.extend_from_slice(tools);
         for t in tools {
             let Some(name) = t.get("name").and_then(Value::as_str) else {
                 continue;

@@ -12,7 +12,6 @@ use super::process::endpoint_up;
 use super::repro::{self, Repro};
 use super::wire::{Expected, Framing};
 use super::{FuzzError, FuzzFinding};
-use crate::outcome::ToolPolicy;
 use crate::scenario::exec::ExecConfig;
 use crate::transport::stdio::ShutdownWaits;
 use crate::transport::target::Target;
@@ -190,12 +189,12 @@ impl Fuzzer<'_> {
         let mut gone = false;
         let exec = ExecConfig {
             target,
+            // The run's own tool-call grant: a reproducer calls what the run was allowed to.
             session: crate::session::SessionConfig {
                 revision: self.revision,
-                calls: crate::outcome::CallGrant::of(ToolPolicy::None),
                 ..self.config.session.clone()
             },
-            tools: ToolPolicy::None,
+            tools: self.config.tools,
             tool_args: Default::default(),
             negotiation: Default::default(),
             isolate: true,

@@ -63,6 +63,13 @@ pub fn to_yaml(r: &Repro, id: &str, title: &str, header: &[String]) -> String {
     let _ = writeln!(y, "rule: {}", r.rule);
     let _ = writeln!(y, "steps:");
     let _ = writeln!(y, "  - initialize:");
+    // The tool-call gate lets a `tools/call` out only for a tool whose listing it has read.
+    if r.writes
+        .iter()
+        .any(|w| !crate::protocol::tool_calls(w).is_empty())
+    {
+        let _ = writeln!(y, "  - paginate: {{ method: tools/list, into: tools }}");
+    }
     // Writes that leave a line open are joined with what completes it, so the executor
     // sees whole requests (it correlates ids per step).
     let mut pending: Vec<u8> = Vec::new();

@@ -55,7 +55,7 @@ impl Session {
     /// then no longer keep the session from serving another scenario, and an answer that
     /// comes for one later is a late answer, not a held one ([`Session::finish`]).
     pub async fn forgive_unanswered(&mut self, window: Duration) -> bool {
-        if self.pending.is_empty() && self.expired.keys().all(|id| self.forgiven.contains(id)) {
+        if self.requests.settled() {
             return true;
         }
         if self.transport.pid().is_none() || self.stdout_closed {
@@ -66,8 +66,7 @@ impl Session {
             return false;
         }
         // Still unanswered (raw requests nobody awaited, say): given up on now.
-        self.expired.extend(self.pending.drain());
-        self.forgiven.extend(self.expired.keys().cloned());
+        self.requests.forgive_all();
         true
     }
 

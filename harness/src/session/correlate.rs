@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 use super::gate::ListPage;
+use super::requests::Pending;
 use super::{
-    EXIT_GRACE, MAX_TIMEOUT_EXTENSIONS, Pending, Reply, Session, SessionError, Unsolicited,
-    stateless,
+    EXIT_GRACE, MAX_TIMEOUT_EXTENSIONS, Reply, Session, SessionError, Unsolicited, stateless,
 };
 use crate::check::{self, jsonrpc};
 use crate::protocol::{
@@ -20,19 +20,8 @@ use crate::transport::{ExitInfo, TransportError};
 impl Session {
     /// The next id mcpcheck would use.
     pub fn allocate_id(&mut self) -> RequestId {
-        // Skip ids a scenario chose itself, so the two never collide.
-        loop {
-            let id = RequestId::int(self.next_id);
-            self.next_id += 1;
-            if !self.pending.contains_key(&id)
-                && !self.answered.contains(&id)
-                && !self.expired.contains_key(&id)
-                && !self.reserved.contains(&id)
-                && !self.chosen.contains(&id)
-            {
-                return id;
-            }
-        }
+        // Skips ids a scenario chose itself, so the two never collide.
+        self.requests.allocate()
     }
 
     /// Sends a request and waits for its response.
@@ -131,7 +120,7 @@ impl Session {
             .then(|| params.as_ref()?.get("level")?.as_str())
             .flatten()
             .and_then(crate::check::stateless::log_rank);
-        self.pending.insert(
+        self.requests.open(
             id,
             Pending {
                 method: method.to_owned(),
@@ -191,11 +180,7 @@ impl Session {
 
     /// Waits for the response to `id`, processing everything else that arrives meanwhile.
     pub async fn wait_reply(&mut self, id: &RequestId) -> Result<Reply, SessionError> {
-        let method = self
-            .pending
-            .get(id)
-            .map(|p| p.method.clone())
-            .unwrap_or_default();
+        let method = self.requests.method_of(id).unwrap_or_default().to_owned();
         // A server may need time to start: the first request gets the startup allowance
         // (in 2026-07-28 that is server/discover, or whatever a scenario sends first).
         let timeout = if method == "initialize" || !self.server_up {
@@ -208,20 +193,20 @@ impl Session {
         let mut deadline = tokio::time::Instant::now() + timeout;
         let mut extensions = 0;
         loop {
-            if let Some(reply) = self.replies.remove(id) {
+            if let Some(reply) = self.requests.take_reply(id) {
                 return Ok(reply);
             }
-            if let Some(reason) = self.spoiled.remove(id) {
+            if let Some(reason) = self.requests.take_spoiled(id) {
                 return Err(SessionError::Unusable { method, reason });
             }
             // A client may restart its timeout when the request reports progress
             // (spec: basic/lifecycle#timeouts), so long-running tools are not hangs.
-            if self.progressed.remove(id) && extensions < MAX_TIMEOUT_EXTENSIONS {
+            if self.requests.take_progressed(id) && extensions < MAX_TIMEOUT_EXTENSIONS {
                 extensions += 1;
                 deadline = tokio::time::Instant::now() + timeout;
             }
             if self.stdout_closed {
-                self.pending.remove(id);
+                self.requests.drop_pending(id);
                 self.await_exit_info().await;
                 return Err(SessionError::Closed {
                     method,
@@ -254,19 +239,10 @@ impl Session {
     /// Registers a request that was sent some other way (raw bytes), so its response is
     /// correlated and checked like any other.
     pub fn expect_reply(&mut self, id: RequestId, method: &str) {
-        // A progress token in raw bytes already sent (or sent next) belongs to this request.
-        let progress_token = self.raw_progress_tokens.remove(&id);
-        self.pending.insert(
-            id,
-            Pending {
-                method: method.to_owned(),
-                revision: self.revision,
-                progress_token,
-                log_level: None,
-                declared: None,
-                page: (method == "tools/list").then_some(ListPage::Unknown),
-            },
-        );
+        // A progress token in raw bytes already sent (or sent next) joins it on opening.
+        let mut pending = Pending::of(method, self.revision);
+        pending.page = (method == "tools/list").then_some(ListPage::Unknown);
+        self.requests.open(id, pending);
     }
 
     /// `window`, or the start-up allowance if that is longer and the server has not
@@ -286,7 +262,7 @@ impl Session {
     pub async fn poll_reply(&mut self, id: &RequestId, window: Duration) -> Option<Reply> {
         let deadline = tokio::time::Instant::now() + window;
         loop {
-            if let Some(reply) = self.replies.remove(id) {
+            if let Some(reply) = self.requests.take_reply(id) {
                 return Some(reply);
             }
             if self.stdout_closed || !self.receive_one(deadline).await {
@@ -338,41 +314,28 @@ impl Session {
             }),
             (None, None) => return,
         };
-        if let Some(key) = self.match_pending(&id)
-            && let Some((_, late)) = self.take_pending(&key)
+        if let Some(key) = self.requests.matching(&id)
+            && let Some((_, late)) = self.requests.take(&key)
         {
-            self.answered.insert(key.clone());
-            if !late {
-                self.replies.insert(
-                    key,
-                    Reply {
-                        frame: index,
-                        outcome,
-                        salvaged: true,
-                    },
-                );
-            }
+            let reply = (!late).then_some(Reply {
+                frame: index,
+                outcome,
+                salvaged: true,
+            });
+            self.requests.answer(key, reply);
         }
     }
 
     /// Ends the wait for pending request `key`: its answer came, unusable (`why`). It moves
     /// to the expired ones, so a usable answer after all is still checked.
     pub(super) fn spoil(&mut self, key: &RequestId, why: String) {
-        if self.expire(key) {
-            self.spoiled.insert(key.clone(), why);
-        }
+        self.requests.spoil(key, why);
     }
 
     /// Gives up on pending request `id` (a late answer is still checked, not awaited);
     /// whether it was pending.
     pub(super) fn expire(&mut self, id: &RequestId) -> bool {
-        match self.pending.remove(id) {
-            Some(p) => {
-                self.expired.insert(id.clone(), p);
-                true
-            }
-            None => false,
-        }
+        self.requests.give_up(id)
     }
 
     /// Takes in one message (or notes that the output closed); `false` when `deadline`
@@ -389,28 +352,6 @@ impl Session {
             }
             Err(_) => false,
         }
-    }
-
-    /// The pending request `id` answers: exactly, or (a finding later) the same text
-    /// under another JSON type.
-    fn match_pending(&self, id: &RequestId) -> Option<RequestId> {
-        if self.pending.contains_key(id) || self.expired.contains_key(id) {
-            return Some(id.clone());
-        }
-        self.pending
-            .keys()
-            .chain(self.expired.keys())
-            .find(|k| k.same_text_other_type(id))
-            .cloned()
-    }
-
-    /// Takes the request `key` answers out of the waiting (or timed-out) set. The flag
-    /// says whether it had already timed out.
-    fn take_pending(&mut self, key: &RequestId) -> Option<(Pending, bool)> {
-        if let Some(p) = self.pending.remove(key) {
-            return Some((p, false));
-        }
-        self.expired.remove(key).map(|p| (p, true))
     }
 
     /// After a timeout the client should cancel the request (spec: `basic/lifecycle#timeouts`);
@@ -446,19 +387,13 @@ impl Session {
             });
             return;
         };
-        let matched = self.match_pending(&id);
-        let taken = matched.as_ref().and_then(|key| self.take_pending(key));
+        let matched = self.requests.matching(&id);
+        let taken = matched.as_ref().and_then(|key| self.requests.take(key));
         let (Some(key), Some((pending, late))) = (matched, taken) else {
-            let answered = self.answered.contains(&id);
+            let answered = self.requests.was_answered(&id);
             // The handshake is the only request sent: an answer under another id can only
             // be its answer, and no answer will come under its own.
-            if self.answered.is_empty()
-                && self.expired.is_empty()
-                && self.pending.len() == 1
-                && let Some((key, p)) = self.pending.iter().next()
-                && matches!(p.method.as_str(), "initialize" | "server/discover")
-            {
-                let key = key.clone();
+            if let Some(key) = self.requests.lone_opening() {
                 self.spoil(
                     &key,
                     format!("it was answered under id {id}, not {key} (the only request sent)"),
@@ -536,17 +471,12 @@ impl Session {
                 self.check_error_schema(value, index, base)
             }
         }
-        self.answered.insert(key.clone());
-        if !late {
-            self.replies.insert(
-                key,
-                Reply {
-                    frame: index,
-                    outcome: response.outcome,
-                    salvaged: false,
-                },
-            );
-        }
+        let reply = (!late).then(|| Reply {
+            frame: index,
+            outcome: response.outcome,
+            salvaged: false,
+        });
+        self.requests.answer(key, reply);
     }
 }
 

@@ -13,7 +13,7 @@ impl Session {
     /// timeout.
     fn spoil_answered(&mut self, line: &[u8], frame: Option<usize>, what: &str) {
         if let Some(id) = crate::protocol::raw_id::leading_id(line)
-            && self.pending.contains_key(&id)
+            && self.requests.is_pending(&id)
         {
             let at = frame.map(|i| format!(" (frame #{i})")).unwrap_or_default();
             self.spoil(

@@ -170,27 +170,11 @@ impl Session {
     fn check_progress(&mut self, params: &Value, index: Option<usize>, base: &str) {
         let state = match params.get("progressToken") {
             None => TokenState::Unknown, // the check leaves it to the schema
-            Some(token) => {
-                let carries = |p: &super::Pending| p.progress_token.as_ref() == Some(token);
-                let active = self
-                    .pending
-                    .iter()
-                    .find(|(_, p)| carries(p))
-                    .map(|(id, _)| id.clone());
-                let timed_out = || {
-                    self.expired
-                        .iter()
-                        .find(|(_, p)| carries(p))
-                        .map(|(id, _)| id.clone())
-                };
-                match active {
-                    Some(id) => {
-                        self.progressed.insert(id.clone());
-                        TokenState::Active(id)
-                    }
-                    None => timed_out().map_or(TokenState::Unknown, TokenState::TimedOut),
-                }
-            }
+            Some(token) => match self.requests.progress_on(token) {
+                Some((id, true)) => TokenState::Active(id),
+                Some((id, false)) => TokenState::TimedOut(id),
+                None => TokenState::Unknown,
+            },
         };
         let findings =
             progress::notification(params, state, &mut self.progress, self.revision, base);

@@ -17,6 +17,7 @@ mod handshake;
 mod intake;
 mod raw;
 mod raw_http;
+mod requests;
 #[cfg(test)]
 mod scripted;
 mod server_requests;
@@ -27,7 +28,7 @@ mod validate;
 mod watch;
 mod window;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,7 @@ use serde_json::{Value, json};
 
 use crate::check::Finding;
 use crate::check::progress::ProgressHistory;
-use crate::protocol::{ErrorObject, Message, Outcome, RequestId, Revision};
+use crate::protocol::{ErrorObject, Message, Outcome, Revision};
 use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
 pub use error::SessionError;
@@ -121,25 +122,6 @@ pub struct Handshake {
     pub skip_initialized: bool,
 }
 
-#[derive(Debug)]
-struct Pending {
-    method: String,
-    /// The revision in force when the request was sent (decides its result schema).
-    revision: Revision,
-    /// The request's `_meta.progressToken`: progress on it restarts the timeout.
-    progress_token: Option<Value>,
-    /// For `logging/setLevel`: the rank (in `check::stateless::LOG_LEVELS`) of the level
-    /// it asks for, in force once it is answered with a result.
-    log_level: Option<usize>,
-    /// 2026-07-28: the client capabilities the request's `_meta` declared, and those the
-    /// earlier requests of the session declared (merged), to judge an `input_required` by
-    /// the request's own (basic#statelessness).
-    declared: Option<(Value, Value)>,
-    /// For `tools/list`: the page it asks for, so the tool-call gate knows when it has
-    /// read the server's whole list.
-    page: Option<gate::ListPage>,
-}
-
 /// However much progress a request reports, it gets at most this many timeouts in all.
 const MAX_TIMEOUT_EXTENSIONS: u32 = 30;
 
@@ -187,32 +169,13 @@ pub struct Session {
     revision: Revision,
     transcript: Transcript,
     findings: Vec<Finding>,
-    next_id: i64,
-    pending: HashMap<RequestId, Pending>,
-    replies: HashMap<RequestId, Reply>,
-    answered: HashSet<RequestId>,
-    /// Pending requests that reported progress since their timeout clock last started.
-    progressed: HashSet<RequestId>,
+    /// Every request sent, by id: allocation, the awaited, the answered, the given up.
+    requests: requests::RequestBook,
     /// The last `progress` value seen per progress token.
     progress: ProgressHistory,
-    /// Progress tokens of raw-sent requests not yet registered with `expect_reply`.
-    raw_progress_tokens: HashMap<RequestId, Value>,
     /// The unterminated end of the raw bytes sent so far: a request split across writes
     /// (the fuzzer's split frames) is read when its line is complete, as the server reads it.
     raw_partial_line: Vec<u8>,
-    /// Requests given up on after their timeout. A late answer is still checked (id type,
-    /// schema) but no longer awaited.
-    expired: HashMap<RequestId, Pending>,
-    /// Requests whose answer arrived unusable, with what was wrong: their wait ends at
-    /// once (`SessionError::Unusable`) instead of at the timeout.
-    spoiled: HashMap<RequestId, String>,
-    /// Ids the current scenario will choose itself: the session allocates none of them.
-    reserved: HashSet<RequestId>,
-    /// Ids never to allocate, whatever the window (the shared scenarios' own).
-    chosen: HashSet<RequestId>,
-    /// Expired requests the server read and did not answer, as a later request's answer
-    /// showed (`forgive_unanswered`): no sign of a stuck or buffering server.
-    forgiven: HashSet<RequestId>,
     unsolicited: VecDeque<Unsolicited>,
     /// Findings past [`MAX_PER_RULE`] of one rule: counted, not kept.
     suppressed: std::collections::BTreeMap<String, u64>,
@@ -271,18 +234,8 @@ impl Session {
             config,
             transcript: Transcript::new(started),
             findings: Vec::new(),
-            next_id: 1,
-            pending: HashMap::new(),
-            replies: HashMap::new(),
-            answered: HashSet::new(),
-            expired: HashMap::new(),
-            spoiled: HashMap::new(),
-            reserved: HashSet::new(),
-            chosen: HashSet::new(),
-            forgiven: HashSet::new(),
-            progressed: HashSet::new(),
+            requests: requests::RequestBook::default(),
             progress: ProgressHistory::default(),
-            raw_progress_tokens: HashMap::new(),
             raw_partial_line: Vec::new(),
             unsolicited: VecDeque::new(),
             suppressed: std::collections::BTreeMap::new(),
@@ -366,6 +319,13 @@ impl Session {
         gate::lock(&self.gate)
             .admit(bytes)
             .map_err(SessionError::Refused)
+    }
+
+    /// Tells the tool-call gate the server's whole tool list, read on an earlier session
+    /// of the same server (the fuzzer lists tools once, then opens many sessions).
+    pub fn know_tools(&mut self, tools: &[Value]) {
+        let listing = json!({ "tools": tools });
+        gate::lock(&self.gate).learn(&gate::ListPage::First, &listing);
     }
 
     /// Whether the tool-call gate would let `bytes` leave (nothing counted), for a caller

@@ -76,12 +76,7 @@ impl Session {
                 let Some(token) = request.progress_token else {
                     continue;
                 };
-                match self.pending.get_mut(&request.id) {
-                    Some(p) => p.progress_token = Some(token),
-                    None => {
-                        self.raw_progress_tokens.insert(request.id, token);
-                    }
-                }
+                self.requests.note_raw_token(request.id, token);
             }
         }
     }

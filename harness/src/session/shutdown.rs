@@ -17,20 +17,12 @@ impl Session {
         // HTTP there is no stdin to close.
         let stdio = self.transport.pid().is_some();
         // Requests the server was seen to ignore (`forgive_unanswered`) are not held ones.
-        let unforgiven = |s: &Self| {
-            s.expired
-                .keys()
-                .filter(|id| !s.forgiven.contains(*id))
-                .count()
-        };
+        let unforgiven = |s: &Self| s.requests.unforgiven();
         let given_up = unforgiven(&self);
         // Whether the server got an answer out before the end of its input, and which
         // handshake requests were still open: evidence that it writes at all.
-        let answered_before = !self.answered.is_empty();
-        let opening_open: Vec<_> = (self.pending.iter().chain(self.expired.iter()))
-            .filter(|(_, p)| matches!(p.method.as_str(), "initialize" | "server/discover"))
-            .map(|(id, _)| id.clone())
-            .collect();
+        let answered_before = self.requests.any_answered();
+        let opening_open = self.requests.open_openings();
         let report = self.transport.shutdown().await;
         // Whatever the server wrote on the way out is still checked.
         while let Ok(Some(item)) = tokio::time::timeout(EXIT_GRACE, self.transport.recv()).await {
@@ -48,7 +40,8 @@ impl Session {
         // rest did not) or when even the handshake's answer waited for the end. A server that
         // answered nothing else and answered a request sent before `initialize` only after
         // stdin closed (mcp 2.x, still starting on a loaded machine) was late: no buffer.
-        let buffered = answered_before || opening_open.iter().any(|id| self.answered.contains(id));
+        let buffered =
+            answered_before || opening_open.iter().any(|id| self.requests.was_answered(id));
         if stdio
             && held > 0
             && buffered

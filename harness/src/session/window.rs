@@ -16,7 +16,7 @@ impl Session {
     /// counted from `started`. The handshake, the revision spoken and the request ids
     /// already used carry over.
     pub fn begin_window(&mut self, started: Instant) {
-        self.reserved.clear();
+        self.requests.begin_window();
         self.transcript = Transcript::new(started);
         self.findings.clear();
         self.suppressed.clear();
@@ -33,13 +33,13 @@ impl Session {
     /// Keeps the session from allocating `ids`, which the scenario will choose itself
     /// (until the next window begins).
     pub fn reserve_ids(&mut self, ids: impl IntoIterator<Item = RequestId>) {
-        self.reserved.extend(ids);
+        self.requests.reserve(ids);
     }
 
     /// Keeps the session from ever allocating `ids` (the ids every scenario that may
     /// share it chooses itself).
     pub fn never_allocate(&mut self, ids: impl IntoIterator<Item = RequestId>) {
-        self.chosen.extend(ids);
+        self.requests.never_allocate(ids);
     }
 
     /// Whether the session can serve another scenario: handshake done, the server still
@@ -66,8 +66,7 @@ impl Session {
     fn clean(&self) -> bool {
         !self.stdout_closed
             && self.exit.is_none()
-            && self.pending.is_empty()
-            && self.expired.keys().all(|id| self.forgiven.contains(id))
+            && self.requests.settled()
             && self.raw_partial_line.is_empty()
             && !self
                 .findings
@@ -79,7 +78,7 @@ impl Session {
     /// Whether a request of this session already used `id` (a request may not reuse one
     /// within a session): a scenario choosing `id` itself then needs another session.
     pub fn used_id(&self, id: &RequestId) -> bool {
-        self.pending.contains_key(id) || self.answered.contains(id) || self.expired.contains_key(id)
+        self.requests.used(id)
     }
 
     /// Ends the current window without ending the session: what it recorded, as
