@@ -203,7 +203,9 @@ fn unknown_answered(answers: &Answers) -> Judgement {
 fn names_another_version(v: &str) -> bool {
     !v.trim().is_empty()
         && v != UNKNOWN_VERSION
-        && v.parse::<Revision>().ok().is_none_or(Revision::has_handshake)
+        && v.parse::<Revision>()
+            .ok()
+            .is_none_or(Revision::has_handshake)
 }
 
 /// The server's answer to [`UNKNOWN_VERSION`], when it is a version (else why not judged).

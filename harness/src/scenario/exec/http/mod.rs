@@ -270,13 +270,11 @@ mod tests {
     /// result and every error but its code, under any status.
     #[test]
     fn response_codes_and_the_one_code_ruled_out() {
-        let h = scenario(
-            "      expect:\n        response: { id: a, code: [-32602, -32020] }\n",
-        )
-        .unwrap();
-        assert_eq!(h.expect.response_codes, vec![-32602, -32020]);
-        let not = scenario("      expect:\n        response: { id: a, not_code: -32020 }\n")
+        let h = scenario("      expect:\n        response: { id: a, code: [-32602, -32020] }\n")
             .unwrap();
+        assert_eq!(h.expect.response_codes, vec![-32602, -32020]);
+        let not =
+            scenario("      expect:\n        response: { id: a, not_code: -32020 }\n").unwrap();
         assert_eq!(not.expect.response_not_code, Some(-32020));
         let answer = |message: serde_json::Value| Answer {
             status: 400,
@@ -286,7 +284,9 @@ mod tests {
             messages: vec![message],
         };
         let error = |code: i64| {
-            answer(serde_json::json!({"jsonrpc": "2.0", "id": "a", "error": {"code": code, "message": "x"}}))
+            answer(
+                serde_json::json!({"jsonrpc": "2.0", "id": "a", "error": {"code": code, "message": "x"}}),
+            )
         };
         let result = answer(serde_json::json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
         assert!(check(&h, &error(-32602)).is_empty());
