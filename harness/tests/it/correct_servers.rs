@@ -109,6 +109,13 @@ const VARIANTS: &[Variant] = &[
         revision: "2026-07-28",
         verdicts: &[("stateless/http-param-header-match-accepted", "pass")],
     },
+    // A 5xx is an HTTP error status as much as a 4xx.
+    Variant {
+        name: "invalid-body-500",
+        http: true,
+        revision: "2025-11-25",
+        verdicts: &[("http/invalid-body-rejected", "pass")],
+    },
     // Another version the server supports, one mcpcheck does not know.
     Variant {
         name: "legacy-version",
