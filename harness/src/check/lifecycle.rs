@@ -14,7 +14,11 @@ pub struct Negotiation {
 }
 
 /// Judges the `protocolVersion` a server answered (`None`: missing, a schema violation
-/// reported elsewhere) to a request for `requested`.
+/// reported elsewhere) to a request for `requested`. "Otherwise, the server MUST respond with
+/// another protocol version it supports": any version, one mcpcheck does not know included
+/// (InitializeResult.protocolVersion: "This may not match the version that the client
+/// requested"). Only an answer that names no version, or a revision without the handshake
+/// (2026-07-28 basic/versioning: `initialize` selects a legacy version), breaks it.
 pub fn negotiate(requested: Revision, answered: Option<&str>) -> Negotiation {
     let mut out = Negotiation {
         switch_to: None,
@@ -37,6 +41,13 @@ pub fn negotiate(requested: Revision, answered: Option<&str>) -> Negotiation {
             ));
             out.switch_to = Some(other);
         }
+        Err(_) if !v.trim().is_empty() => out.findings.push(Finding::new(
+            &rules::LIFECYCLE_VERSION_UNKNOWN,
+            requested,
+            format!(
+                "requested {requested}, the server answered \"{v}\", a version mcpcheck does not speak (allowed if the server supports it; a client that cannot MUST disconnect): the session is judged as {requested}"
+            ),
+        )),
         _ => out.findings.push(
             Finding::new(
                 &rules::LIFECYCLE_VERSION,
@@ -107,8 +118,20 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_or_stateless_version_is_a_failure() {
-        for v in ["1999-01-01", "2026-07-28"] {
+    fn a_version_mcpcheck_does_not_know_is_allowed() {
+        // The TypeScript SDK still accepts the pre-release 2024-10-07.
+        for v in ["2024-10-07", "1999-01-01"] {
+            let n = negotiate(R3, Some(v));
+            assert_eq!(n.switch_to, None, "{v}");
+            assert_eq!(n.findings.len(), 1, "{v}");
+            assert_eq!(n.findings[0].rule, rules::LIFECYCLE_VERSION_UNKNOWN.id);
+            assert_eq!(n.findings[0].severity, Severity::Info);
+        }
+    }
+
+    #[test]
+    fn no_version_or_a_stateless_version_is_a_failure() {
+        for v in ["", " ", "2026-07-28"] {
             let n = negotiate(R3, Some(v));
             assert_eq!(n.switch_to, None, "{v}");
             assert_eq!(n.findings[0].rule, rules::LIFECYCLE_VERSION.id);

@@ -167,19 +167,19 @@ fn accepted_version_echoed(answers: &Answers) -> Judgement {
     Judgement::Problems(problems)
 }
 
-/// Asked an unknown version, the server answers with a result naming a revision of the
-/// protocol: "the server MUST respond with another protocol version it supports". Whether
+/// Asked an unknown version, the server answers with a result naming another version:
+/// "the server MUST respond with another protocol version it supports". Whether
 /// it supports that one is `unknown_answered_supported`'s; an error (the page's own
 /// error-handling example shows -32602) and no usable answer are problems here, at the
 /// scenario's severity.
 fn unknown_answered(answers: &Answers) -> Judgement {
-    let revisions: Vec<&str> = Revision::HANDSHAKE.iter().map(|r| r.as_str()).collect();
     let problem = match answers.get(UNKNOWN_VERSION) {
-        Some(Answer::Version(v)) if revisions.contains(&v.as_str()) => None,
+        Some(Answer::Version(v)) if names_another_version(v) => None,
         Some(Answer::Version(v)) => Some(format!(
             "asked {UNKNOWN_VERSION}, which no server supports, the server answered protocolVersion \
-             {v}, which is no revision of the protocol (expected one of {})",
-            revisions.join(", ")
+             {v:?}, which is not another protocol version it could support (expected a version \
+             with the initialize handshake, such as {})",
+            Revision::HANDSHAKE.map(Revision::as_str).join(", ")
         )),
         Some(e @ Answer::Error { .. }) => Some(format!(
             "asked {UNKNOWN_VERSION}, the server answered {e}; it SHOULD answer with a result \
@@ -194,6 +194,18 @@ fn unknown_answered(answers: &Answers) -> Judgement {
         }
     };
     Judgement::Problems(problem.into_iter().collect())
+}
+
+/// Whether `v`, answered to [`UNKNOWN_VERSION`], is "another protocol version" a server may
+/// support: any version but that one, one mcpcheck does not know included (the TypeScript
+/// SDK still accepts the pre-release 2024-10-07), except no version at all and a revision
+/// without the handshake (2026-07-28 basic/versioning: `initialize` negotiates a legacy one).
+fn names_another_version(v: &str) -> bool {
+    !v.trim().is_empty()
+        && v != UNKNOWN_VERSION
+        && v.parse::<Revision>()
+            .ok()
+            .is_none_or(Revision::has_handshake)
 }
 
 /// The server's answer to [`UNKNOWN_VERSION`], when it is a version (else why not judged).
@@ -342,14 +354,17 @@ mod tests {
 
     #[test]
     fn an_unknown_version_is_answered_with_a_revision() {
-        // Echoed, another date, an error, nothing: each is one problem.
-        for got in [UNKNOWN_VERSION, "2030-01-01", "error", "nothing"] {
+        // Echoed, no version, the stateless revision, an error, nothing: each is one problem.
+        for got in [UNKNOWN_VERSION, "", "2026-07-28", "error", "nothing"] {
             let a = with(&[(UNKNOWN_VERSION, got)]);
             assert_eq!(problems(UnknownAnswered, &a), 1, "{got}");
         }
-        // Any handshake revision passes (whether it is supported is another check's).
-        let a = with(&[(UNKNOWN_VERSION, "2024-11-05")]);
-        assert_eq!(problems(UnknownAnswered, &a), 0);
+        // Any other version passes, one mcpcheck does not know too (whether the server
+        // supports it is another check's).
+        for got in ["2024-11-05", "2024-10-07", "2030-01-01"] {
+            let a = with(&[(UNKNOWN_VERSION, got)]);
+            assert_eq!(problems(UnknownAnswered, &a), 0, "{got}");
+        }
         let mut a = with(&[]);
         a.remove(UNKNOWN_VERSION);
         assert!(not_judged(UnknownAnswered, &a));

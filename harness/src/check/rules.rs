@@ -82,6 +82,8 @@ rules! {
         "The server answers with the requested version if it supports it, otherwise with another version it supports.";
     LIFECYCLE_VERSION_DOWNGRADE = "lifecycle.version-downgraded", Info, [R1 => "basic/lifecycle#version-negotiation", R5 => "basic/versioning"],
         "The server does not support the requested revision and answered with another one.";
+    LIFECYCLE_VERSION_UNKNOWN = "lifecycle.version-unknown", Info, [R1 => "basic/lifecycle#version-negotiation"],
+        "The server answered with a version mcpcheck does not speak: allowed (any version it supports), so the session is judged as the requested revision.";
     STATELESS_DISCOVER = "stateless.discover", Failure, [R5 => "server/discover"],
         "2026-07-28: servers must implement `server/discover` and answer it with a DiscoverResult for a version they support.";
     STATELESS_RESULT_TYPE = "stateless.result-type", Failure, [R5 => "basic#resulttype"],

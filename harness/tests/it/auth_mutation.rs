@@ -181,6 +181,42 @@ fn each_auth_defect_fails_exactly_its_scenarios() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
+/// The authorization server's metadata is the authorization server's duty ("MCP
+/// authorization servers MUST provide at least one of the following discovery mechanisms"),
+/// not the MCP server's: an MCP server whose listed authorization server publishes unusable
+/// metadata gets a warning about the deployment, never a failure, so the run passes unless
+/// `--fail-on warning`.
+#[test]
+fn a_broken_authorization_server_is_a_warning_not_the_mcp_servers_failure() {
+    for (defect, rev, id) in [
+        (
+            "auth-as-no-pkce",
+            "2025-11-25",
+            "auth/authorization-server-metadata",
+        ),
+        (
+            "auth-as-no-token-endpoint",
+            "2026-07-28",
+            "auth/authorization-server-metadata-2026-07-28",
+        ),
+        (
+            "auth-as-wrong-issuer",
+            "2026-07-28",
+            "auth/authorization-server-issuer",
+        ),
+    ] {
+        let server = misbehaving_http(&["--auth", "--defect", defect]);
+        let (code, report, text) = run(
+            &server.url,
+            &["--protocol-version", rev, "--include", "auth/*"],
+        );
+        assert_eq!(code, 0, "{defect}: {text}");
+        let v = verdicts(&report);
+        assert_eq!(v[id], "warn", "{defect}: {text}");
+        assert!(with(&v, &["fail", "error"]).is_empty(), "{defect}: {text}");
+    }
+}
+
 /// A real protected server: the official Python SDK's resource-server support (bearer
 /// middleware, static token verifier with resource validation, its Protected Resource
 /// Metadata route) plus a listed loopback authorization server's RFC 8414 metadata

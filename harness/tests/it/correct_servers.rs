@@ -5,7 +5,10 @@
 
 use serde_json::Value;
 
-use crate::support::{misbehaving_http, reference, run_json, run_url_json};
+use crate::support::{
+    json_report, misbehaving, misbehaving_http, python_venv, reference, run_json, run_url_json,
+    verdicts, workspace,
+};
 
 const STRICT: &[&str] = &[
     "--protocol-version",
@@ -54,4 +57,148 @@ fn the_defect_free_fixture_passes_every_revision_strictly_over_http() {
     assert!(bad.is_empty(), "{bad:?}\n{text}");
     assert_eq!(code, 0, "{text}");
     assert_eq!(ran.len(), 5, "both eras, every revision: {ran:?}\n{text}");
+}
+
+/// A correct but unusual behaviour of the misbehaving fixture (`--variant`), the scenarios it
+/// concerns, and the verdict each must get: pass, or skip where the behaviour leaves the
+/// scenario nothing to judge. Each row failed or warned before the suite was read against
+/// its spec sentence (scenarios/README.md, judgement calls).
+struct Variant {
+    name: &'static str,
+    http: bool,
+    revision: &'static str,
+    verdicts: &'static [(&'static str, &'static str)],
+}
+
+const VARIANTS: &[Variant] = &[
+    // A refused subscribe leaves nothing to unsubscribe from.
+    Variant {
+        name: "refuse-subscribe",
+        http: false,
+        revision: "2025-11-25",
+        verdicts: &[
+            ("resources/subscribe", "pass"),
+            ("resources/unsubscribe", "skip"),
+        ],
+    },
+    // A read and a template list that fail, and an input_required read without caching
+    // hints.
+    Variant {
+        name: "read-variety",
+        http: false,
+        revision: "2026-07-28",
+        verdicts: &[
+            ("stateless/cacheable-results", "pass"),
+            ("stateless/cacheable-list-results", "pass"),
+        ],
+    },
+    // An acknowledgment that spells out `false` and `[]` instead of leaving them out.
+    Variant {
+        name: "ack-false-flags",
+        http: false,
+        revision: "2026-07-28",
+        verdicts: &[("stateless/listen-only-requested", "pass")],
+    },
+    // -32020 under 400 for a body whose version the header cannot match.
+    Variant {
+        name: "version-header-mismatch",
+        http: true,
+        revision: "2026-07-28",
+        verdicts: &[("stateless/http-missing-meta-400", "pass")],
+    },
+    // A JSON-RPC error (-32602, under 400) for made-up arguments whose header matched.
+    Variant {
+        name: "refuse-param-arguments",
+        http: true,
+        revision: "2026-07-28",
+        verdicts: &[("stateless/http-param-header-match-accepted", "pass")],
+    },
+    // A 5xx is an HTTP error status as much as a 4xx.
+    Variant {
+        name: "invalid-body-500",
+        http: true,
+        revision: "2025-11-25",
+        verdicts: &[("http/invalid-body-rejected", "pass")],
+    },
+    // Another version the server supports, one mcpcheck does not know.
+    Variant {
+        name: "legacy-version",
+        http: false,
+        revision: "2025-11-25",
+        verdicts: &[("lifecycle/version-is-handshake-revision", "pass")],
+    },
+];
+
+#[test]
+fn correct_but_unusual_behaviours_pass_strictly() {
+    let mut problems = Vec::new();
+    for v in VARIANTS {
+        let mut args = vec!["--protocol-version", v.revision, "--fail-on", "warning"];
+        for (id, _) in v.verdicts {
+            args.extend(["--include", id]);
+        }
+        let (code, report, text) = if v.http {
+            let server = misbehaving_http(&["--variant", v.name]);
+            run_url_json(&server.url, &args)
+        } else {
+            run_json(&args, &[&misbehaving(), "--variant", v.name])
+        };
+        let got = verdicts(&report);
+        for (id, want) in v.verdicts {
+            if got.get(*id).map(String::as_str) != Some(*want) {
+                problems.push(format!(
+                    "--variant {}: {id} is {:?}, not {want}",
+                    v.name,
+                    got.get(*id)
+                ));
+            }
+        }
+        if code != 0 {
+            problems.push(format!("--variant {}: exit {code}\n{text}", v.name));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// 2026-07-28 basic#meta: "If processing a request requires a capability the client did not
+/// include in io.modelcontextprotocol/clientCapabilities, the server MUST return a
+/// MissingRequiredClientCapabilityError (-32021)". The official fixture's
+/// `test_missing_capability` does exactly that when called without `sampling`, which is no
+/// refused argument: tools/invalid-arguments-tool-error passes it, even with warnings
+/// failing the run; a -32021 without `data.requiredCapabilities` still warns.
+#[test]
+fn a_missing_capability_error_is_no_invalid_arguments_warning() {
+    let Some(python) = python_venv() else {
+        return; // `require` already failed the test under CI.
+    };
+    let script = workspace().join("thirdparty/official_fixture.py");
+    let serve = |broken: &str| {
+        format!(
+            "{} {} --port {{port}}{broken}",
+            python.display(),
+            script.display()
+        )
+    };
+    let id = "tools/invalid-arguments-tool-error";
+    for (broken, code_want, verdict) in [
+        ("", 0, "pass"),
+        (" --broken missing-capability-no-data", 1, "warn"),
+    ] {
+        let line = serve(broken);
+        let args = [
+            "--serve",
+            &line,
+            "--protocol-version",
+            "2026-07-28",
+            "--include",
+            id,
+            "--fail-on",
+            "warning",
+        ];
+        let (code, report, text) = json_report("run", &args, &[]);
+        assert_eq!(verdicts(&report)[id], verdict, "{broken}: {text}");
+        assert_eq!(code, code_want, "{broken}: {text}");
+        // The fixture tool was called and answered -32021: the case is exercised.
+        assert!(report.to_string().contains("-32021"), "{broken}: {text}");
+    }
 }

@@ -224,7 +224,7 @@ fn python_sdk_server_passes_the_stateless_suite_over_streamable_http() {
     for id in [
         "stateless/discover-result",
         "stateless/unsupported-version-error",
-        "stateless/missing-meta-invalid-params",
+        "stateless/http-missing-meta-400",
         "stateless/http-header-mismatch-400",
         "stateless/http-unsupported-version-400",
         "stateless/http-unknown-method-404",

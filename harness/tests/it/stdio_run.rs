@@ -77,7 +77,7 @@ const DEFECTS: &[(&str, &[&str])] = &[
     ("result-and-error", &["jsonrpc.result-xor-error"]),
     ("error-without-code", &["jsonrpc.error-object"]),
     ("respond-to-notification", &["jsonrpc.id-type"]),
-    ("version-mismatch", &["lifecycle.version-negotiation"]),
+    ("version-empty", &["lifecycle.version-negotiation"]),
     ("no-trailing-newline", &["session.request-timeout"]),
     // Answers held until stdin closes are named for what they are.
     (

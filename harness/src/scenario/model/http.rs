@@ -94,8 +94,12 @@ pub struct HttpExpect {
     /// A JSON-RPC response with this id must be in the body or the SSE stream;
     /// `error: Some(true)` demands an error response.
     pub response: Option<(Value, Option<bool>)>,
-    /// `response: { code: N }`: that response must be an error with this code.
-    pub response_code: Option<i64>,
+    /// `response: { code: N }` (or a list): that response must be an error with one of
+    /// these codes (empty: any code, or a result).
+    pub response_codes: Vec<i64>,
+    /// `response: { not_code: N }`: that response may be anything but an error with this
+    /// code (a header check that must not reject a request, whatever else refuses it).
+    pub response_not_code: Option<i64>,
     /// `event_ids: unique`: the answer must be an SSE stream with event ids (else the
     /// scenario is skipped), each new in the session.
     pub unique_event_ids: bool,

@@ -211,9 +211,14 @@ fn expect(ctx: &Ctx<'_>, node: &Node) -> R<HttpExpect> {
     }
     if let Some(n) = map.get("response") {
         let m = Map::new(ctx, n, "`response`")?;
-        m.only(ctx, &["id", "error", "code"], "`response`")?;
+        m.only(ctx, &["id", "error", "code", "not_code"], "`response`")?;
         if let Some(c) = m.get("code") {
-            e.response_code = Some(integer(ctx, c, "`code`")?);
+            for item in one_or_many(c) {
+                e.response_codes.push(integer(ctx, item, "`code`")?);
+            }
+        }
+        if let Some(c) = m.get("not_code") {
+            e.response_not_code = Some(integer(ctx, c, "`not_code`")?);
         }
         let id = to_json(ctx, m.require(ctx, "id", "`response`")?)?;
         let error = match m.get("error") {

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{Answer, HttpStop};
-use crate::scenario::model::http::{HttpStep, SseShould};
+use crate::scenario::model::http::{HttpExpect, HttpStep, SseShould};
 
 /// Skips a step whose resumability expectations the server gives nothing to check:
 /// no SSE stream, no event ids, no resumption offered (405, allowed), no replay (a MAY).
@@ -191,16 +191,30 @@ pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
             (Some(m), Some(false)) if m.get("result").is_none() => problems.push(format!(
                 "the response with id {id} is an error; expected a result"
             )),
-            (Some(m), _) => {
-                let code = m.pointer("/error/code").and_then(Value::as_i64);
-                if let Some(want) = e.response_code.filter(|w| code != Some(*w)) {
-                    problems.push(format!(
-                        "the response with id {id} has {}; expected error code {want}",
-                        code.map_or("no error code".to_owned(), |c| format!("error code {c}"))
-                    ));
-                }
-            }
+            (Some(m), _) => problems.extend(code_problem(e, id, m)),
         }
     }
     problems
+}
+
+/// What is wrong with the error code of the awaited response `m`, if anything: not one of
+/// `code`, or the one `not_code` rules out.
+fn code_problem(e: &HttpExpect, id: &Value, m: &Value) -> Option<String> {
+    let code = m.pointer("/error/code").and_then(Value::as_i64);
+    let has = || code.map_or("no error code".to_owned(), |c| format!("error code {c}"));
+    if !e.response_codes.is_empty() && !code.is_some_and(|c| e.response_codes.contains(&c)) {
+        let want: Vec<String> = e.response_codes.iter().map(i64::to_string).collect();
+        return Some(format!(
+            "the response with id {id} has {}; expected error code {}",
+            has(),
+            want.join(" or ")
+        ));
+    }
+    match e.response_not_code {
+        Some(not) if code == Some(not) => Some(format!(
+            "the response with id {id} is an error with code {not}, which the request does not deserve: {}",
+            crate::session::quote(&m["error"].to_string(), 200)
+        )),
+        _ => None,
+    }
 }

@@ -266,6 +266,39 @@ mod tests {
         assert!(check(&step, &ok).is_empty());
     }
 
+    /// `code` takes one code or a list (two MUSTs may each allow one); `not_code` passes a
+    /// result and every error but its code, under any status.
+    #[test]
+    fn response_codes_and_the_one_code_ruled_out() {
+        let h = scenario("      expect:\n        response: { id: a, code: [-32602, -32020] }\n")
+            .unwrap();
+        assert_eq!(h.expect.response_codes, vec![-32602, -32020]);
+        let not =
+            scenario("      expect:\n        response: { id: a, not_code: -32020 }\n").unwrap();
+        assert_eq!(not.expect.response_not_code, Some(-32020));
+        let answer = |message: serde_json::Value| Answer {
+            status: 400,
+            headers: reqwest::header::HeaderMap::new(),
+            body: b"{}".to_vec(),
+            sse: None,
+            messages: vec![message],
+        };
+        let error = |code: i64| {
+            answer(
+                serde_json::json!({"jsonrpc": "2.0", "id": "a", "error": {"code": code, "message": "x"}}),
+            )
+        };
+        let result = answer(serde_json::json!({"jsonrpc": "2.0", "id": "a", "result": {}}));
+        assert!(check(&h, &error(-32602)).is_empty());
+        assert!(check(&h, &error(-32020)).is_empty());
+        assert_eq!(check(&h, &error(-32600)).len(), 1);
+        assert_eq!(check(&h, &result).len(), 1);
+        assert!(check(&not, &error(-32602)).is_empty());
+        assert!(check(&not, &result).is_empty());
+        let refused = check(&not, &error(-32020));
+        assert!(refused[0].contains("-32020"), "{refused:?}");
+    }
+
     /// `sse: [priming, retry]`: a stream whose first event has data, or that the server
     /// closed before the response without a `retry`, breaks the SHOULD; a primed stream
     /// closed after a `retry` keeps both.
