@@ -144,206 +144,256 @@ fn check_frame(max_frame: usize, frame: &RawFrame, what: &str) {
 /// Invariants of one decoded output against its input.
 pub fn check_output(max_frame: usize, input: &[u8], out: &[Decoded]) {
     let lines = lines(input);
-    let index_of = |offset: u64| lines.binary_search_by_key(&offset, |l| l.offset).ok();
-    // How each line was accounted for; every non-blank line exactly once.
-    let mut covered: Vec<Option<&'static str>> = vec![None; lines.len()];
-    let mut cover = |offset: u64, kind: &'static str| {
-        let i =
-            index_of(offset).unwrap_or_else(|| panic!("{kind} at {offset} does not start a line"));
-        if let Some(prev) = covered[i] {
-            panic!("line at {offset} is reported twice: as {prev} and as {kind}");
-        }
-        covered[i] = Some(kind);
-        i
+    let mut books = Books {
+        max_frame,
+        covered: vec![None; lines.len()],
+        lines,
+        last_frame: None,
+        unterminated: 0,
     };
-    let mut last_frame: Option<u64> = None;
-    let mut unterminated = 0;
-
     for item in out {
         match item {
-            Decoded::Frame(f) => {
-                check_frame(max_frame, f, "frame");
-                assert!(
-                    !f.bytes.contains(&b'\n'),
-                    "frame at {} contains a newline",
-                    f.offset
-                );
-                assert!(
-                    last_frame.is_none_or(|p| p < f.offset),
-                    "frames out of order: {last_frame:?} then {}",
-                    f.offset
-                );
-                last_frame = Some(f.offset);
-                let i = cover(f.offset, "frame");
-                let raw = lines[i].raw;
-                assert!(
-                    raw == f.bytes.as_slice()
-                        || raw.strip_suffix(b"\r") == Some(f.bytes.as_slice()),
-                    "frame at {} is not its line with the line ending removed",
-                    f.offset
-                );
-            }
+            Decoded::Frame(f) => books.frame(f),
             Decoded::Issue(FramingIssue::MultiLine { lines: n, frame }) => {
-                check_frame(max_frame, frame, "multi-line frame");
-                assert!(
-                    *n >= 2,
-                    "multi-line message at {} of {n} line(s)",
-                    frame.offset
-                );
-                let newlines = frame.bytes.iter().filter(|&&b| b == b'\n').count();
-                assert_eq!(
-                    newlines + 1,
-                    *n,
-                    "multi-line message at {}: {n} lines but {newlines} newlines",
-                    frame.offset
-                );
-                assert!(
-                    matches!(frame.value, Value::Object(_) | Value::Array(_)),
-                    "multi-line message at {} is not an object or array",
-                    frame.offset
-                );
-                // Its lines are the next `n` content lines from its offset, as on the wire.
-                let first = cover(frame.offset, "multi-line message");
-                let mut parts = frame.bytes.split(|&b| b == b'\n');
-                let mut taken = 0;
-                for (j, line) in lines.iter().enumerate().skip(first) {
-                    if taken == *n {
-                        break;
-                    }
-                    match expect(max_frame, line) {
-                        Expect::Blank => continue,
-                        Expect::Content => {}
-                        other => panic!(
-                            "multi-line message at {} spans a line at {} that is {other:?}",
-                            frame.offset, line.offset
-                        ),
-                    }
-                    if j != first {
-                        cover(line.offset, "multi-line member");
-                    }
-                    let part = parts.next().unwrap_or_default();
-                    assert!(
-                        line.raw == part || line.raw.strip_suffix(b"\r") == Some(part),
-                        "multi-line message at {}: line {taken} differs from the wire at {}",
-                        frame.offset,
-                        line.offset
-                    );
-                    taken += 1;
-                }
-                assert_eq!(
-                    taken, *n,
-                    "multi-line message at {} runs past the end of the input",
-                    frame.offset
-                );
+                books.multi_line(*n, frame)
             }
             Decoded::Issue(FramingIssue::Oversize {
                 offset,
                 len,
                 limit,
                 prefix,
-            }) => {
-                assert_eq!(
-                    *limit, max_frame,
-                    "oversize at {offset} names limit {limit}, not {max_frame}"
-                );
-                let i = cover(*offset, "oversize line");
-                assert_eq!(
-                    *len,
-                    lines[i].raw.len() as u64,
-                    "oversize at {offset}: wrong length"
-                );
-                assert!(
-                    *len > max_frame as u64,
-                    "oversize at {offset}: {len} bytes is within {max_frame}"
-                );
-                assert!(
-                    prefix.len() <= QUOTE_PREFIX,
-                    "oversize at {offset}: prefix of {} bytes",
-                    prefix.len()
-                );
-                assert!(
-                    lines[i].raw.starts_with(prefix),
-                    "oversize at {offset}: prefix is not the line's start"
-                );
-            }
+            }) => books.oversize(*offset, *len, *limit, prefix),
             Decoded::Issue(FramingIssue::InvalidUtf8 {
                 offset,
                 valid_up_to,
                 prefix,
-            }) => {
-                let i = cover(*offset, "invalid UTF-8 line");
-                let raw = lines[i].raw;
-                assert!(
-                    prefix.len() <= QUOTE_PREFIX,
-                    "invalid UTF-8 at {offset}: prefix of {} bytes",
-                    prefix.len()
-                );
-                assert!(
-                    raw.starts_with(prefix),
-                    "invalid UTF-8 at {offset}: prefix is not the line's start"
-                );
-                assert!(
-                    *valid_up_to < raw.len(),
-                    "invalid UTF-8 at {offset}: valid_up_to {valid_up_to} past the line"
-                );
-                assert!(
-                    std::str::from_utf8(&raw[..*valid_up_to]).is_ok(),
-                    "invalid UTF-8 at {offset}: valid_up_to is wrong"
-                );
-            }
+            }) => books.invalid_utf8(*offset, *valid_up_to, prefix),
             Decoded::Issue(FramingIssue::NotJson {
                 offset,
                 line,
                 error: _,
-            }) => {
-                let i = cover(*offset, "non-JSON line");
-                let raw = lines[i].raw;
-                assert!(
-                    raw == line.as_bytes() || raw.strip_suffix(b"\r") == Some(line.as_bytes()),
-                    "non-JSON line at {offset} is not the line on the wire"
-                );
-            }
+            }) => books.not_json(*offset, line),
             Decoded::Issue(FramingIssue::Unterminated { offset, len }) => {
-                unterminated += 1;
-                let last = lines
-                    .last()
-                    .unwrap_or_else(|| panic!("unterminated line at {offset} in an empty input"));
-                assert!(
-                    !last.terminated,
-                    "unterminated line at {offset}, but the input ends with a newline"
-                );
-                assert_eq!(
-                    (*offset, *len),
-                    (last.offset, last.raw.len() as u64),
-                    "unterminated line: wrong place"
-                );
+                books.unterminated(*offset, *len)
             }
         }
     }
+    books.balance();
+}
 
-    // Nothing vanishes: every line is reported as what it is, blank lines are not reported.
-    for (line, how) in lines.iter().zip(&covered) {
-        let want = expect(max_frame, line);
-        let ok = match (&want, how) {
-            (Expect::Blank, None) => true,
-            (Expect::Oversize, Some(k)) => *k == "oversize line",
-            (Expect::InvalidUtf8, Some(k)) => *k == "invalid UTF-8 line",
-            (Expect::Content, Some(k)) => !matches!(*k, "oversize line" | "invalid UTF-8 line"),
-            _ => false,
-        };
+/// The input's lines and how the decoder's output accounted for each: every non-blank
+/// line exactly once, as what it is.
+struct Books<'a> {
+    max_frame: usize,
+    lines: Vec<Line<'a>>,
+    /// How each line was accounted for.
+    covered: Vec<Option<&'static str>>,
+    /// The offset of the last single-line frame, which must come in order.
+    last_frame: Option<u64>,
+    /// How many unterminated-line reports came.
+    unterminated: usize,
+}
+
+impl Books<'_> {
+    /// Accounts for the line at `offset` as `kind`; gives its index.
+    fn cover(&mut self, offset: u64, kind: &'static str) -> usize {
+        let i = self
+            .lines
+            .binary_search_by_key(&offset, |l| l.offset)
+            .ok()
+            .unwrap_or_else(|| panic!("{kind} at {offset} does not start a line"));
+        if let Some(prev) = self.covered[i] {
+            panic!("line at {offset} is reported twice: as {prev} and as {kind}");
+        }
+        self.covered[i] = Some(kind);
+        i
+    }
+
+    /// A frame is its line with the line ending removed, in order.
+    fn frame(&mut self, f: &RawFrame) {
+        check_frame(self.max_frame, f, "frame");
         assert!(
-            ok,
-            "line at {} ({:?}) should be {want:?} but was reported as {how:?}",
-            line.offset,
-            String::from_utf8_lossy(&line.raw[..line.raw.len().min(64)])
+            !f.bytes.contains(&b'\n'),
+            "frame at {} contains a newline",
+            f.offset
+        );
+        assert!(
+            self.last_frame.is_none_or(|p| p < f.offset),
+            "frames out of order: {:?} then {}",
+            self.last_frame,
+            f.offset
+        );
+        self.last_frame = Some(f.offset);
+        let i = self.cover(f.offset, "frame");
+        let raw = self.lines[i].raw;
+        assert!(
+            raw == f.bytes.as_slice() || raw.strip_suffix(b"\r") == Some(f.bytes.as_slice()),
+            "frame at {} is not its line with the line ending removed",
+            f.offset
         );
     }
-    let want_unterminated = lines
-        .last()
-        .is_some_and(|l| !l.terminated && l.raw.len() <= max_frame);
-    assert_eq!(
-        unterminated,
-        usize::from(want_unterminated),
-        "wrong number of unterminated-line reports"
-    );
+
+    /// A message recovered from `n` lines: an object or array whose lines are the next
+    /// `n` content lines from its offset, as on the wire.
+    fn multi_line(&mut self, n: usize, frame: &RawFrame) {
+        check_frame(self.max_frame, frame, "multi-line frame");
+        assert!(
+            n >= 2,
+            "multi-line message at {} of {n} line(s)",
+            frame.offset
+        );
+        let newlines = frame.bytes.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(
+            newlines + 1,
+            n,
+            "multi-line message at {}: {n} lines but {newlines} newlines",
+            frame.offset
+        );
+        assert!(
+            matches!(frame.value, Value::Object(_) | Value::Array(_)),
+            "multi-line message at {} is not an object or array",
+            frame.offset
+        );
+        let first = self.cover(frame.offset, "multi-line message");
+        let mut parts = frame.bytes.split(|&b| b == b'\n');
+        let mut taken = 0;
+        for j in first..self.lines.len() {
+            if taken == n {
+                break;
+            }
+            let (offset, raw) = (self.lines[j].offset, self.lines[j].raw);
+            match expect(self.max_frame, &self.lines[j]) {
+                Expect::Blank => continue,
+                Expect::Content => {}
+                other => panic!(
+                    "multi-line message at {} spans a line at {offset} that is {other:?}",
+                    frame.offset
+                ),
+            }
+            if j != first {
+                self.cover(offset, "multi-line member");
+            }
+            let part = parts.next().unwrap_or_default();
+            assert!(
+                raw == part || raw.strip_suffix(b"\r") == Some(part),
+                "multi-line message at {}: line {taken} differs from the wire at {offset}",
+                frame.offset
+            );
+            taken += 1;
+        }
+        assert_eq!(
+            taken, n,
+            "multi-line message at {} runs past the end of the input",
+            frame.offset
+        );
+    }
+
+    /// A line over the limit: reported with its length and a bounded prefix.
+    fn oversize(&mut self, offset: u64, len: u64, limit: usize, prefix: &[u8]) {
+        let max_frame = self.max_frame;
+        assert_eq!(
+            limit, max_frame,
+            "oversize at {offset} names limit {limit}, not {max_frame}"
+        );
+        let i = self.cover(offset, "oversize line");
+        assert_eq!(
+            len,
+            self.lines[i].raw.len() as u64,
+            "oversize at {offset}: wrong length"
+        );
+        assert!(
+            len > max_frame as u64,
+            "oversize at {offset}: {len} bytes is within {max_frame}"
+        );
+        assert!(
+            prefix.len() <= QUOTE_PREFIX,
+            "oversize at {offset}: prefix of {} bytes",
+            prefix.len()
+        );
+        assert!(
+            self.lines[i].raw.starts_with(prefix),
+            "oversize at {offset}: prefix is not the line's start"
+        );
+    }
+
+    /// A line that is not UTF-8: reported with a bounded prefix and where it breaks.
+    fn invalid_utf8(&mut self, offset: u64, valid_up_to: usize, prefix: &[u8]) {
+        let i = self.cover(offset, "invalid UTF-8 line");
+        let raw = self.lines[i].raw;
+        assert!(
+            prefix.len() <= QUOTE_PREFIX,
+            "invalid UTF-8 at {offset}: prefix of {} bytes",
+            prefix.len()
+        );
+        assert!(
+            raw.starts_with(prefix),
+            "invalid UTF-8 at {offset}: prefix is not the line's start"
+        );
+        assert!(
+            valid_up_to < raw.len(),
+            "invalid UTF-8 at {offset}: valid_up_to {valid_up_to} past the line"
+        );
+        assert!(
+            std::str::from_utf8(&raw[..valid_up_to]).is_ok(),
+            "invalid UTF-8 at {offset}: valid_up_to is wrong"
+        );
+    }
+
+    /// A line that is not JSON: reported as it is on the wire.
+    fn not_json(&mut self, offset: u64, line: &str) {
+        let i = self.cover(offset, "non-JSON line");
+        let raw = self.lines[i].raw;
+        assert!(
+            raw == line.as_bytes() || raw.strip_suffix(b"\r") == Some(line.as_bytes()),
+            "non-JSON line at {offset} is not the line on the wire"
+        );
+    }
+
+    /// The input's last line, when it has no newline.
+    fn unterminated(&mut self, offset: u64, len: u64) {
+        self.unterminated += 1;
+        let last = self
+            .lines
+            .last()
+            .unwrap_or_else(|| panic!("unterminated line at {offset} in an empty input"));
+        assert!(
+            !last.terminated,
+            "unterminated line at {offset}, but the input ends with a newline"
+        );
+        assert_eq!(
+            (offset, len),
+            (last.offset, last.raw.len() as u64),
+            "unterminated line: wrong place"
+        );
+    }
+
+    /// Nothing vanishes: every line is reported as what it is, blank lines are not
+    /// reported, and an unterminated last line is reported once.
+    fn balance(&self) {
+        for (line, how) in self.lines.iter().zip(&self.covered) {
+            let want = expect(self.max_frame, line);
+            let ok = match (&want, how) {
+                (Expect::Blank, None) => true,
+                (Expect::Oversize, Some(k)) => *k == "oversize line",
+                (Expect::InvalidUtf8, Some(k)) => *k == "invalid UTF-8 line",
+                (Expect::Content, Some(k)) => !matches!(*k, "oversize line" | "invalid UTF-8 line"),
+                _ => false,
+            };
+            assert!(
+                ok,
+                "line at {} ({:?}) should be {want:?} but was reported as {how:?}",
+                line.offset,
+                String::from_utf8_lossy(&line.raw[..line.raw.len().min(64)])
+            );
+        }
+        let want_unterminated = self
+            .lines
+            .last()
+            .is_some_and(|l| !l.terminated && l.raw.len() <= self.max_frame);
+        assert_eq!(
+            self.unterminated,
+            usize::from(want_unterminated),
+            "wrong number of unterminated-line reports"
+        );
+    }
 }

@@ -186,27 +186,55 @@ pub fn apply(
     args: &mut RunArgs,
     matches: &ArgMatches,
 ) -> Result<(), UsageError> {
-    let from_cli = |id: &str| {
+    let fill = Filler { base, matches };
+    fill.server(&config.server, args)?;
+    fill.tool_args(&config.run, args)?;
+    fill.environment(&config.server, args);
+    fill.timing(&config.run, args)?;
+    fill.policies(&config.run, args)?;
+    fill.selection(&config.run, args)?;
+    fill.reports(config, args);
+    Ok(())
+}
+
+/// Fills one part of `RunArgs` after another from the file. It knows which flags the
+/// command line (or the environment) gave, which win over the file, and the file's
+/// directory, which the file's relative paths are relative to.
+struct Filler<'a> {
+    base: &'a Path,
+    matches: &'a ArgMatches,
+}
+
+impl Filler<'_> {
+    /// Whether the command line or the environment gave the argument `id`.
+    fn cli_gave(&self, id: &str) -> bool {
         matches!(
-            matches.value_source(id),
+            self.matches.value_source(id),
             Some(ValueSource::CommandLine | ValueSource::EnvVariable)
         )
-    };
-    let path = |p: &Path| {
+    }
+
+    /// A path from the file, relative to the file's directory unless absolute.
+    fn path(&self, p: &Path) -> PathBuf {
         if p.is_absolute() {
             p.to_path_buf()
         } else {
-            base.join(p)
+            self.base.join(p)
         }
-    };
-    // The server comes from the command line or from the file, never half of each.
-    if args.stdio.server.is_none()
-        && args.command.is_empty()
-        && args.http.url.is_none()
-        && args.serve.is_none()
-    {
-        if let Some(serve) = &config.server.serve {
-            if config.server.command.is_some() {
+    }
+
+    /// `[server]`'s command, URL or `serve`, only when the command line names no server:
+    /// the server comes from the command line or from the file, never half of each.
+    fn server(&self, server: &ServerSection, args: &mut RunArgs) -> Result<(), UsageError> {
+        if args.stdio.server.is_some()
+            || !args.command.is_empty()
+            || args.http.url.is_some()
+            || args.serve.is_some()
+        {
+            return Ok(());
+        }
+        if let Some(serve) = &server.serve {
+            if server.command.is_some() {
                 return Err(UsageError(
                     "[server] gives both `command` and `serve`: keep one".into(),
                 ));
@@ -218,7 +246,7 @@ pub fn apply(
                     .display(),
             });
         }
-        match (&config.server.command, &config.server.url) {
+        match (&server.command, &server.url) {
             (Some(_), Some(_)) => {
                 return Err(UsageError(
                     "[server] gives both `command` and `url`: keep one".into(),
@@ -228,181 +256,223 @@ pub fn apply(
             (Some(Command::Words(w)), None) => args.command = w.clone(),
             (None, Some(url)) => {
                 args.http.url = Some(url.clone());
-                if !from_cli("headers") {
-                    args.http.headers = config.server.headers.clone();
-                }
-                if !from_cli("bearer_env") {
-                    args.http.bearer_env = config.server.bearer_env.clone();
-                }
-                if !from_cli("cacert") {
-                    args.http.cacert = config.server.cacert.as_deref().map(path);
-                }
-                if !from_cli("expired_token_env") {
-                    args.expired_token_env = config.server.expired_token_env.clone();
-                }
-                if !from_cli("insufficient_scope_token_env") {
-                    args.insufficient_scope_token_env =
-                        config.server.insufficient_scope_token_env.clone();
-                }
-                if !from_cli("foreign_token_env") {
-                    args.foreign_token_env = config.server.foreign_token_env.clone();
-                }
+                self.http(server, args);
             }
             (None, None) => {}
         }
+        Ok(())
     }
-    for (tool, value) in &config.run.tool_args {
-        let json = serde_json::to_value(value)
-            .map_err(|e| UsageError(format!("[run] tool-args.{tool}: {e}")))?;
-        if !json.is_object() {
-            return Err(UsageError(format!(
-                "[run] tool-args.{tool}: the arguments must be a table, e.g. {{ message = \"hi\" }}"
-            )));
+
+    /// The settings that go with `[server] url`: headers, TLS trust and tokens.
+    fn http(&self, server: &ServerSection, args: &mut RunArgs) {
+        if !self.cli_gave("headers") {
+            args.http.headers = server.headers.clone();
         }
-        args.tool_args_inline.insert(tool.clone(), json);
+        if !self.cli_gave("bearer_env") {
+            args.http.bearer_env = server.bearer_env.clone();
+        }
+        if !self.cli_gave("cacert") {
+            args.http.cacert = server.cacert.as_deref().map(|p| self.path(p));
+        }
+        if !self.cli_gave("expired_token_env") {
+            args.expired_token_env = server.expired_token_env.clone();
+        }
+        if !self.cli_gave("insufficient_scope_token_env") {
+            args.insufficient_scope_token_env = server.insufficient_scope_token_env.clone();
+        }
+        if !self.cli_gave("foreign_token_env") {
+            args.foreign_token_env = server.foreign_token_env.clone();
+        }
     }
-    // Environment entries from the file come first; --env for the same key wins later.
-    let mut env: Vec<String> = config
-        .server
-        .env
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    env.append(&mut args.stdio.env);
-    args.stdio.env = env;
-    if !from_cli("cwd")
-        && let Some(c) = &config.server.cwd
-    {
-        args.stdio.cwd = Some(path(c));
+
+    /// `[run] tool-args`: each tool's arguments, which must be a table.
+    fn tool_args(&self, r: &RunSection, args: &mut RunArgs) -> Result<(), UsageError> {
+        for (tool, value) in &r.tool_args {
+            let json = serde_json::to_value(value)
+                .map_err(|e| UsageError(format!("[run] tool-args.{tool}: {e}")))?;
+            if !json.is_object() {
+                return Err(UsageError(format!(
+                    "[run] tool-args.{tool}: the arguments must be a table, e.g. {{ message = \"hi\" }}"
+                )));
+            }
+            args.tool_args_inline.insert(tool.clone(), json);
+        }
+        Ok(())
     }
-    let r = &config.run;
-    if let Some(v) = r
-        .protocol_version
-        .as_ref()
-        .filter(|_| !from_cli("protocol_version"))
-    {
-        args.protocol.protocol_version = v
-            .parse()
-            .map(Some)
-            .map_err(|e| UsageError(format!("[run] protocol-version = {v:?}: {e}")))?;
+
+    /// The server's environment and working directory.
+    fn environment(&self, server: &ServerSection, args: &mut RunArgs) {
+        // Environment entries from the file come first; --env for the same key wins later.
+        let mut env: Vec<String> = server.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        env.append(&mut args.stdio.env);
+        args.stdio.env = env;
+        if !self.cli_gave("cwd")
+            && let Some(c) = &server.cwd
+        {
+            args.stdio.cwd = Some(self.path(c));
+        }
     }
-    let duration = |id: &str, key: &str, value: &Option<String>, slot: &mut std::time::Duration| {
-        if let Some(v) = value.as_ref().filter(|_| !from_cli(id)) {
+
+    /// The revision asked for and every wait: they parse from text like their flags.
+    fn timing(&self, r: &RunSection, args: &mut RunArgs) -> Result<(), UsageError> {
+        if let Some(v) = r
+            .protocol_version
+            .as_ref()
+            .filter(|_| !self.cli_gave("protocol_version"))
+        {
+            args.protocol.protocol_version = v
+                .parse()
+                .map(Some)
+                .map_err(|e| UsageError(format!("[run] protocol-version = {v:?}: {e}")))?;
+        }
+        self.duration("timeout", "timeout", &r.timeout, &mut args.timeout)?;
+        self.duration(
+            "startup_timeout",
+            "startup-timeout",
+            &r.startup_timeout,
+            &mut args.protocol.startup_timeout,
+        )?;
+        self.duration(
+            "shutdown_wait",
+            "shutdown-wait",
+            &r.shutdown_wait,
+            &mut args.shutdown_wait,
+        )?;
+        self.duration("kill_wait", "kill-wait", &r.kill_wait, &mut args.kill_wait)?;
+        self.duration("deadline", "deadline", &r.deadline, &mut args.deadline)
+    }
+
+    /// One duration setting (`key` in the file, `id` its flag), e.g. `10s`.
+    fn duration(
+        &self,
+        id: &str,
+        key: &str,
+        value: &Option<String>,
+        slot: &mut std::time::Duration,
+    ) -> Result<(), UsageError> {
+        if let Some(v) = value.as_ref().filter(|_| !self.cli_gave(id)) {
             *slot = super::flags::duration(v)
                 .map_err(|e| UsageError(format!("[run] {key} = {v:?}: {e}")))?;
         }
-        Ok::<(), UsageError>(())
-    };
-    duration("timeout", "timeout", &r.timeout, &mut args.timeout)?;
-    duration(
-        "startup_timeout",
-        "startup-timeout",
-        &r.startup_timeout,
-        &mut args.protocol.startup_timeout,
-    )?;
-    duration(
-        "shutdown_wait",
-        "shutdown-wait",
-        &r.shutdown_wait,
-        &mut args.shutdown_wait,
-    )?;
-    duration("kill_wait", "kill-wait", &r.kill_wait, &mut args.kill_wait)?;
-    duration("deadline", "deadline", &r.deadline, &mut args.deadline)?;
-    if !from_cli("jobs") && r.jobs.is_some() {
-        args.jobs = r.jobs;
+        Ok(())
     }
-    if !from_cli("isolate")
-        && let Some(isolate) = r.isolate
-    {
-        args.isolate = isolate;
-    }
-    if let Some(policy) = r.call_tools.as_ref().filter(|_| !from_cli("call_tools")) {
-        args.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(policy, true)
-            .map_err(|_| {
-            UsageError(format!(
-                "[run] call-tools = {policy:?}: expected none, readonly or all"
-            ))
-        })?;
-    }
-    if let Some(name) = r.profile.as_ref().filter(|_| !from_cli("profile")) {
-        args.profile = Some(
-            <crate::scenario::official::Profile as clap::ValueEnum>::from_str(name, true).map_err(
-                |_| {
-                    UsageError(format!(
-                        "[run] profile = {name:?}: expected official-fixture"
-                    ))
-                },
-            )?,
-        );
-    }
-    if let Some(level) = r.fail_on.as_ref().filter(|_| !from_cli("fail_on")) {
-        args.reports.fail_on = <crate::outcome::FailOn as clap::ValueEnum>::from_str(level, true)
-            .map_err(|_| {
-            UsageError(format!(
-                "[run] fail-on = {level:?}: expected failure or warning"
-            ))
-        })?;
-    }
-    if !from_cli("include") && !r.include.is_empty() {
-        args.include = r.include.clone();
-    }
-    if !from_cli("exclude") && !r.exclude.is_empty() {
-        args.exclude = r.exclude.clone();
-    }
-    if !from_cli("scenarios") && !r.scenarios.is_empty() {
-        args.scenarios = r.scenarios.iter().map(|p| path(p)).collect();
-    }
-    if !from_cli("builtin") {
-        args.builtin |= r.builtin.unwrap_or(false);
-    }
-    if !from_cli("schema_dir")
-        && let Some(d) = &r.schema_dir
-    {
-        args.protocol.schema_dir = Some(path(d));
-    }
-    if !from_cli("no_schema") {
-        args.ci.no_schema |= r.no_schema.unwrap_or(false);
-    }
-    if !from_cli("partition")
-        && let Some(p) = &r.partition
-    {
-        args.ci.partition = Some(
-            p.parse()
-                .map_err(|e| UsageError(format!("[run] partition: {e}")))?,
-        );
-    }
-    if !from_cli("max_frame_size")
-        && let Some(n) = r.max_frame_size
-    {
-        args.max_frame_size = n;
-    }
-    if !from_cli("expected_failures")
-        && let Some(b) = &config.baseline.expected_failures
-    {
-        args.reports.expected_failures = Some(path(b));
-    }
-    let rep = &config.reports;
-    if !from_cli("deterministic") {
-        args.reports.deterministic |= rep.deterministic.unwrap_or(false);
-    }
-    // A report kind given with --report replaces the file's path for that kind.
-    for (kind, file) in [
-        (ReportKind::Html, &rep.html),
-        (ReportKind::Junit, &rep.junit),
-        (ReportKind::Json, &rep.json),
-        (ReportKind::Markdown, &rep.markdown),
-        (ReportKind::Sarif, &rep.sarif),
-    ] {
-        if let Some(f) = file
-            && !args.reports.reports.iter().any(|s| s.kind == kind)
+
+    /// How the run goes: parallelism, isolation, which tools it may call, the named
+    /// profile and what fails it.
+    fn policies(&self, r: &RunSection, args: &mut RunArgs) -> Result<(), UsageError> {
+        if !self.cli_gave("jobs") && r.jobs.is_some() {
+            args.jobs = r.jobs;
+        }
+        if !self.cli_gave("isolate")
+            && let Some(isolate) = r.isolate
         {
-            args.reports.reports.push(ReportSpec {
-                kind,
-                path: path(f),
-            });
+            args.isolate = isolate;
+        }
+        if let Some(policy) = r
+            .call_tools
+            .as_ref()
+            .filter(|_| !self.cli_gave("call_tools"))
+        {
+            args.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(
+                policy, true,
+            )
+            .map_err(|_| {
+                UsageError(format!(
+                    "[run] call-tools = {policy:?}: expected none, readonly or all"
+                ))
+            })?;
+        }
+        if let Some(name) = r.profile.as_ref().filter(|_| !self.cli_gave("profile")) {
+            args.profile = Some(
+                <crate::scenario::official::Profile as clap::ValueEnum>::from_str(name, true)
+                    .map_err(|_| {
+                        UsageError(format!(
+                            "[run] profile = {name:?}: expected official-fixture"
+                        ))
+                    })?,
+            );
+        }
+        if let Some(level) = r.fail_on.as_ref().filter(|_| !self.cli_gave("fail_on")) {
+            args.reports.fail_on = <crate::outcome::FailOn as clap::ValueEnum>::from_str(
+                level, true,
+            )
+            .map_err(|_| {
+                UsageError(format!(
+                    "[run] fail-on = {level:?}: expected failure or warning"
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Which scenarios run, against which schemas, on which share of the suite, and the
+    /// largest frame read.
+    fn selection(&self, r: &RunSection, args: &mut RunArgs) -> Result<(), UsageError> {
+        if !self.cli_gave("include") && !r.include.is_empty() {
+            args.include = r.include.clone();
+        }
+        if !self.cli_gave("exclude") && !r.exclude.is_empty() {
+            args.exclude = r.exclude.clone();
+        }
+        if !self.cli_gave("scenarios") && !r.scenarios.is_empty() {
+            args.scenarios = r.scenarios.iter().map(|p| self.path(p)).collect();
+        }
+        if !self.cli_gave("builtin") {
+            args.builtin |= r.builtin.unwrap_or(false);
+        }
+        if !self.cli_gave("schema_dir")
+            && let Some(d) = &r.schema_dir
+        {
+            args.protocol.schema_dir = Some(self.path(d));
+        }
+        if !self.cli_gave("no_schema") {
+            args.ci.no_schema |= r.no_schema.unwrap_or(false);
+        }
+        if !self.cli_gave("partition")
+            && let Some(p) = &r.partition
+        {
+            args.ci.partition = Some(
+                p.parse()
+                    .map_err(|e| UsageError(format!("[run] partition: {e}")))?,
+            );
+        }
+        if !self.cli_gave("max_frame_size")
+            && let Some(n) = r.max_frame_size
+        {
+            args.max_frame_size = n;
+        }
+        Ok(())
+    }
+
+    /// `[baseline]` and `[reports]`: what the run's results are read against and written to.
+    fn reports(&self, config: &Config, args: &mut RunArgs) {
+        if !self.cli_gave("expected_failures")
+            && let Some(b) = &config.baseline.expected_failures
+        {
+            args.reports.expected_failures = Some(self.path(b));
+        }
+        let rep = &config.reports;
+        if !self.cli_gave("deterministic") {
+            args.reports.deterministic |= rep.deterministic.unwrap_or(false);
+        }
+        // A report kind given with --report replaces the file's path for that kind.
+        for (kind, file) in [
+            (ReportKind::Html, &rep.html),
+            (ReportKind::Junit, &rep.junit),
+            (ReportKind::Json, &rep.json),
+            (ReportKind::Markdown, &rep.markdown),
+            (ReportKind::Sarif, &rep.sarif),
+        ] {
+            if let Some(f) = file
+                && !args.reports.reports.iter().any(|s| s.kind == kind)
+            {
+                args.reports.reports.push(ReportSpec {
+                    kind,
+                    path: self.path(f),
+                });
+            }
         }
     }
-    Ok(())
 }
 
 /// The starter file `mcpcheck init` writes: every setting, commented.

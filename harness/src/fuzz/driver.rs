@@ -48,27 +48,7 @@ pub async fn run(
         schemas: schemas.clone(),
         started,
         revision: config.session.revision,
-        report: FuzzReport {
-            format_version: FUZZ_REPORT_FORMAT_VERSION,
-            mcpcheck_version: env!("CARGO_PKG_VERSION"),
-            server: config.target.describe(),
-            transport: transport_name(&config.target),
-            stopped: None,
-            seed: config.seed,
-            revision: config.session.revision,
-            duration_ms: 0,
-            cases: 0,
-            messages: 0,
-            probes: 0,
-            messages_per_sec: 0.0,
-            processes_started: 0,
-            skipped: 0,
-            slow_tool_calls: 0,
-            http_rejected: 0,
-            methods: BTreeMap::new(),
-            tools: BTreeMap::new(),
-            findings: Vec::new(),
-        },
+        report: empty_report(config),
         known: HashMap::new(),
         log,
         minimizing: Duration::ZERO,
@@ -91,131 +71,12 @@ pub async fn run(
         capabilities: profile,
         ..Surface::default()
     };
-    let mut current = f.discover(proc, &mut surface).await;
+    let current = f.discover(proc, &mut surface).await;
     let surface = surface;
     let over_http = matches!(config.target, Target::Http(_) | Target::Sse(_));
     let mut generator = Generator::new(set, &surface).over_http(over_http);
-    for m in generator.methods() {
-        f.report.methods.insert(m.clone(), 0);
-    }
-    for (t, _) in &surface.tools {
-        f.report.tools.insert(t.clone(), 0);
-    }
-    (f.log)(&format!(
-        "fuzzing {} ({}, seed {}): {} methods, {} tools callable ({} withheld by --call-tools)",
-        f.report.server,
-        f.revision,
-        config.seed,
-        f.report.methods.len(),
-        surface.tools.len(),
-        surface.forbidden_tools.len()
-    ));
-    if over_http {
-        (f.log)(&format!(
-            "over HTTP each write is one POST body (a new session per server \"process\"); not generated: {} mutations (no byte stream to split), second `initialize` requests (they open a new session); no memory or stderr oracles (no process)",
-            super::mutate::STREAM_ONLY.join(", ")
-        ));
-    }
-    let mut last_status = Instant::now();
-    let mut failed_spawns = 0;
-    loop {
-        let elapsed = started.elapsed();
-        if config.limits.duration.is_some_and(|d| elapsed >= d)
-            || config
-                .limits
-                .iterations
-                .is_some_and(|n| f.report.cases >= n)
-        {
-            break;
-        }
-        let mut case = generator.case(&mut rng);
-        f.report.cases += 1;
-        if !config.dry_run {
-            // Several cases go out back to back before the answers are awaited: round
-            // trips, not the server, bound the rate otherwise. Minimization finds the
-            // write that mattered.
-            for _ in 1..CASES_PER_BATCH {
-                if config
-                    .limits
-                    .iterations
-                    .is_some_and(|n| f.report.cases >= n)
-                {
-                    break;
-                }
-                case.extend(generator.case(&mut rng));
-                f.report.cases += 1;
-            }
-        }
-        if config.dry_run {
-            for w in &case {
-                (f.log)(&format!(
-                    "case {} [{}] {}",
-                    f.report.cases,
-                    w.origin,
-                    preview(&w.bytes)
-                ));
-            }
-            if config.limits.iterations.is_none() && f.report.cases >= 20 {
-                break;
-            }
-            continue;
-        }
-        let mut p = match current.take() {
-            Some(p) => p,
-            None => match f.spawn().await {
-                Ok((mut p, _)) => {
-                    failed_spawns = 0;
-                    generator.new_process();
-                    // The server's tools, as discovery listed them, for the new session's
-                    // tool-call gate (it lists nothing itself).
-                    p.session.know_tools(&surface.listing);
-                    p
-                }
-                Err(e) => {
-                    failed_spawns += 1;
-                    if failed_spawns >= MAX_FAILED_STARTS {
-                        if over_http {
-                            // The endpoint is gone (its crash is a finding already): the
-                            // run ends with what it found rather than failing.
-                            let why = format!(
-                                "the endpoint stopped answering: {MAX_FAILED_STARTS} new sessions failed ({e})"
-                            );
-                            (f.log)(&format!("mcpcheck fuzz: {why}; stopping"));
-                            f.report.stopped = Some(why);
-                            break;
-                        }
-                        return Err(e);
-                    }
-                    if over_http {
-                        tokio::time::sleep(Duration::from_millis(500) * failed_spawns).await;
-                    }
-                    continue;
-                }
-            },
-        };
-        let observed = f.run_case(&mut p, &case, &mut generator).await;
-        let mut fatal = false;
-        for o in observed {
-            fatal |= o.fatal();
-            f.record(o, &p.history).await?;
-        }
-        p.cases += CASES_PER_BATCH;
-        // A crashed or wedged server is replaced; so is one that ran long enough (its
-        // history is the input findings are minimized from).
-        if fatal || p.cases >= config.cases_per_process || p.history_bytes > 64 << 20 {
-            p.finish().await;
-        } else {
-            current = Some(p);
-        }
-        if last_status.elapsed() >= Duration::from_secs(5) {
-            last_status = Instant::now();
-            let line = f.status();
-            (f.log)(&line);
-        }
-    }
-    if let Some(p) = current {
-        p.finish().await;
-    }
+    f.announce(&generator, &surface, over_http);
+    f.fuzz(&mut generator, &mut rng, current, over_http).await?;
     let fuzz_time = started.elapsed().saturating_sub(f.minimizing);
     f.report.duration_ms = started.elapsed().as_millis() as u64;
     f.report.messages_per_sec =
@@ -223,6 +84,199 @@ pub async fn run(
     let line = f.status();
     (f.log)(&line);
     Ok(f.report)
+}
+
+/// The report of a run that has not started: nothing counted yet.
+fn empty_report(config: &FuzzConfig) -> FuzzReport {
+    FuzzReport {
+        format_version: FUZZ_REPORT_FORMAT_VERSION,
+        mcpcheck_version: env!("CARGO_PKG_VERSION"),
+        server: config.target.describe(),
+        transport: transport_name(&config.target),
+        stopped: None,
+        seed: config.seed,
+        revision: config.session.revision,
+        duration_ms: 0,
+        cases: 0,
+        messages: 0,
+        probes: 0,
+        messages_per_sec: 0.0,
+        processes_started: 0,
+        skipped: 0,
+        slow_tool_calls: 0,
+        http_rejected: 0,
+        methods: BTreeMap::new(),
+        tools: BTreeMap::new(),
+        findings: Vec::new(),
+    }
+}
+
+/// What the fuzzing loop does for want of a server.
+enum Spawned {
+    /// A new server (or HTTP session), ready for cases.
+    Ready(Box<Proc>),
+    /// The start failed; the next batch tries again.
+    Retry,
+    /// The HTTP endpoint stopped answering: the run ends with what it found.
+    Stop,
+}
+
+impl Fuzzer<'_> {
+    /// Says what the run will fuzz (its coverage starts at zero for each method and tool),
+    /// and, over HTTP, what it cannot.
+    fn announce(&mut self, generator: &Generator<'_>, surface: &Surface, over_http: bool) {
+        for m in generator.methods() {
+            self.report.methods.insert(m.clone(), 0);
+        }
+        for (t, _) in &surface.tools {
+            self.report.tools.insert(t.clone(), 0);
+        }
+        (self.log)(&format!(
+            "fuzzing {} ({}, seed {}): {} methods, {} tools callable ({} withheld by --call-tools)",
+            self.report.server,
+            self.revision,
+            self.config.seed,
+            self.report.methods.len(),
+            surface.tools.len(),
+            surface.forbidden_tools.len()
+        ));
+        if over_http {
+            (self.log)(&format!(
+                "over HTTP each write is one POST body (a new session per server \"process\"); not generated: {} mutations (no byte stream to split), second `initialize` requests (they open a new session); no memory or stderr oracles (no process)",
+                super::mutate::STREAM_ONLY.join(", ")
+            ));
+        }
+    }
+
+    /// Sends batches of cases until a limit is reached, replacing a crashed, wedged or
+    /// long-lived server (`current` is the one discovery left running, if any).
+    async fn fuzz(
+        &mut self,
+        generator: &mut Generator<'_>,
+        rng: &mut Rng,
+        mut current: Option<Proc>,
+        over_http: bool,
+    ) -> Result<(), FuzzError> {
+        let mut last_status = Instant::now();
+        let mut failed_spawns = 0;
+        while !self.limits_reached() {
+            let case = self.batch(generator, rng);
+            if self.config.dry_run {
+                for w in &case {
+                    (self.log)(&format!(
+                        "case {} [{}] {}",
+                        self.report.cases,
+                        w.origin,
+                        preview(&w.bytes)
+                    ));
+                }
+                if self.config.limits.iterations.is_none() && self.report.cases >= 20 {
+                    break;
+                }
+                continue;
+            }
+            let mut p = match current.take() {
+                Some(p) => p,
+                None => match self.respawn(&mut failed_spawns, over_http).await? {
+                    Spawned::Ready(mut p) => {
+                        generator.new_process();
+                        // The server's tools, as discovery listed them, for the new
+                        // session's tool-call gate (it lists nothing itself).
+                        p.session.know_tools(generator.tool_listing());
+                        *p
+                    }
+                    Spawned::Retry => continue,
+                    Spawned::Stop => break,
+                },
+            };
+            let observed = self.run_case(&mut p, &case, generator).await;
+            let mut fatal = false;
+            for o in observed {
+                fatal |= o.fatal();
+                self.record(o, &p.history).await?;
+            }
+            p.cases += CASES_PER_BATCH;
+            // A crashed or wedged server is replaced; so is one that ran long enough (its
+            // history is the input findings are minimized from).
+            if fatal || p.cases >= self.config.cases_per_process || p.history_bytes > 64 << 20 {
+                p.finish().await;
+            } else {
+                current = Some(p);
+            }
+            if last_status.elapsed() >= Duration::from_secs(5) {
+                last_status = Instant::now();
+                let line = self.status();
+                (self.log)(&line);
+            }
+        }
+        if let Some(p) = current {
+            p.finish().await;
+        }
+        Ok(())
+    }
+
+    /// Whether the run's duration or its number of cases is used up.
+    fn limits_reached(&self) -> bool {
+        let limits = &self.config.limits;
+        limits.duration.is_some_and(|d| self.started.elapsed() >= d)
+            || limits.iterations.is_some_and(|n| self.report.cases >= n)
+    }
+
+    /// The next batch: several cases go out back to back before the answers are awaited,
+    /// as round trips, not the server, would bound the rate otherwise (minimization finds
+    /// the write that mattered). A dry run takes one case at a time.
+    fn batch(&mut self, generator: &mut Generator<'_>, rng: &mut Rng) -> Vec<Wire> {
+        let mut case = generator.case(rng);
+        self.report.cases += 1;
+        if !self.config.dry_run {
+            for _ in 1..CASES_PER_BATCH {
+                if self
+                    .config
+                    .limits
+                    .iterations
+                    .is_some_and(|n| self.report.cases >= n)
+                {
+                    break;
+                }
+                case.extend(generator.case(rng));
+                self.report.cases += 1;
+            }
+        }
+        case
+    }
+
+    /// Starts a server to replace the last one. After [`MAX_FAILED_STARTS`] failures in a
+    /// row the run stops: over HTTP with what it found (the endpoint is gone, and its crash
+    /// is a finding already), else with the error.
+    async fn respawn(
+        &mut self,
+        failed_spawns: &mut u32,
+        over_http: bool,
+    ) -> Result<Spawned, FuzzError> {
+        let e = match self.spawn().await {
+            Ok((p, _)) => {
+                *failed_spawns = 0;
+                return Ok(Spawned::Ready(Box::new(p)));
+            }
+            Err(e) => e,
+        };
+        *failed_spawns += 1;
+        if *failed_spawns >= MAX_FAILED_STARTS {
+            if over_http {
+                let why = format!(
+                    "the endpoint stopped answering: {MAX_FAILED_STARTS} new sessions failed ({e})"
+                );
+                (self.log)(&format!("mcpcheck fuzz: {why}; stopping"));
+                self.report.stopped = Some(why);
+                return Ok(Spawned::Stop);
+            }
+            return Err(e);
+        }
+        if over_http {
+            tokio::time::sleep(Duration::from_millis(500) * *failed_spawns).await;
+        }
+        Ok(Spawned::Retry)
+    }
 }
 
 /// A short, printable preview of a write.

@@ -56,124 +56,140 @@ pub fn apply(name: &str, message: &Value, rng: &mut Rng) -> Vec<Wire> {
         .unwrap_or("(raw)")
         .to_owned();
     let origin = format!("mutated:{name}");
-    let mut v = message.clone();
+    if let Some(v) = mutate_value(name, message, rng) {
+        return vec![Wire::line(&v, origin)];
+    }
     let text = serde_json::to_vec(message).unwrap_or_default();
-    let line = |bytes: Vec<u8>| Wire::raw(bytes, &method, origin.clone());
-    let with_nl = |mut b: Vec<u8>| {
-        b.push(b'\n');
-        b
-    };
+    mutate_bytes(name, message, &text, rng)
+        .into_iter()
+        .map(|bytes| Wire::raw(bytes, &method, origin.clone()))
+        .collect()
+}
+
+/// The structural mutations, on the message's JSON value: the result is still one valid
+/// JSON line. `None` for a mutation of the bytes.
+fn mutate_value(name: &str, message: &Value, rng: &mut Rng) -> Option<Value> {
+    let mut v = message.clone();
     match name {
-        "drop-field" => {
-            drop_random_member(&mut v, rng);
-            vec![Wire::line(&v, origin)]
-        }
-        "duplicate-field" => vec![line(with_nl(duplicate_member(&text, rng)))],
-        "type-swap" => {
-            // The id keeps its type: a changed id could collide with one already used.
-            let id = v.get("id").cloned();
-            let token = progress_token(&v);
-            replace_random(&mut v, rng, &mut |old, rng| other_type(old, rng));
-            restore_id(&mut v, id);
-            restore_token(&mut v, token);
-            vec![Wire::line(&v, origin)]
-        }
-        "numeric-boundary" => {
-            const NUMBERS: &[&str] = &[
-                "0",
-                "-0",
-                "-1",
-                "1.0",
-                "1e309",
-                "-1e309",
-                "9223372036854775807",
-                "9223372036854775808",
-                "-9223372036854775809",
-                "18446744073709551616",
-                "123456789012345678901234567890",
-                "4.9e-324",
-                "0.30000000000000004",
-            ];
-            let marker = "__mcpcheck_number__";
-            let id = v.get("id").cloned();
-            let token = progress_token(&v);
-            replace_random(&mut v, rng, &mut |_, _| json!(marker));
-            restore_id(&mut v, id);
-            restore_token(&mut v, token);
-            let text = serde_json::to_string(&v).unwrap_or_default();
-            let n = NUMBERS.choose(rng).copied().unwrap_or("0");
-            vec![line(with_nl(
-                text.replacen(&format!("\"{marker}\""), n, 1).into_bytes(),
-            ))]
-        }
+        "drop-field" => drop_random_member(&mut v, rng),
+        "type-swap" => replace_keeping_ids(&mut v, rng, &mut |old, rng| other_type(old, rng)),
         "string-explosion" => {
-            let id = v.get("id").cloned();
-            let token = progress_token(&v);
             let big = huge_value(rng);
-            replace_random(&mut v, rng, &mut |old, _| {
+            replace_keeping_ids(&mut v, rng, &mut |old, _| {
                 if old.is_string() || old.is_null() {
                     big.clone()
                 } else {
                     old.clone()
                 }
             });
-            restore_id(&mut v, id);
-            restore_token(&mut v, token);
-            vec![Wire::line(&v, origin)]
         }
         "unicode" => {
-            let id = v.get("id").cloned();
-            let token = progress_token(&v);
             let s = UNICODE_EDGES.choose(rng).copied().unwrap_or("");
-            replace_random(&mut v, rng, &mut |_, _| json!(s));
-            restore_id(&mut v, id);
-            restore_token(&mut v, token);
-            vec![Wire::line(&v, origin)]
+            replace_keeping_ids(&mut v, rng, &mut |_, _| json!(s));
         }
+        _ => return None,
+    }
+    Some(v)
+}
+
+/// Replaces a random value of `v`, but not its id or progress token: a changed id could
+/// collide with one already used, and a changed token with one already sent.
+fn replace_keeping_ids(
+    v: &mut Value,
+    rng: &mut Rng,
+    replace: &mut dyn FnMut(&Value, &mut Rng) -> Value,
+) {
+    let id = v.get("id").cloned();
+    let token = progress_token(v);
+    replace_random(v, rng, replace);
+    restore_id(v, id);
+    restore_token(v, token);
+}
+
+/// The mutations of the message's bytes (`text`, its JSON): framing, encoding, syntax.
+/// Gives the bytes of each write, with the newline that ends a line.
+fn mutate_bytes(name: &str, message: &Value, text: &[u8], rng: &mut Rng) -> Vec<Vec<u8>> {
+    let with_nl = |mut b: Vec<u8>| {
+        b.push(b'\n');
+        b
+    };
+    let bytes = match name {
+        "duplicate-field" => duplicate_member(text, rng),
+        "numeric-boundary" => numeric_boundary(message, rng),
         "truncate" => {
             let cut = rng.random_range(0..text.len().max(1));
-            vec![line(with_nl(text[..cut].to_vec()))]
+            text[..cut].to_vec()
         }
-        "invalid-utf8" => {
-            const BAD: &[&[u8]] = &[
-                b"\xff",
-                b"\xc0\x80",
-                b"\xed\xa0\x80",
-                b"\x80",
-                b"\xf4\x90\x80\x80",
-                b"\xe2\x82",
-            ];
-            let mut b = text.clone();
-            // Inside a string where one is at hand, so the rest still parses as JSON.
-            let at = b
-                .iter()
-                .rposition(|&c| c == b'"')
-                .unwrap_or(b.len() / 2)
-                .min(b.len());
-            let bad = BAD.choose(rng).copied().unwrap_or(b"\xff");
-            b.splice(at..at, bad.iter().copied());
-            vec![line(with_nl(b))]
-        }
+        "invalid-utf8" => invalid_utf8(text, rng),
         "split-frame" => {
             let cut = rng.random_range(1..text.len().max(2));
             let (a, b) = text.split_at(cut.min(text.len()));
-            vec![line(a.to_vec()), line(with_nl(b.to_vec()))]
+            return vec![a.to_vec(), with_nl(b.to_vec())];
         }
         "embedded-newline" => {
-            let mut b = text.clone();
+            let mut b = text.to_vec();
             let at = rng.random_range(0..b.len().max(1));
             b.insert(at.min(b.len()), b'\n');
-            vec![line(with_nl(b))]
+            b
         }
         "giant-line" => {
             // Valid JSON, padded with whitespace to megabytes: the server must still answer.
             let pad = rng.random_range(256 << 10..2 << 20);
-            let mut b = text.clone();
+            let mut b = text.to_vec();
             b.extend(std::iter::repeat_n(b' ', pad));
-            vec![line(with_nl(b))]
+            b
         }
-        _ => vec![line(with_nl(syntax_damage(&text, rng)))],
-    }
+        _ => syntax_damage(text, rng),
+    };
+    vec![with_nl(bytes)]
+}
+
+/// The message with a random value (not its id or progress token) replaced by a number at
+/// an edge of what parsers take: written as JSON text, since `Value` cannot hold most.
+fn numeric_boundary(message: &Value, rng: &mut Rng) -> Vec<u8> {
+    const NUMBERS: &[&str] = &[
+        "0",
+        "-0",
+        "-1",
+        "1.0",
+        "1e309",
+        "-1e309",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551616",
+        "123456789012345678901234567890",
+        "4.9e-324",
+        "0.30000000000000004",
+    ];
+    let marker = "__mcpcheck_number__";
+    let mut v = message.clone();
+    replace_keeping_ids(&mut v, rng, &mut |_, _| json!(marker));
+    let text = serde_json::to_string(&v).unwrap_or_default();
+    let n = NUMBERS.choose(rng).copied().unwrap_or("0");
+    text.replacen(&format!("\"{marker}\""), n, 1).into_bytes()
+}
+
+/// The message's bytes with a malformed UTF-8 sequence put in.
+fn invalid_utf8(text: &[u8], rng: &mut Rng) -> Vec<u8> {
+    const BAD: &[&[u8]] = &[
+        b"\xff",
+        b"\xc0\x80",
+        b"\xed\xa0\x80",
+        b"\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xe2\x82",
+    ];
+    let mut b = text.to_vec();
+    // Inside a string where one is at hand, so the rest still parses as JSON.
+    let at = b
+        .iter()
+        .rposition(|&c| c == b'"')
+        .unwrap_or(b.len() / 2)
+        .min(b.len());
+    let bad = BAD.choose(rng).copied().unwrap_or(b"\xff");
+    b.splice(at..at, bad.iter().copied());
+    b
 }
 
 fn restore_id(v: &mut Value, id: Option<Value>) {

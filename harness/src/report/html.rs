@@ -18,9 +18,11 @@ use super::Input;
 use super::matrix::{Leg, LegRow, Matrix};
 use super::summary::{self, AreaTotals};
 use crate::outcome::{
-    Counts, Direction, Entry, Finding, RunVerdict, SchemaStatus, StepStatus, Tally,
+    Counts, Direction, Entry, Finding, RunReport, RunVerdict, ScenarioOutcome, SchemaStatus,
+    StepStatus, Tally,
 };
 use crate::protocol::text::{Mark, clip_marked};
+use crate::transport::ShutdownReport;
 
 const TEMPLATE: &str = include_str!("assets/report.html");
 const SCRIPT: &str = include_str!("assets/report.js");
@@ -327,19 +329,60 @@ fn events(entries: &[Entry], det: bool) -> Vec<String> {
 fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
     let r = input.run;
     let det = input.deterministic;
-    let passes = input.passes();
-    let (verdict, verdict_text) = if r.has_errors() {
+    let (verdict, verdict_text) = leg_verdict(input);
+    let mut sections = vec![sweep_section(r, prefix, det)];
+    for (n, o) in r.scenarios.iter().enumerate() {
+        sections.push(scenario_section(o, format!("{prefix}s{}", n + 1), det));
+    }
+    let profile = r.profile.as_ref();
+    LegPage {
+        requested: r.requested_revision.to_string(),
+        not_spoken: None,
+        verdict,
+        verdict_text,
+        server: r.server.clone(),
+        identity: summary::server_identity(r),
+        revision: r.revision.to_string(),
+        requested_revision: r.requested_revision.to_string(),
+        capabilities: profile.and_then(|p| serde_json::to_string_pretty(&p.capabilities).ok()),
+        instructions: profile.and_then(|p| p.instructions.clone()),
+        schema: schema_text(&r.schema),
+        duration: ms(r.duration_ms, det),
+        version: r.mcpcheck_version,
+        format_version: r.format_version,
+        counts: r.counts,
+        tally: r.tally,
+        areas: summary::by_area(&r.scenarios),
+        official: super::official_checks::rows(&r.scenarios),
+        snapshot: r.snapshot.clone(),
+        stderr_bytes: r.stderr.bytes,
+        stderr_tail: r.stderr.tail.clone(),
+        shutdown: r.shutdown.as_ref().map(|s| shutdown_text(s, det)),
+        baseline: input.baseline.map(baseline_view),
+        sections,
+    }
+}
+
+/// The leg's verdict, as a class name and as text: harness errors first, since a leg with
+/// them is no verdict on the server, then the baseline's forgiveness.
+fn leg_verdict(input: &Input<'_>) -> (&'static str, String) {
+    let r = input.run;
+    if r.has_errors() {
         ("error", "ERROR: harness or scenario problems".to_owned())
     } else if r.verdict == RunVerdict::Pass {
         ("pass", "PASS".to_owned())
-    } else if passes {
+    } else if input.passes() {
         ("pass", "PASS (expected failures only)".to_owned())
     } else {
         ("fail", "FAIL".to_owned())
-    };
-    let mut sections = Vec::new();
+    }
+}
+
+/// The protocol sweep's section, the first: its steps, findings and frames, open when it
+/// failed.
+fn sweep_section(r: &RunReport, prefix: &str, det: bool) -> Section {
     let sweep_findings: Vec<&Finding> = r.findings.iter().collect();
-    sections.push(Section {
+    Section {
         anchor: format!("{prefix}s0"),
         id: "protocol sweep".into(),
         title: "Handshake, ping and the list methods of every declared capability".into(),
@@ -380,119 +423,107 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
         frames: frames("s0", &r.transcript, &sweep_findings, det),
         events: events(&r.transcript, det),
         stderr: None,
-    });
-    for (n, o) in r.scenarios.iter().enumerate() {
-        let anchor = format!("{prefix}s{}", n + 1);
-        let all: Vec<&Finding> = o.findings.iter().chain(&o.protocol).collect();
-        let mut notes: Vec<String> = o
-            .unchecked
-            .iter()
-            .map(|u| format!("not checked: {u}"))
-            .collect();
-        notes.extend(o.skipped_steps.iter().map(|s| format!("step skipped: {s}")));
-        sections.push(Section {
-            verdict: summary::verdict_name(&o.verdict),
-            reason: summary::verdict_reason(&o.verdict).map(str::to_owned),
-            spec: safe_url(&o.spec),
-            duration: ms(o.duration_ms, det),
-            open: false,
-            steps: vec![],
-            findings: o
-                .findings
-                .iter()
-                .map(|f| finding(&anchor, f, &o.transcript))
-                .collect(),
-            protocol: o
-                .protocol
-                .iter()
-                .map(|f| finding(&anchor, f, &o.transcript))
-                .collect(),
-            notes,
-            frames: frames(&anchor, &o.transcript, &all, det),
-            events: events(&o.transcript, det),
-            stderr: Some(stderr_view(&o.stderr)),
-            id: o.id.clone(),
-            title: o.title.clone(),
-            anchor,
-        });
     }
-    let profile = r.profile.as_ref();
-    LegPage {
-        requested: r.requested_revision.to_string(),
-        not_spoken: None,
-        verdict,
-        verdict_text,
-        server: r.server.clone(),
-        identity: summary::server_identity(r),
-        revision: r.revision.to_string(),
-        requested_revision: r.requested_revision.to_string(),
-        capabilities: profile.and_then(|p| serde_json::to_string_pretty(&p.capabilities).ok()),
-        instructions: profile.and_then(|p| p.instructions.clone()),
-        schema: match &r.schema {
-            SchemaStatus::Checked {
-                revision,
-                source,
-                pinned,
-                messages,
-            } => format!(
-                "{messages} messages validated against {revision} from {source}{}",
-                if *pinned {
-                    ""
-                } else {
-                    " (differs from the pinned official schema)"
-                }
-            ),
-            SchemaStatus::Skipped { reason } => format!("SKIPPED: {reason}"),
-            SchemaStatus::Disabled { reason } => {
-                format!("DISABLED: {reason}; no message was schema-checked")
-            }
-        },
-        duration: ms(r.duration_ms, det),
-        version: r.mcpcheck_version,
-        format_version: r.format_version,
-        counts: r.counts,
-        tally: r.tally,
-        areas: summary::by_area(&r.scenarios),
-        official: super::official_checks::rows(&r.scenarios),
-        snapshot: r.snapshot.clone(),
-        stderr_bytes: r.stderr.bytes,
-        stderr_tail: r.stderr.tail.clone(),
-        shutdown: r.shutdown.as_ref().map(|s| {
-            let exit = s
-                .exit
-                .as_ref()
-                .map(|e| format!(", {e}"))
-                .unwrap_or_default();
-            let took = if det {
-                "<time>".to_owned()
+}
+
+/// A scenario's section, at `anchor`: its findings, the protocol findings seen on its
+/// session, what it could not check, and its frames.
+fn scenario_section(o: &ScenarioOutcome, anchor: String, det: bool) -> Section {
+    let all: Vec<&Finding> = o.findings.iter().chain(&o.protocol).collect();
+    let mut notes: Vec<String> = o
+        .unchecked
+        .iter()
+        .map(|u| format!("not checked: {u}"))
+        .collect();
+    notes.extend(o.skipped_steps.iter().map(|s| format!("step skipped: {s}")));
+    Section {
+        verdict: summary::verdict_name(&o.verdict),
+        reason: summary::verdict_reason(&o.verdict).map(str::to_owned),
+        spec: safe_url(&o.spec),
+        duration: ms(o.duration_ms, det),
+        open: false,
+        steps: vec![],
+        findings: o
+            .findings
+            .iter()
+            .map(|f| finding(&anchor, f, &o.transcript))
+            .collect(),
+        protocol: o
+            .protocol
+            .iter()
+            .map(|f| finding(&anchor, f, &o.transcript))
+            .collect(),
+        notes,
+        frames: frames(&anchor, &o.transcript, &all, det),
+        events: events(&o.transcript, det),
+        stderr: Some(stderr_view(&o.stderr)),
+        id: o.id.clone(),
+        title: o.title.clone(),
+        anchor,
+    }
+}
+
+/// What schema validation did, in a line: a report without it must say so.
+fn schema_text(schema: &SchemaStatus) -> String {
+    match schema {
+        SchemaStatus::Checked {
+            revision,
+            source,
+            pinned,
+            messages,
+        } => format!(
+            "{messages} messages validated against {revision} from {source}{}",
+            if *pinned {
+                ""
             } else {
-                format!("{} ms", s.took.as_millis())
-            };
-            format!("{:?}{exit}, took {took}", s.stage)
-        }),
-        baseline: input.baseline.map(|b| BaselineView {
-            expected: b
-                .expected
-                .iter()
-                .map(|e| format!("{}: {}", e.id, e.reason))
-                .collect(),
-            unexpected: b
-                .unexpected
-                .iter()
-                .map(|f| format!("{}: {}", f.id, f.what))
-                .collect(),
-            stale: b
-                .stale
-                .iter()
-                .map(|e| format!("{}: {}", e.id, e.reason))
-                .collect(),
-            unverified: b
-                .unverified
-                .iter()
-                .map(|e| format!("{}: {}", e.id, e.reason))
-                .collect(),
-        }),
-        sections,
+                " (differs from the pinned official schema)"
+            }
+        ),
+        SchemaStatus::Skipped { reason } => format!("SKIPPED: {reason}"),
+        SchemaStatus::Disabled { reason } => {
+            format!("DISABLED: {reason}; no message was schema-checked")
+        }
+    }
+}
+
+/// How the server's shutdown went, in a line (its time a placeholder when deterministic).
+fn shutdown_text(s: &ShutdownReport, det: bool) -> String {
+    let exit = s
+        .exit
+        .as_ref()
+        .map(|e| format!(", {e}"))
+        .unwrap_or_default();
+    let took = if det {
+        "<time>".to_owned()
+    } else {
+        format!("{} ms", s.took.as_millis())
+    };
+    format!("{:?}{exit}, took {took}", s.stage)
+}
+
+/// The baseline comparison, each entry as `id: why`.
+fn baseline_view(b: &super::baseline::Comparison) -> BaselineView {
+    BaselineView {
+        expected: b
+            .expected
+            .iter()
+            .map(|e| format!("{}: {}", e.id, e.reason))
+            .collect(),
+        unexpected: b
+            .unexpected
+            .iter()
+            .map(|f| format!("{}: {}", f.id, f.what))
+            .collect(),
+        stale: b
+            .stale
+            .iter()
+            .map(|e| format!("{}: {}", e.id, e.reason))
+            .collect(),
+        unverified: b
+            .unverified
+            .iter()
+            .map(|e| format!("{}: {}", e.id, e.reason))
+            .collect(),
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::Input;
 use super::summary;
-use crate::outcome::{RunVerdict, Severity, Verdict};
+use crate::outcome::{RunReport, RunVerdict, Severity, Verdict};
 
 /// At most this many failures are listed; the rest are counted.
 const MAX_LISTED: usize = 50;
@@ -82,6 +82,38 @@ pub fn render(input: &Input<'_>) -> String {
     let r = input.run;
     let mut out = String::new();
     let w = &mut out;
+    heading(w, input);
+    facts(w, input);
+    areas_table(w, r);
+    official_table(w, &r.scenarios);
+    snapshot_table(w, r);
+    failures(w, failure_lines(r));
+    let warned: Vec<_> = r
+        .scenarios
+        .iter()
+        .filter(|o| o.verdict == Verdict::Warn)
+        .map(|o| format!("`{}`", o.id.replace('`', "'")))
+        .collect();
+    if !warned.is_empty() {
+        let _ = writeln!(w, "**SHOULD-level warnings:** {}\n", warned.join(", "));
+    }
+    if let Some(b) = input.baseline {
+        baseline(w, b);
+    }
+    let _ = writeln!(
+        w,
+        "<sub>mcpcheck {} · report format {} · verdicts: {}</sub>",
+        r.mcpcheck_version,
+        r.format_version,
+        ["pass", "fail", "warn", "skip", "error"].join("/")
+    );
+    out
+}
+
+/// The verdict, first of all, then what the tool policy left unchecked: a pass that
+/// checked little must say so where it is read.
+fn heading(w: &mut String, input: &Input<'_>) {
+    let r = input.run;
     let passes = input.passes();
     let verdict = match (r.verdict, passes) {
         (RunVerdict::Pass, _) if !r.has_errors() => "✅ PASS",
@@ -97,6 +129,12 @@ pub fn render(input: &Input<'_>) -> String {
     if !notes.is_empty() {
         let _ = writeln!(w);
     }
+}
+
+/// The run at a glance: which server, at which revision, with or without schemas, how
+/// long, and the totals.
+fn facts(w: &mut String, input: &Input<'_>) {
+    let r = input.run;
     let _ = writeln!(w, "| | |\n|---|---|");
     let _ = writeln!(w, "| server | {} |", escape(&r.server));
     if let Some(id) = summary::server_identity(r) {
@@ -135,37 +173,51 @@ pub fn render(input: &Input<'_>) -> String {
         "| scenarios | {} pass, {} fail, {} warn, {} skip, {} error |\n",
         t.pass, t.fail, t.warn, t.skip, t.error
     );
+}
+
+/// The verdicts per area of the suite, when scenarios ran.
+fn areas_table(w: &mut String, r: &RunReport) {
     let areas = summary::by_area(&r.scenarios);
-    if !areas.is_empty() {
-        let _ = writeln!(w, "| area | pass | fail | warn | skip | error |");
-        let _ = writeln!(w, "|---|---:|---:|---:|---:|---:|");
-        for a in &areas {
-            let _ = writeln!(
-                w,
-                "| {} | {} | {} | {} | {} | {} |",
-                escape(&a.area),
-                a.tally.pass,
-                a.tally.fail + a.tally.blocked,
-                a.tally.warn,
-                a.tally.skip,
-                a.tally.error
-            );
-        }
-        let _ = writeln!(w);
+    if areas.is_empty() {
+        return;
     }
-    official_table(w, &r.scenarios);
-    if let Some(snapshot) = &r.snapshot {
-        let _ = writeln!(w, "| snapshot area | status |");
-        let _ = writeln!(w, "|---|---|");
-        for a in &snapshot.areas {
-            let status = serde_json::to_value(&a.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let _ = writeln!(w, "| {} | {} |", escape(&a.area), escape(&status));
-        }
-        let _ = writeln!(w);
+    let _ = writeln!(w, "| area | pass | fail | warn | skip | error |");
+    let _ = writeln!(w, "|---|---:|---:|---:|---:|---:|");
+    for a in &areas {
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {} |",
+            escape(&a.area),
+            a.tally.pass,
+            a.tally.fail + a.tally.blocked,
+            a.tally.warn,
+            a.tally.skip,
+            a.tally.error
+        );
     }
+    let _ = writeln!(w);
+}
+
+/// Each snapshot area's status, when the run compared against a snapshot.
+fn snapshot_table(w: &mut String, r: &RunReport) {
+    let Some(snapshot) = &r.snapshot else {
+        return;
+    };
+    let _ = writeln!(w, "| snapshot area | status |");
+    let _ = writeln!(w, "|---|---|");
+    for a in &snapshot.areas {
+        let status = serde_json::to_value(&a.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let _ = writeln!(w, "| {} | {} |", escape(&a.area), escape(&status));
+    }
+    let _ = writeln!(w);
+}
+
+/// One line per failure: the sweep's, then each failing, blocked or erring scenario, then
+/// the protocol failures seen inside scenarios, by rule.
+fn failure_lines(r: &RunReport) -> Vec<String> {
     let mut lines = Vec::new();
     for f in r
         .findings
@@ -179,37 +231,46 @@ pub fn render(input: &Input<'_>) -> String {
             link("spec", &f.spec)
         ));
     }
-    for o in &r.scenarios {
-        let first = o
-            .findings
-            .iter()
-            .find(|f| f.severity == Severity::Failure)
-            .or(o.findings.first());
-        match &o.verdict {
-            Verdict::Fail => lines.push(format!(
-                "- ❌ `{}`: {}{} ({})",
-                o.id.replace('`', "'"),
-                escape(&o.title),
-                first
-                    .map(|f| format!(": {}", escape(&f.message)))
-                    .unwrap_or_default(),
-                link("spec", &o.spec)
-            )),
-            Verdict::Blocked { reason } => lines.push(format!(
-                "- ❌ `{}` blocked: {}",
-                o.id.replace('`', "'"),
-                escape(reason)
-            )),
-            Verdict::Error { reason } => lines.push(format!(
-                "- ⚠️ `{}` error: {}",
-                o.id.replace('`', "'"),
-                escape(reason)
-            )),
-            _ => {}
-        }
+    lines.extend(r.scenarios.iter().filter_map(scenario_line));
+    lines.extend(protocol_lines(r));
+    lines
+}
+
+/// A scenario's line when it did not pass or warn: its first failure, or why it could
+/// not run.
+fn scenario_line(o: &crate::outcome::ScenarioOutcome) -> Option<String> {
+    let first = o
+        .findings
+        .iter()
+        .find(|f| f.severity == Severity::Failure)
+        .or(o.findings.first());
+    match &o.verdict {
+        Verdict::Fail => Some(format!(
+            "- ❌ `{}`: {}{} ({})",
+            o.id.replace('`', "'"),
+            escape(&o.title),
+            first
+                .map(|f| format!(": {}", escape(&f.message)))
+                .unwrap_or_default(),
+            link("spec", &o.spec)
+        )),
+        Verdict::Blocked { reason } => Some(format!(
+            "- ❌ `{}` blocked: {}",
+            o.id.replace('`', "'"),
+            escape(reason)
+        )),
+        Verdict::Error { reason } => Some(format!(
+            "- ⚠️ `{}` error: {}",
+            o.id.replace('`', "'"),
+            escape(reason)
+        )),
+        _ => None,
     }
-    // Failures outside any scenario's own rule, grouped by rule: one defect shows up in
-    // every session, and the summary must stay short.
+}
+
+/// Failures outside any scenario's own rule, grouped by rule: one defect shows up in
+/// every session, and the summary must stay short.
+fn protocol_lines(r: &RunReport) -> Vec<String> {
     let mut by_rule: std::collections::BTreeMap<
         &str,
         (usize, Vec<&str>, &crate::outcome::Finding),
@@ -221,70 +282,63 @@ pub fn render(input: &Input<'_>) -> String {
             e.1.push(id);
         }
     }
-    for (rule, (n, ids, f)) in by_rule {
-        lines.push(format!(
-            "- ❌ `{}` {n}× in {} scenario sessions (first in `{}`): {} ({})",
-            rule.replace('`', "'"),
-            ids.len(),
-            ids[0].replace('`', "'"),
-            escape(&f.message),
-            link("spec", &f.spec)
-        ));
+    by_rule
+        .into_iter()
+        .map(|(rule, (n, ids, f))| {
+            format!(
+                "- ❌ `{}` {n}× in {} scenario sessions (first in `{}`): {} ({})",
+                rule.replace('`', "'"),
+                ids.len(),
+                ids[0].replace('`', "'"),
+                escape(&f.message),
+                link("spec", &f.spec)
+            )
+        })
+        .collect()
+}
+
+/// The failures section: the first [`MAX_LISTED`] lines, the rest counted.
+fn failures(w: &mut String, lines: Vec<String>) {
+    if lines.is_empty() {
+        return;
     }
-    if !lines.is_empty() {
-        let _ = writeln!(w, "### Failures\n");
-        let n = lines.len();
-        for l in lines.into_iter().take(MAX_LISTED) {
-            let _ = writeln!(w, "{l}");
-        }
-        if n > MAX_LISTED {
-            let _ = writeln!(w, "- … and {} more (see the HTML report)", n - MAX_LISTED);
-        }
-        let _ = writeln!(w);
+    let _ = writeln!(w, "### Failures\n");
+    let n = lines.len();
+    for l in lines.into_iter().take(MAX_LISTED) {
+        let _ = writeln!(w, "{l}");
     }
-    let warned: Vec<_> = r
-        .scenarios
-        .iter()
-        .filter(|o| o.verdict == Verdict::Warn)
-        .map(|o| format!("`{}`", o.id.replace('`', "'")))
-        .collect();
-    if !warned.is_empty() {
-        let _ = writeln!(w, "**SHOULD-level warnings:** {}\n", warned.join(", "));
+    if n > MAX_LISTED {
+        let _ = writeln!(w, "- … and {} more (see the HTML report)", n - MAX_LISTED);
     }
-    if let Some(b) = input.baseline {
-        let _ = writeln!(w, "### Baseline\n");
-        let _ = writeln!(
-            w,
-            "{} expected, {} unexpected, {} stale, {} unverified\n",
-            b.expected.len(),
-            b.unexpected.len(),
-            b.stale.len(),
-            b.unverified.len()
-        );
-        for f in &b.unexpected {
-            let _ = writeln!(
-                w,
-                "- unexpected `{}`: {}",
-                f.id.replace('`', "'"),
-                escape(&f.what)
-            );
-        }
-        for e in &b.stale {
-            let _ = writeln!(
-                w,
-                "- stale `{}` (no longer fails; remove it): {}",
-                e.id.replace('`', "'"),
-                escape(&e.reason)
-            );
-        }
-        let _ = writeln!(w);
-    }
+    let _ = writeln!(w);
+}
+
+/// The baseline section: its counts, then what is unexpected and what went stale.
+fn baseline(w: &mut String, b: &super::baseline::Comparison) {
+    let _ = writeln!(w, "### Baseline\n");
     let _ = writeln!(
         w,
-        "<sub>mcpcheck {} · report format {} · verdicts: {}</sub>",
-        r.mcpcheck_version,
-        r.format_version,
-        ["pass", "fail", "warn", "skip", "error"].join("/")
+        "{} expected, {} unexpected, {} stale, {} unverified\n",
+        b.expected.len(),
+        b.unexpected.len(),
+        b.stale.len(),
+        b.unverified.len()
     );
-    out
+    for f in &b.unexpected {
+        let _ = writeln!(
+            w,
+            "- unexpected `{}`: {}",
+            f.id.replace('`', "'"),
+            escape(&f.what)
+        );
+    }
+    for e in &b.stale {
+        let _ = writeln!(
+            w,
+            "- stale `{}` (no longer fails; remove it): {}",
+            e.id.replace('`', "'"),
+            escape(&e.reason)
+        );
+    }
+    let _ = writeln!(w);
 }

@@ -15,7 +15,7 @@ use crate::outcome::{
 };
 use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
-use crate::session::{Session, SessionConfig};
+use crate::session::{ServerProfile, Session, SessionConfig, SessionError};
 use crate::transport::TransportError;
 use crate::transport::target::Target;
 
@@ -107,84 +107,134 @@ pub async fn sweep_on(
     keep: Option<&[RequestId]>,
 ) -> Result<SweepOutcome, TransportError> {
     let started = Instant::now();
-    let mut walls = Walls::default();
-    // The probe's session when it agrees on the schemas (else a fresh one, as always),
-    // with what its opening already did: answered (`Ok`), failed (`Err`), or nothing yet.
-    let kept = match opened.map(Opening::into_parts) {
-        Some((s, done)) if s.schemas_agree(&schemas) => Some((s, done)),
+    let (session, done) = adopt(config, schemas, opened, started).await?;
+    let mut sweep = Sweep::new(session, config);
+    if let Some(chosen) = keep {
+        sweep.session.never_allocate(chosen.iter().cloned());
+    }
+    let profile = match sweep.open(done).await {
+        Ok(profile) => profile,
+        Err(problem) => {
+            sweep.session.finish().await;
+            return Err(TransportError::Http(problem));
+        }
+    };
+    match &profile {
+        Some(profile) => sweep.walk(profile).await,
+        None => sweep.skip_all(),
+    }
+    Ok(sweep.finish(config, keep.is_some(), started).await)
+}
+
+/// What a probe's opening already did to the session handed over: answered (`Ok`) or
+/// failed (`Err`); `None` for a fresh session that has done nothing yet.
+type OpeningDone = Option<Result<(), SessionError>>;
+
+/// The session the sweep runs on: the planning probe's when it agrees on the schemas, with
+/// what its opening already did, else a fresh one (a probe's session that disagrees is
+/// ended first, so that two servers never run at once).
+async fn adopt(
+    config: &ProbeConfig,
+    schemas: Arc<SchemaStore>,
+    opened: Option<Opening>,
+    started: Instant,
+) -> Result<(Session, OpeningDone), TransportError> {
+    match opened.map(Opening::into_parts) {
+        Some((mut s, done)) if s.schemas_agree(&schemas) => {
+            s.use_schemas(schemas);
+            return Ok((s, Some(done)));
+        }
         Some((s, _)) => {
             s.finish().await;
-            None
         }
-        None => None,
-    };
-    let (mut session, done) = match kept {
-        Some((mut s, done)) => {
-            s.use_schemas(schemas.clone());
-            (s, Some(done))
-        }
-        None => {
-            let transport = config.target.open(started)?;
-            let session = Session::new(transport, schemas, config.session.clone(), started);
-            (session, None)
-        }
-    };
-    if let Some(chosen) = keep {
-        session.never_allocate(chosen.iter().cloned());
+        None => {}
     }
-    let mut steps = Vec::new();
-    let mut tools = None;
-    // 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
-    let stateless = !config.session.revision.has_handshake();
-    let opening = if stateless {
-        crate::session::stateless::DISCOVER
-    } else {
-        "initialize"
-    };
+    let transport = config.target.open(started)?;
+    let session = Session::new(transport, schemas, config.session.clone(), started);
+    Ok((session, None))
+}
 
-    // A kept session always has its profile (`Session::reusable`).
-    let opening_done = match done {
-        Some(Ok(())) => match session.profile().cloned() {
-            Some(profile) => Ok(profile),
-            None => session.initialize().await,
-        },
-        Some(Err(e)) => Err(e),
-        None => session.initialize().await,
-    };
-    let profile = match opening_done {
-        Ok(profile) => {
-            steps.push(step_result(&session, opening, 0));
-            Some(profile)
-        }
-        Err(e) => {
-            // Over HTTP, an endpoint that is unreachable or not MCP at all is a setup
-            // problem (exit 2), not a conformance verdict.
-            session.pump(std::time::Duration::from_millis(50)).await;
-            let problem = crate::transport::http::setup_problem(
-                session
-                    .transcript()
-                    .entries()
-                    .into_iter()
-                    .filter_map(|e| e.http.as_ref()),
-            );
-            if let Some(problem) = problem {
-                session.finish().await;
-                return Err(TransportError::Http(problem));
-            }
-            // The sweep calls no tool, so the gate never holds its opening back.
-            if let Some(f) = session.finding_for(&e) {
-                walls.record(opening, &e, &f);
-                session.add_finding(f);
-            }
-            steps.push(StepRecord {
-                name: opening.into(),
-                status: StepStatus::Failed,
-            });
-            None
-        }
-    };
+/// A sweep under way: its session and what its steps have shown so far.
+struct Sweep {
+    session: Session,
+    steps: Vec<StepRecord>,
+    walls: Walls,
+    /// `tools/list`'s items, when the list was read to its end without a finding.
+    tools: Option<Vec<Value>>,
+    /// 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
+    stateless: bool,
+    /// The opening request: `initialize`, or `server/discover` without a handshake.
+    opening: &'static str,
+    /// Requests in a row that got no answer: past `SILENT_AFTER` the server answers
+    /// nothing after its handshake, and asking more would only wait out more timeouts.
+    unanswered: Vec<String>,
+}
 
-    if let Some(profile) = &profile {
+impl Sweep {
+    fn new(session: Session, config: &ProbeConfig) -> Self {
+        let stateless = !config.session.revision.has_handshake();
+        Sweep {
+            session,
+            steps: Vec::new(),
+            walls: Walls::default(),
+            tools: None,
+            stateless,
+            opening: if stateless {
+                crate::session::stateless::DISCOVER
+            } else {
+                "initialize"
+            },
+            unanswered: Vec::new(),
+        }
+    }
+
+    /// Opens the session, or judges the opening a probe already did, giving the server's
+    /// profile when it answered. `Err` is a setup problem: over HTTP, an endpoint that is
+    /// unreachable or not MCP at all is that (exit 2), not a conformance verdict.
+    async fn open(&mut self, done: OpeningDone) -> Result<Option<ServerProfile>, String> {
+        // A kept session always has its profile (`Session::reusable`).
+        let opening_done = match done {
+            Some(Ok(())) => match self.session.profile().cloned() {
+                Some(profile) => Ok(profile),
+                None => self.session.initialize().await,
+            },
+            Some(Err(e)) => Err(e),
+            None => self.session.initialize().await,
+        };
+        let e = match opening_done {
+            Ok(profile) => {
+                self.steps.push(step_result(&self.session, self.opening, 0));
+                return Ok(Some(profile));
+            }
+            Err(e) => e,
+        };
+        self.session
+            .pump(std::time::Duration::from_millis(50))
+            .await;
+        let problem = crate::transport::http::setup_problem(
+            self.session
+                .transcript()
+                .entries()
+                .into_iter()
+                .filter_map(|e| e.http.as_ref()),
+        );
+        if let Some(problem) = problem {
+            return Err(problem);
+        }
+        // The sweep calls no tool, so the gate never holds its opening back.
+        if let Some(f) = self.session.finding_for(&e) {
+            self.walls.record(self.opening, &e, &f);
+            self.session.add_finding(f);
+        }
+        self.steps.push(StepRecord {
+            name: self.opening.into(),
+            status: StepStatus::Failed,
+        });
+        Ok(None)
+    }
+
+    /// Ping, an unknown method, then every list the server could declare, in that order.
+    async fn walk(&mut self, profile: &ServerProfile) {
         let mut plan: Vec<Step> = vec![Step::Ping, Step::UnknownMethod];
         let lists: [(&str, &'static str); 4] = [
             ("tools", "tools/list"),
@@ -199,83 +249,66 @@ pub async fn sweep_on(
                 Step::Undeclared(method, capability)
             });
         }
-        // Requests in a row that got no answer: past `SILENT_AFTER` the server answers
-        // nothing after its handshake, and asking more would only wait out more timeouts.
-        let mut unanswered: Vec<String> = Vec::new();
         for step in plan {
-            let name = step.name();
-            if unanswered.len() >= SILENT_AFTER && !matches!(step, Step::Undeclared(..)) {
-                steps.push(StepRecord {
-                    name,
-                    status: StepStatus::Skipped {
-                        reason: format!(
-                            "{}: the server answers nothing more",
-                            super::walls::unanswered_in_a_row(&unanswered)
-                        ),
-                    },
-                });
-                continue;
-            }
-            if session.is_closed() {
-                steps.push(StepRecord {
-                    name,
-                    status: StepStatus::Skipped {
-                        reason: "the server had already exited".into(),
-                    },
-                });
-                continue;
-            }
-            let before = session.findings().len();
-            let outcome = match step {
-                Step::Ping if stateless => {
-                    steps.push(StepRecord {
-                        name,
-                        status: StepStatus::Skipped {
-                            reason: "2026-07-28 has no `ping`".into(),
-                        },
-                    });
-                    continue;
-                }
-                Step::Ping => session.request("ping", None).await.map(drop),
-                Step::UnknownMethod => unknown_method(&mut session).await,
-                Step::List(method) => match paginate(&mut session, method).await {
-                    Ok(items) if method == "tools/list" && session.findings().len() == before => {
-                        tools = items;
-                        Ok(())
-                    }
-                    done => done.map(drop),
-                },
-                Step::Undeclared(_, capability) => {
-                    steps.push(StepRecord {
-                        name,
-                        status: StepStatus::Skipped {
-                            reason: format!("the server does not declare `{capability}`"),
-                        },
-                    });
-                    continue;
-                }
-            };
-            match &outcome {
-                Err(crate::session::SessionError::Timeout { .. }) => {
-                    unanswered.push(step.method().to_owned());
-                    if unanswered.len() == SILENT_AFTER {
-                        walls.record_silence(&unanswered);
-                    }
-                }
-                _ => unanswered.clear(),
-            }
-            match outcome {
-                Ok(()) => steps.push(step_result(&session, &name, before)),
-                Err(e) => fail(
-                    &mut session,
-                    &mut steps,
-                    &mut walls,
-                    (&name, step.method()),
-                    &e,
-                ),
-            }
+            self.step(step).await;
         }
-    } else {
+    }
+
+    /// Runs one step, or records why it cannot run, and counts the requests in a row that
+    /// went unanswered.
+    async fn step(&mut self, step: Step) {
+        let name = step.name();
+        if self.unanswered.len() >= SILENT_AFTER && !matches!(step, Step::Undeclared(..)) {
+            let reason = format!(
+                "{}: the server answers nothing more",
+                super::walls::unanswered_in_a_row(&self.unanswered)
+            );
+            return self.skip(name, reason);
+        }
+        if self.session.is_closed() {
+            return self.skip(name, "the server had already exited".into());
+        }
+        let before = self.session.findings().len();
+        let outcome = match step {
+            Step::Ping if self.stateless => {
+                return self.skip(name, "2026-07-28 has no `ping`".into());
+            }
+            Step::Ping => self.session.request("ping", None).await.map(drop),
+            Step::UnknownMethod => unknown_method(&mut self.session).await,
+            Step::List(method) => match paginate(&mut self.session, method).await {
+                Ok(items) if method == "tools/list" && self.session.findings().len() == before => {
+                    self.tools = items;
+                    Ok(())
+                }
+                done => done.map(drop),
+            },
+            Step::Undeclared(_, capability) => {
+                return self.skip(name, format!("the server does not declare `{capability}`"));
+            }
+        };
+        match &outcome {
+            Err(SessionError::Timeout { .. }) => {
+                self.unanswered.push(step.method().to_owned());
+                if self.unanswered.len() == SILENT_AFTER {
+                    self.walls.record_silence(&self.unanswered);
+                }
+            }
+            _ => self.unanswered.clear(),
+        }
+        match outcome {
+            Ok(()) => self.steps.push(step_result(&self.session, &name, before)),
+            Err(e) => fail(
+                &mut self.session,
+                &mut self.steps,
+                &mut self.walls,
+                (&name, step.method()),
+                &e,
+            ),
+        }
+    }
+
+    /// Every step but the opening, skipped because the opening failed.
+    fn skip_all(&mut self) {
         for method in [
             "ping",
             "unknown method",
@@ -284,71 +317,84 @@ pub async fn sweep_on(
             "resources/templates/list",
             "prompts/list",
         ] {
-            steps.push(StepRecord {
-                name: method.into(),
-                status: StepStatus::Skipped {
-                    reason: format!("`{opening}` failed"),
-                },
-            });
+            self.skip(method.into(), format!("`{}` failed", self.opening));
         }
     }
 
-    let server = session.describe_server();
-    let requested = config.session.revision;
-    let revision = session.revision();
-    let profile = session.profile().cloned();
-    let known = Known::new(
-        revision,
-        profile.as_ref().map(|p| p.capabilities.clone()),
-        tools,
-    );
-    walls.record_trickle(session.slowest_line());
-    walls.record_volume(session.transcript().len(), started.elapsed());
-    let (record, kept) = match keep.is_some() && walls.none() && session.donatable() {
-        true => (session.take_window(), Some(session)),
-        false => (session.finish().await, None),
-    };
-    if let Some(report) = &record.shutdown {
-        walls.record_shutdown(report.stage, &record.findings);
+    fn skip(&mut self, name: String, reason: String) {
+        self.steps.push(StepRecord {
+            name,
+            status: StepStatus::Skipped { reason },
+        });
     }
-    let counts = Counts::of(&record.findings);
-    let mut findings = record.findings;
-    let transcript = record.transcript.window(findings.iter_mut());
-    let report = RunReport {
-        format_version: REPORT_FORMAT_VERSION,
-        mcpcheck_version: env!("CARGO_PKG_VERSION"),
-        server,
-        requested_revision: requested,
-        revision,
-        profile,
-        partition: None,
-        verdict: if counts.failures > 0 {
-            RunVerdict::Fail
-        } else {
-            RunVerdict::Pass
-        },
-        fail_on: FailOn::default(),
-        counts,
-        steps,
-        findings,
-        schema: record.schema,
-        shutdown: record.shutdown,
-        stderr: StderrSummary {
-            bytes: record.stderr_bytes,
-            tail: record.stderr_tail,
-        },
-        duration_ms: started.elapsed().as_millis() as u64,
-        transcript,
-        scenarios: Vec::new(),
-        tally: Tally::default(),
-        snapshot: None,
-    };
-    Ok(SweepOutcome {
-        report,
-        walls,
-        known,
-        kept,
-    })
+
+    /// Ends the session, or keeps it (`keep`) when the sweep leaves it healthy with no
+    /// wall found, and writes the sweep's report.
+    async fn finish(self, config: &ProbeConfig, keep: bool, started: Instant) -> SweepOutcome {
+        let Sweep {
+            mut session,
+            steps,
+            mut walls,
+            tools,
+            ..
+        } = self;
+        let server = session.describe_server();
+        let requested = config.session.revision;
+        let revision = session.revision();
+        let profile = session.profile().cloned();
+        let known = Known::new(
+            revision,
+            profile.as_ref().map(|p| p.capabilities.clone()),
+            tools,
+        );
+        walls.record_trickle(session.slowest_line());
+        walls.record_volume(session.transcript().len(), started.elapsed());
+        let (record, kept) = match keep && walls.none() && session.donatable() {
+            true => (session.take_window(), Some(session)),
+            false => (session.finish().await, None),
+        };
+        if let Some(report) = &record.shutdown {
+            walls.record_shutdown(report.stage, &record.findings);
+        }
+        let counts = Counts::of(&record.findings);
+        let mut findings = record.findings;
+        let transcript = record.transcript.window(findings.iter_mut());
+        let report = RunReport {
+            format_version: REPORT_FORMAT_VERSION,
+            mcpcheck_version: env!("CARGO_PKG_VERSION"),
+            server,
+            requested_revision: requested,
+            revision,
+            profile,
+            partition: None,
+            verdict: if counts.failures > 0 {
+                RunVerdict::Fail
+            } else {
+                RunVerdict::Pass
+            },
+            fail_on: FailOn::default(),
+            counts,
+            steps,
+            findings,
+            schema: record.schema,
+            shutdown: record.shutdown,
+            stderr: StderrSummary {
+                bytes: record.stderr_bytes,
+                tail: record.stderr_tail,
+            },
+            duration_ms: started.elapsed().as_millis() as u64,
+            transcript,
+            scenarios: Vec::new(),
+            tally: Tally::default(),
+            snapshot: None,
+        };
+        SweepOutcome {
+            report,
+            walls,
+            known,
+            kept,
+        }
+    }
 }
 
 fn step_result(session: &Session, name: &str, findings_before: usize) -> StepRecord {

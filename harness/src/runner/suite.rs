@@ -17,7 +17,7 @@ use tokio::time::Instant;
 
 use super::events::{self, Emitter, Event};
 use super::known::Known;
-use super::pool::{Demand, Pool};
+use super::pool::{Demand, Donation, Pool, Seat};
 use super::walls::Walls;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::{RequestId, Revision};
@@ -25,7 +25,7 @@ use crate::scenario::Scenario;
 use crate::scenario::exec::{self, ExecConfig, Lease};
 use crate::scenario::share;
 use crate::schema::SchemaStore;
-use crate::session::Session;
+use crate::session::{Session, ShutdownWatch};
 use crate::transport::stdio::ShutdownWaits;
 use crate::transport::target::Target;
 
@@ -108,14 +108,6 @@ pub async fn run(
     kept: Option<Session>,
     deadline: Deadline,
 ) {
-    let swept = Arc::new(swept);
-    // Short shutdown waits once a server was seen to ignore the end of its input: by the
-    // sweep, or, when the sweep's session was kept (its shutdown not seen yet), by any
-    // scenario's shutdown, for the scenarios that start after it.
-    let eof_ignored = Arc::new(AtomicBool::new(swept.walls.ignores_eof()));
-    let learn_eof = kept.is_some();
-    let short = shortened(&config);
-    let revision = config.session.revision;
     let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, &config)).collect();
     let chosen = chosen_ids(scenarios, &kinds);
     let count = |k: Kind| kinds.iter().filter(|x| **x == k).count();
@@ -125,6 +117,22 @@ pub async fn run(
         donors: count(Kind::Donor) + usize::from(kept.is_some()),
     };
     let pool = Arc::new(Pool::new(demand, shared_sessions(jobs), chosen));
+    let tasks = Tasks {
+        // Short shutdown waits once a server was seen to ignore the end of its input: by
+        // the sweep, or, when the sweep's session was kept (its shutdown not seen yet), by
+        // any scenario's shutdown, for the scenarios that start after it.
+        eof_ignored: Arc::new(AtomicBool::new(swept.walls.ignores_eof())),
+        learn_eof: kept.is_some(),
+        short: shortened(&config),
+        revision: config.session.revision,
+        config,
+        schemas,
+        slots,
+        swept: Arc::new(swept),
+        pool: pool.clone(),
+        events,
+        deadline,
+    };
     if let Some(session) = kept {
         pool.donor().deliver(Some(session));
     }
@@ -132,125 +140,10 @@ pub async fn run(
     // their session start last (the pool has them wait for the others anyway).
     let mut order: Vec<(&Scenario, Kind)> = scenarios.iter().zip(kinds).collect();
     order.sort_by_key(|(_, kind)| *kind);
-    let mut handles = Vec::new();
-    for &(scenario, kind) in &order {
-        let shared = kind.shared();
-        let ends = kind == Kind::Ending;
-        let scenario = scenario.clone();
-        let (config, short) = (config.clone(), short.clone());
-        let eof_ignored = eof_ignored.clone();
-        let (schemas, gate, swept) = (schemas.clone(), slots.clone(), swept.clone());
-        let pool = pool.clone();
-        let events = events.clone();
-        handles.push(tokio::spawn(async move {
-            let swept_verdict = applies(&scenario, &config)
-                .then(|| {
-                    swept
-                        .walls
-                        .blocks(&scenario)
-                        .map(|reason| Verdict::Blocked { reason })
-                        .or_else(|| {
-                            swept
-                                .known
-                                .skip(&scenario, revision)
-                                .map(|reason| Verdict::Skip { reason })
-                        })
-                })
-                .flatten();
-            // A shared scenario waits for its session before it takes a slot, so the
-            // slots go to scenarios that can run meanwhile.
-            let leased = match shared && swept_verdict.is_none() {
-                true => {
-                    // Only a session that has not used an id the scenario chooses.
-                    let ids = share::explicit_ids(&scenario);
-                    let lease = pool.lease(|s| !ids.iter().any(|id| s.used_id(id)), ends);
-                    tokio::time::timeout_at(deadline.at, lease).await.ok()
-                }
-                false => None,
-            };
-            // Said once, when it ends (unkept if it does not run).
-            let donation = (kind == Kind::Donor).then(|| pool.donor());
-            let _permit = gate
-                .acquire_owned()
-                .await
-                .expect("the semaphore is never closed");
-            let config = match eof_ignored.load(Ordering::Relaxed) && !Walls::tests_eof(&scenario) {
-                true => short,
-                false => config,
-            };
-            events.emit_with(|| Event::ScenarioStarted {
-                scenario: scenario.id.clone(),
-                title: scenario.title.clone(),
-            });
-            let decided = if Instant::now() >= deadline.at {
-                Some(Verdict::Blocked {
-                    reason: deadline.reason(),
-                })
-            } else {
-                swept_verdict
-            };
-            let outcome = match decided {
-                Some(verdict) => {
-                    match leased {
-                        // A session it got but will not use goes to the next scenario.
-                        Some((lease, seat)) => match lease.into_session() {
-                            Some(session) => seat.give_back(session),
-                            None => drop(seat),
-                        },
-                        None if shared => pool.pass(ends),
-                        None => {}
-                    }
-                    not_run(&scenario, revision, verdict)
-                }
-                None => {
-                    let observer = Arc::new(events.clone());
-                    let (lease, seat) = match (leased, &donation) {
-                        (Some((lease, seat)), _) => (lease, Some(seat)),
-                        (None, Some(_)) => (
-                            Lease::Donor {
-                                chosen: pool.chosen(),
-                            },
-                            None,
-                        ),
-                        (None, None) => (Lease::Fresh, None),
-                    };
-                    let run = exec::run_leased(&scenario, &config, schemas, observer, lease);
-                    match tokio::time::timeout_at(deadline.at, run).await {
-                        Ok(ran) => {
-                            let session = ran.session;
-                            match (seat, donation) {
-                                (Some(seat), _) => {
-                                    if let Some(session) = session {
-                                        seat.give_back(session);
-                                    }
-                                }
-                                (None, Some(donation)) => donation.deliver(session),
-                                (None, None) => {}
-                            }
-                            // Its verdict waits for its session's shutdown: told after
-                            // the pool has closed every session.
-                            if let Some(watch) = ran.watch {
-                                return Some((ran.outcome, watch));
-                            }
-                            ran.outcome
-                        }
-                        Err(_) => not_run(
-                            &scenario,
-                            revision,
-                            Verdict::Blocked {
-                                reason: format!("cut off: {}", deadline.reason()),
-                            },
-                        ),
-                    }
-                }
-            };
-            if learn_eof && ignored_eof(&outcome) {
-                eof_ignored.store(true, Ordering::Relaxed);
-            }
-            events::scenario_finished(&events, outcome);
-            None
-        }));
-    }
+    let handles: Vec<_> = order
+        .iter()
+        .map(|&(scenario, kind)| tokio::spawn(tasks.clone().scenario(scenario.clone(), kind)))
+        .collect();
     let mut waiting = Vec::new();
     for (h, (s, _)) in handles.into_iter().zip(order) {
         match h.await {
@@ -259,15 +152,190 @@ pub async fn run(
             Err(e) => {
                 // The task died (a panic): its scenario still ends, as a harness error.
                 let reason = format!("the scenario task failed: {e}");
-                let outcome = not_run(s, revision, Verdict::Error { reason });
-                events::scenario_finished(&events, outcome);
+                let outcome = not_run(s, tasks.revision, Verdict::Error { reason });
+                events::scenario_finished(&tasks.events, outcome);
             }
         }
     }
     pool.close().await;
     for (mut outcome, watch) in waiting {
-        exec::settle(&mut outcome, watch, &events).await;
-        events::scenario_finished(&events, outcome);
+        exec::settle(&mut outcome, watch, &tasks.events).await;
+        events::scenario_finished(&tasks.events, outcome);
+    }
+}
+
+/// An outcome that waits for its session's shutdown, and what it waits on.
+type Deferred = (ScenarioOutcome, ShutdownWatch);
+
+/// What every scenario task of a suite shares.
+#[derive(Clone)]
+struct Tasks {
+    config: Arc<ExecConfig>,
+    /// `config` with short shutdown waits, once `eof_ignored`.
+    short: Arc<ExecConfig>,
+    /// Whether the server was seen to ignore the end of its input.
+    eof_ignored: Arc<AtomicBool>,
+    /// Whether the scenarios' shutdowns can still show that (the sweep's session was kept,
+    /// so its shutdown was not seen).
+    learn_eof: bool,
+    revision: Revision,
+    schemas: Arc<SchemaStore>,
+    /// The run's server slots: a scenario holds one while it runs.
+    slots: Arc<Semaphore>,
+    swept: Arc<Swept>,
+    pool: Arc<Pool>,
+    events: Emitter,
+    deadline: Deadline,
+}
+
+impl Tasks {
+    /// Runs one scenario in a slot, or decides it without running it, and tells its
+    /// outcome; an outcome that waits for its session's shutdown is handed back instead,
+    /// to be told after the pool has closed every session.
+    async fn scenario(self, scenario: Scenario, kind: Kind) -> Option<Deferred> {
+        let shared = kind.shared();
+        let ends = kind == Kind::Ending;
+        let swept_verdict = self.swept_verdict(&scenario);
+        // A shared scenario waits for its session before it takes a slot, so the slots
+        // go to scenarios that can run meanwhile.
+        let leased = match shared && swept_verdict.is_none() {
+            true => self.lease(&scenario, ends).await,
+            false => None,
+        };
+        // Said once, when it ends (unkept if it does not run).
+        let mut donation = (kind == Kind::Donor).then(|| self.pool.donor());
+        let _permit = self
+            .slots
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed");
+        let config = match self.eof_ignored.load(Ordering::Relaxed) && !Walls::tests_eof(&scenario)
+        {
+            true => self.short.clone(),
+            false => self.config.clone(),
+        };
+        self.events.emit_with(|| Event::ScenarioStarted {
+            scenario: scenario.id.clone(),
+            title: scenario.title.clone(),
+        });
+        let decided = if Instant::now() >= self.deadline.at {
+            Some(Verdict::Blocked {
+                reason: self.deadline.reason(),
+            })
+        } else {
+            swept_verdict
+        };
+        let outcome = match decided {
+            Some(verdict) => {
+                self.pass_on(leased, shared, ends);
+                not_run(&scenario, self.revision, verdict)
+            }
+            None => match self
+                .execute(&scenario, &config, leased, &mut donation)
+                .await
+            {
+                (outcome, Some(watch)) => return Some((outcome, watch)),
+                (outcome, None) => outcome,
+            },
+        };
+        if self.learn_eof && ignored_eof(&outcome) {
+            self.eof_ignored.store(true, Ordering::Relaxed);
+        }
+        events::scenario_finished(&self.events, outcome);
+        None
+    }
+
+    /// What the sweep decided for the scenario, if it applies at all: blocked by a wall,
+    /// or skipped on what the server told.
+    fn swept_verdict(&self, scenario: &Scenario) -> Option<Verdict> {
+        applies(scenario, &self.config)
+            .then(|| {
+                self.swept
+                    .walls
+                    .blocks(scenario)
+                    .map(|reason| Verdict::Blocked { reason })
+                    .or_else(|| {
+                        self.swept
+                            .known
+                            .skip(scenario, self.revision)
+                            .map(|reason| Verdict::Skip { reason })
+                    })
+            })
+            .flatten()
+    }
+
+    /// A shared session for the scenario, waited for until the deadline: only one that
+    /// has not used an id the scenario chooses.
+    async fn lease(&self, scenario: &Scenario, ends: bool) -> Option<(Lease, Seat)> {
+        let ids = share::explicit_ids(scenario);
+        let lease = self
+            .pool
+            .lease(|s| !ids.iter().any(|id| s.used_id(id)), ends);
+        tokio::time::timeout_at(self.deadline.at, lease).await.ok()
+    }
+
+    /// A scenario decided without running passes on what it was given: a session it got
+    /// goes to the next scenario, and a shared scenario's turn to the pool.
+    fn pass_on(&self, leased: Option<(Lease, Seat)>, shared: bool, ends: bool) {
+        match leased {
+            Some((lease, seat)) => match lease.into_session() {
+                Some(session) => seat.give_back(session),
+                None => drop(seat),
+            },
+            None if shared => self.pool.pass(ends),
+            None => {}
+        }
+    }
+
+    /// Runs the scenario on its lease (a shared session, a donor's server of its own, or
+    /// a fresh one) until the deadline, and hands on the session it leaves: back to the
+    /// pool, or the donor's to the shared scenarios. Gives the outcome and what it still
+    /// waits for.
+    async fn execute(
+        &self,
+        scenario: &Scenario,
+        config: &ExecConfig,
+        leased: Option<(Lease, Seat)>,
+        donation: &mut Option<Donation>,
+    ) -> (ScenarioOutcome, Option<ShutdownWatch>) {
+        let observer = Arc::new(self.events.clone());
+        let (lease, seat) = match (leased, &*donation) {
+            (Some((lease, seat)), _) => (lease, Some(seat)),
+            (None, Some(_)) => (
+                Lease::Donor {
+                    chosen: self.pool.chosen(),
+                },
+                None,
+            ),
+            (None, None) => (Lease::Fresh, None),
+        };
+        let run = exec::run_leased(scenario, config, self.schemas.clone(), observer, lease);
+        match tokio::time::timeout_at(self.deadline.at, run).await {
+            Ok(ran) => {
+                let session = ran.session;
+                match (seat, donation.take()) {
+                    (Some(seat), _) => {
+                        if let Some(session) = session {
+                            seat.give_back(session);
+                        }
+                    }
+                    (None, Some(donation)) => donation.deliver(session),
+                    (None, None) => {}
+                }
+                (ran.outcome, ran.watch)
+            }
+            Err(_) => (
+                not_run(
+                    scenario,
+                    self.revision,
+                    Verdict::Blocked {
+                        reason: format!("cut off: {}", self.deadline.reason()),
+                    },
+                ),
+                None,
+            ),
+        }
     }
 }
 

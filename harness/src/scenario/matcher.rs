@@ -75,6 +75,10 @@ impl From<String> for Unmet {
 }
 
 /// `Ok` if the matcher holds.
+#[expect(
+    clippy::too_many_lines,
+    reason = "split pending in session/scenario rewrite"
+)]
 fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(), Unmet> {
     if let Matcher::Exists(want) = m {
         return if actual.is_some() == *want {

@@ -364,6 +364,10 @@ impl Session {
         let _ = self.notify("notifications/cancelled", Some(params)).await;
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "split pending in session/scenario rewrite"
+    )]
     pub(super) fn ingest_response(
         &mut self,
         response: Response,

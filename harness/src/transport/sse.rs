@@ -12,7 +12,7 @@ use super::http::{
     HttpHandle, HttpOptions, HttpRecord, client, deliver, error_chain, is_tls_failure,
     record_headers,
 };
-use super::sse_reader::SseReader;
+use super::sse_reader::{SseEvent, SseReader};
 use super::{
     BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
 };
@@ -146,18 +146,45 @@ async fn read_stream(
     endpoint: oneshot::Sender<Result<reqwest::Url, String>>,
 ) {
     let options = handle.options().clone();
-    let mut req = handle
-        .client()
-        .get(options.url.clone())
-        .header(reqwest::header::ACCEPT, "text/event-stream");
-    for (k, v) in &options.headers {
-        req = req.header(k, v);
+    let stream = GetStream {
+        handle,
+        tx,
+        options,
+    };
+    if let Some(opened) = stream.open(endpoint).await {
+        stream.read(opened).await;
     }
-    let Ok(request) = req.build() else { return };
-    let request_headers = record_headers(request.headers(), &options);
-    let url = options.url.to_string();
-    let response =
-        match tokio::time::timeout(options.timeout, handle.client().execute(request)).await {
+}
+
+/// What the endpoint event is awaited on: the POST URI, or why there is none.
+type EndpointSender = oneshot::Sender<Result<reqwest::Url, String>>;
+
+/// The GET stream of an HTTP+SSE connection, which carries every server message.
+struct GetStream {
+    handle: HttpHandle,
+    tx: mpsc::Sender<Inbound>,
+    options: HttpOptions,
+}
+
+impl GetStream {
+    /// Sends the GET and records its exchange: the response when it is an SSE stream,
+    /// with `endpoint` to await its endpoint event on; else `endpoint` is told why the
+    /// URL is no HTTP+SSE endpoint (or dropped when the request cannot even be built).
+    async fn open(&self, endpoint: EndpointSender) -> Option<(reqwest::Response, EndpointSender)> {
+        let (options, tx) = (&self.options, &self.tx);
+        let mut req = self
+            .handle
+            .client()
+            .get(options.url.clone())
+            .header(reqwest::header::ACCEPT, "text/event-stream");
+        for (k, v) in &options.headers {
+            req = req.header(k, v);
+        }
+        let request = req.build().ok()?;
+        let request_headers = record_headers(request.headers(), options);
+        let url = options.url.to_string();
+        let execute = self.handle.client().execute(request);
+        let response = match tokio::time::timeout(options.timeout, execute).await {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => {
                 let error = options.redact(&error_chain(&e));
@@ -170,91 +197,106 @@ async fn read_stream(
                     }))
                     .await;
                 let _ = endpoint.send(Err(format!("cannot reach {url}: {error}")));
-                return;
+                return None;
             }
             Err(_) => {
                 let _ = endpoint.send(Err(format!(
                     "{url}: no response within {:?}",
                     options.timeout
                 )));
-                return;
+                return None;
             }
         };
-    let status = response.status().as_u16();
-    let response_headers = record_headers(response.headers(), &options);
-    let _ = tx
-        .send(Inbound::Http(HttpRecord::Exchange {
-            method: "GET".into(),
-            url: url.clone(),
-            request_headers,
-            status,
-            response_headers: response_headers.clone(),
-            body: None,
-        }))
-        .await;
-    let sse = response_headers.iter().any(|(k, v)| {
-        k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream")
-    });
-    if status != 200 || !sse {
-        let _ = endpoint.send(Err(format!(
-            "{url} answered GET with {status}, not an SSE stream: not an HTTP+SSE endpoint"
-        )));
-        return;
+        let status = response.status().as_u16();
+        let response_headers = record_headers(response.headers(), options);
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::Exchange {
+                method: "GET".into(),
+                url: url.clone(),
+                request_headers,
+                status,
+                response_headers: response_headers.clone(),
+                body: None,
+            }))
+            .await;
+        let sse = response_headers.iter().any(|(k, v)| {
+            k == "content-type" && v.to_ascii_lowercase().starts_with("text/event-stream")
+        });
+        if status != 200 || !sse {
+            let _ = endpoint.send(Err(format!(
+                "{url} answered GET with {status}, not an SSE stream: not an HTTP+SSE endpoint"
+            )));
+            return None;
+        }
+        Some((response, endpoint))
     }
-    let mut endpoint = Some(endpoint);
-    let mut events = SseReader::from_response(response, options.max_frame);
-    let reason = loop {
-        match events.next().await {
-            None => break "the server closed the stream".to_owned(),
-            Some(Err(e)) => break format!("broken stream: {e}"),
-            Some(Ok(ev)) => {
+
+    /// Reads the stream's events to its end, which is recorded; `endpoint` learns the
+    /// first endpoint event, or that the stream ended without one.
+    async fn read(&self, (response, endpoint): (reqwest::Response, EndpointSender)) {
+        let mut endpoint = Some(endpoint);
+        let mut events = SseReader::from_response(response, self.options.max_frame);
+        let reason = loop {
+            match events.next().await {
+                None => break "the server closed the stream".to_owned(),
+                Some(Err(e)) => break format!("broken stream: {e}"),
+                Some(Ok(ev)) => self.event(ev, &mut endpoint).await,
+            }
+        };
+        if let Some(ep) = endpoint.take() {
+            let _ = ep.send(Err(format!(
+                "the stream ended without an `endpoint` event ({reason})"
+            )));
+        }
+        let _ = self
+            .tx
+            .send(Inbound::Http(HttpRecord::StreamEnd {
+                stream: "GET".into(),
+                reason,
+            }))
+            .await;
+    }
+
+    /// Records one event, then acts on it: the first `endpoint` event names the POST URI,
+    /// and a `message` event's data is a server message.
+    async fn event(&self, ev: SseEvent, endpoint: &mut Option<EndpointSender>) {
+        let tx = &self.tx;
+        let _ = tx
+            .send(Inbound::Http(HttpRecord::SseEvent {
+                stream: "GET".into(),
+                id: ev.id.clone(),
+                event: ev.event.clone(),
+                retry_ms: ev.retry.map(|d| d.as_millis() as u64),
+                data_bytes: ev.data.len(),
+                data: (ev.event == "endpoint").then(|| ev.data.clone()),
+            }))
+            .await;
+        if ev.event == "endpoint" {
+            if let Some(ep) = endpoint.take() {
+                let joined = self
+                    .options
+                    .url
+                    .join(ev.data.trim())
+                    .map_err(|e| format!("the endpoint event {:?} is not a URI: {e}", ev.data));
+                let _ = ep.send(joined);
+            }
+            return;
+        }
+        if ev.event != "message" || ev.data.trim().is_empty() {
+            return;
+        }
+        match serde_json::from_str::<serde_json::Value>(&ev.data) {
+            Ok(v) => deliver(&self.handle, v, &ev.data, tx).await,
+            Err(e) => {
                 let _ = tx
-                    .send(Inbound::Http(HttpRecord::SseEvent {
-                        stream: "GET".into(),
-                        id: ev.id.clone(),
-                        event: ev.event.clone(),
-                        retry_ms: ev.retry.map(|d| d.as_millis() as u64),
-                        data_bytes: ev.data.len(),
-                        data: (ev.event == "endpoint").then(|| ev.data.clone()),
+                    .send(Inbound::Http(HttpRecord::Invalid {
+                        context: "SSE GET".into(),
+                        problem: format!("event data is not JSON: {e}"),
                     }))
                     .await;
-                if ev.event == "endpoint" {
-                    if let Some(ep) = endpoint.take() {
-                        let joined = options.url.join(ev.data.trim()).map_err(|e| {
-                            format!("the endpoint event {:?} is not a URI: {e}", ev.data)
-                        });
-                        let _ = ep.send(joined);
-                    }
-                    continue;
-                }
-                if ev.event != "message" || ev.data.trim().is_empty() {
-                    continue;
-                }
-                match serde_json::from_str::<serde_json::Value>(&ev.data) {
-                    Ok(v) => deliver(&handle, v, &ev.data, &tx).await,
-                    Err(e) => {
-                        let _ = tx
-                            .send(Inbound::Http(HttpRecord::Invalid {
-                                context: "SSE GET".into(),
-                                problem: format!("event data is not JSON: {e}"),
-                            }))
-                            .await;
-                    }
-                }
             }
         }
-    };
-    if let Some(ep) = endpoint.take() {
-        let _ = ep.send(Err(format!(
-            "the stream ended without an `endpoint` event ({reason})"
-        )));
     }
-    let _ = tx
-        .send(Inbound::Http(HttpRecord::StreamEnd {
-            stream: "GET".into(),
-            reason,
-        }))
-        .await;
 }
 
 impl Transport for SseTransport {

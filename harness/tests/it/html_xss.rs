@@ -74,6 +74,15 @@ fn server_text_cannot_inject_into_the_html_report() {
     let dir = tempfile_path("xss");
     std::fs::create_dir_all(&dir).unwrap();
     let html_path = dir.join("report.html");
+    let payload = escaped_in_the_file(&dir, &html_path);
+    payload_is_inert_in_the_dom(&browser, &dir, &html_path, &payload);
+    report_renders(&browser, &dir, &html_path);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes the report of a run against the hostile fixture to `html_path`, checks that the
+/// file holds the payload only escaped, and returns the payload.
+fn escaped_in_the_file(dir: &Path, html_path: &Path) -> String {
     let json_path = dir.join("results.json");
     let output = mcpcheck()
         .args([
@@ -107,7 +116,7 @@ fn server_text_cannot_inject_into_the_html_report() {
         .output()
         .unwrap();
     let text = describe(&output);
-    let html = std::fs::read_to_string(&html_path).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let html = std::fs::read_to_string(html_path).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let json: serde_json::Value =
         single_leg(serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap());
     let payload = json["profile"]["server_info"]["name"]
@@ -135,9 +144,14 @@ fn server_text_cannot_inject_into_the_html_report() {
     ] {
         assert!(!html.contains(raw), "raw {raw:?} in the HTML file");
     }
+    payload
+}
 
+/// Opens the report in the browser: its own script ran, no payload ran or became an
+/// element, and the payload shows as literal text.
+fn payload_is_inert_in_the_dom(browser: &Path, dir: &Path, html_path: &Path, payload: &str) {
     let (ok, dom, err) = headless(
-        &browser,
+        browser,
         &dir.join("profile-dom"),
         &["--dump-dom", &format!("file://{}", html_path.display())],
     );
@@ -158,14 +172,16 @@ fn server_text_cannot_inject_into_the_html_report() {
     }
     // Shown literally: the DOM holds the payload as text (serialized with entities).
     assert!(
-        dom.contains(&as_serialized_text(&payload)),
+        dom.contains(&as_serialized_text(payload)),
         "the payload does not show literally"
     );
+}
 
-    // And it renders: a screenshot is written and is a real PNG.
+/// And the report renders: a screenshot is written and is a real PNG.
+fn report_renders(browser: &Path, dir: &Path, html_path: &Path) {
     let png = dir.join("report.png");
     let (ok, _, err) = headless(
-        &browser,
+        browser,
         &dir.join("profile-shot"),
         &[
             &format!("--screenshot={}", png.display()),
@@ -179,5 +195,4 @@ fn server_text_cannot_inject_into_the_html_report() {
         "no screenshot ({} bytes): {err}",
         bytes.len()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -93,7 +93,6 @@ fn capture(name: &str, pointer: &str) -> BTreeMap<String, String> {
 #[test]
 fn full_example_round_trips_every_step_kind_and_matcher() {
     let s = parse(&data().join("valid/full.yaml")).unwrap();
-    let ms = Duration::from_millis;
     let expected = Scenario {
         id: "examples/everything".into(),
         title: "every step kind and matcher".into(),
@@ -119,274 +118,309 @@ fn full_example_round_trips_every_step_kind_and_matcher() {
         rule: Some("lifecycle.initialize-result".into()),
         fresh: false,
         source: "valid/full.yaml".into(),
-        steps: vec![
-            Step {
-                line: 12,
-                kind: StepKind::Initialize(Initialize::Handshake(InitializeOverrides {
-                    protocol_version: Some(t(json!("${revision}"))),
-                    capabilities: Some(json!({ "roots": { "listChanged": true } })),
-                    skip_initialized: true,
-                    expect: Some(ResponseExpectation::Result(vec![
-                        check(
-                            "/protocolVersion",
-                            Matcher::Equals(t(json!("${revision}"))),
-                            18,
-                        ),
-                        check(
-                            "/serverInfo/name",
-                            Matcher::All(vec![
-                                Matcher::Type(JsonType::String),
-                                Matcher::Length {
-                                    min: Some(1),
-                                    max: None,
-                                },
-                            ]),
-                            19,
-                        ),
-                        check("", Matcher::Schema("InitializeResult".into()), 20),
-                    ])),
-                })),
-            },
-            Step {
-                line: 21,
-                kind: StepKind::Notify {
-                    method: t(json!("notifications/initialized")),
-                    params: None,
-                },
-            },
-            Step {
-                line: 22,
-                kind: StepKind::Request(RequestStep {
-                    params: Some(t(json!({}))),
-                    capture: capture("tools", "/result/tools"),
-                    expect: Some(ResponseExpectation::Result(vec![
-                        check(
-                            "/tools",
-                            Matcher::All(vec![
-                                Matcher::Type(JsonType::Array),
-                                Matcher::Length {
-                                    min: Some(2),
-                                    max: Some(2),
-                                },
-                            ]),
-                            28,
-                        ),
-                        check(
-                            "/tools/0",
-                            Matcher::Subset(t(json!({ "name": "echo" }))),
-                            29,
-                        ),
-                        check("/nextCursor", Matcher::Exists(false), 30),
-                    ])),
-                    ..req("tools/list", 22)
-                }),
-            },
-            Step {
-                line: 31,
-                kind: StepKind::Request(RequestStep {
-                    id: Some(json!(42)),
-                    expect: Some(ResponseExpectation::Error {
-                        codes: vec![-32601, -32602],
-                        checks: vec![check("/message", Matcher::Regex("^(?i)method".into()), 32)],
-                    }),
-                    ..req("mcpcheck/unknown", 31)
-                }),
-            },
-            Step {
-                line: 33,
-                kind: StepKind::Request(RequestStep {
-                    expect: Some(ResponseExpectation::Any(vec![check(
-                        "",
-                        Matcher::OneOf(vec![t(json!({})), t(Value::Null)]),
-                        34,
-                    )])),
-                    ..req("ping", 33)
-                }),
-            },
-            Step {
-                line: 35,
-                kind: StepKind::Notify {
-                    method: t(json!("notifications/cancelled")),
-                    params: Some(t(json!({ "requestId": 1 }))),
-                },
-            },
-            Step {
-                line: 37,
-                kind: StepKind::Request(RequestStep {
-                    expect: Some(ResponseExpectation::Nothing(ms(500))),
-                    ..req("notifications/initialized", 37)
-                }),
-            },
-            Step {
-                line: 39,
-                kind: StepKind::SendRaw(t(json!(
-                    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n"
-                ))),
-            },
-            Step {
-                line: 41,
-                kind: StepKind::Expect(Expectation::Response {
-                    id: json!(7),
-                    within: ms(2000),
-                    expect: ResponseExpectation::Result(vec![]),
-                }),
-            },
-            Step {
-                line: 42,
-                kind: StepKind::Expect(Expectation::Notification {
-                    method: "notifications/progress".into(),
-                    within: ms(1000),
-                    checks: vec![
-                        check(
-                            "/params/progress",
-                            Matcher::Range {
-                                min: Some(0.0),
-                                max: Some(100.0),
-                            },
-                            46,
-                        ),
-                        check("/params/total", Matcher::Equals(t(json!(100))), 46),
-                    ],
-                    skip_if_absent: false,
-                    first_by: None,
-                }),
-            },
-            Step {
-                line: 47,
-                kind: StepKind::Expect(Expectation::Nothing {
-                    within: ms(200),
-                    methods: vec!["notifications/message".into()],
-                }),
-            },
-            Step {
-                line: 48,
-                kind: StepKind::Concurrent(vec![
-                    RequestStep {
-                        expect: Some(ResponseExpectation::Result(vec![])),
-                        ..req("ping", 49)
-                    },
-                    RequestStep {
-                        capture: capture("first", "/result/tools/0"),
-                        ..req("tools/list", 51)
-                    },
-                ]),
-            },
-            Step {
-                line: 53,
-                kind: StepKind::Paginate {
-                    method: "tools/list".into(),
-                    key: "tools".into(),
-                    into: "all_tools".into(),
-                    params: None,
-                    on_error: OnError::Judge,
-                    same: Vec::new(),
-                },
-            },
-            Step {
-                line: 54,
-                kind: StepKind::Paginate {
-                    method: "x/list".into(),
-                    key: "items".into(),
-                    into: "items".into(),
-                    params: Some(t(json!({ "filter": "${first.name}" }))),
-                    on_error: OnError::Judge,
-                    same: Vec::new(),
-                },
-            },
-            Step {
-                line: 55,
-                kind: StepKind::ForEach {
-                    list: "all_tools".into(),
-                    bind: "tool".into(),
-                    filter: vec![],
-                    steps: vec![Step {
-                        line: 59,
-                        kind: StepKind::Request(RequestStep {
-                            params: Some(t(json!({ "name": "${tool.name}", "arguments": {} }))),
-                            capture: capture("content", "/result/content"),
-                            expect: Some(ResponseExpectation::Any(vec![])),
-                            ..req("tools/call", 59)
-                        }),
-                    }],
-                },
-            },
-            Step {
-                line: 62,
-                kind: StepKind::Sleep(ms(100)),
-            },
-            Step {
-                line: 63,
-                kind: StepKind::ForEach {
-                    list: "all_tools".into(),
-                    bind: "t2".into(),
-                    filter: vec![check("/outputSchema", Matcher::Exists(true), 66)],
-                    steps: vec![
-                        Step {
-                            line: 68,
-                            kind: StepKind::Request(RequestStep {
-                                params: Some(t(
-                                    json!({ "name": "${t2.name}", "arguments": "${t2|sample_arguments}" }),
-                                )),
-                                expect: Some(ResponseExpectation::OneOf(vec![
-                                    ResponseExpectation::Error {
-                                        codes: vec![-32602],
-                                        checks: vec![],
-                                    },
-                                    ResponseExpectation::Result(vec![check(
-                                        "/structuredContent",
-                                        Matcher::ConformsTo(t(json!("${t2.outputSchema}"))),
-                                        72,
-                                    )]),
-                                ])),
-                                ..req("tools/call", 68)
-                            }),
-                        },
-                        Step {
-                            line: 73,
-                            kind: StepKind::Check {
-                                value: t(json!("${t2}")),
-                                checks: vec![
-                                    check(
-                                        "/name",
-                                        Matcher::Regex("^[A-Za-z0-9_.-]{1,128}$".into()),
-                                        76,
-                                    ),
-                                    check("/inputSchema", Matcher::JsonSchema(true), 77),
-                                    check(
-                                        "",
-                                        Matcher::ExactlyOne(vec!["text".into(), "blob".into()]),
-                                        78,
-                                    ),
-                                    check("/blob", Matcher::Base64(false), 79),
-                                ],
-                            },
-                        },
-                    ],
-                },
-            },
-            Step {
-                line: 80,
-                kind: StepKind::Expect(Expectation::Notification {
-                    method: "notifications/progress".into(),
-                    within: ms(0),
-                    checks: vec![],
-                    skip_if_absent: true,
-                    first_by: None,
-                }),
-            },
-            Step {
-                line: 81,
-                kind: StepKind::Expect(Expectation::Exit {
-                    within: ms(5000),
-                    code: Some(0),
-                }),
-            },
-        ],
+        steps: [
+            full_requests(),
+            full_waits(),
+            full_lists(),
+            full_checked_loop(),
+        ]
+        .concat(),
     };
     for (i, (got, want)) in s.steps.iter().zip(&expected.steps).enumerate() {
         assert_eq!(got, want, "step {i}");
     }
     assert_eq!(s, expected);
+}
+
+/// `valid/full.yaml`'s handshake, notifications and requests: each form of response
+/// expectation.
+fn full_requests() -> Vec<Step> {
+    let ms = Duration::from_millis;
+    vec![
+        Step {
+            line: 12,
+            kind: StepKind::Initialize(Initialize::Handshake(InitializeOverrides {
+                protocol_version: Some(t(json!("${revision}"))),
+                capabilities: Some(json!({ "roots": { "listChanged": true } })),
+                skip_initialized: true,
+                expect: Some(ResponseExpectation::Result(vec![
+                    check(
+                        "/protocolVersion",
+                        Matcher::Equals(t(json!("${revision}"))),
+                        18,
+                    ),
+                    check(
+                        "/serverInfo/name",
+                        Matcher::All(vec![
+                            Matcher::Type(JsonType::String),
+                            Matcher::Length {
+                                min: Some(1),
+                                max: None,
+                            },
+                        ]),
+                        19,
+                    ),
+                    check("", Matcher::Schema("InitializeResult".into()), 20),
+                ])),
+            })),
+        },
+        Step {
+            line: 21,
+            kind: StepKind::Notify {
+                method: t(json!("notifications/initialized")),
+                params: None,
+            },
+        },
+        Step {
+            line: 22,
+            kind: StepKind::Request(RequestStep {
+                params: Some(t(json!({}))),
+                capture: capture("tools", "/result/tools"),
+                expect: Some(ResponseExpectation::Result(vec![
+                    check(
+                        "/tools",
+                        Matcher::All(vec![
+                            Matcher::Type(JsonType::Array),
+                            Matcher::Length {
+                                min: Some(2),
+                                max: Some(2),
+                            },
+                        ]),
+                        28,
+                    ),
+                    check(
+                        "/tools/0",
+                        Matcher::Subset(t(json!({ "name": "echo" }))),
+                        29,
+                    ),
+                    check("/nextCursor", Matcher::Exists(false), 30),
+                ])),
+                ..req("tools/list", 22)
+            }),
+        },
+        Step {
+            line: 31,
+            kind: StepKind::Request(RequestStep {
+                id: Some(json!(42)),
+                expect: Some(ResponseExpectation::Error {
+                    codes: vec![-32601, -32602],
+                    checks: vec![check("/message", Matcher::Regex("^(?i)method".into()), 32)],
+                }),
+                ..req("mcpcheck/unknown", 31)
+            }),
+        },
+        Step {
+            line: 33,
+            kind: StepKind::Request(RequestStep {
+                expect: Some(ResponseExpectation::Any(vec![check(
+                    "",
+                    Matcher::OneOf(vec![t(json!({})), t(Value::Null)]),
+                    34,
+                )])),
+                ..req("ping", 33)
+            }),
+        },
+        Step {
+            line: 35,
+            kind: StepKind::Notify {
+                method: t(json!("notifications/cancelled")),
+                params: Some(t(json!({ "requestId": 1 }))),
+            },
+        },
+        Step {
+            line: 37,
+            kind: StepKind::Request(RequestStep {
+                expect: Some(ResponseExpectation::Nothing(ms(500))),
+                ..req("notifications/initialized", 37)
+            }),
+        },
+    ]
+}
+
+/// `valid/full.yaml`'s raw send and the waits for a response, a notification, silence.
+fn full_waits() -> Vec<Step> {
+    let ms = Duration::from_millis;
+    vec![
+        Step {
+            line: 39,
+            kind: StepKind::SendRaw(t(json!(
+                "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n"
+            ))),
+        },
+        Step {
+            line: 41,
+            kind: StepKind::Expect(Expectation::Response {
+                id: json!(7),
+                within: ms(2000),
+                expect: ResponseExpectation::Result(vec![]),
+            }),
+        },
+        Step {
+            line: 42,
+            kind: StepKind::Expect(Expectation::Notification {
+                method: "notifications/progress".into(),
+                within: ms(1000),
+                checks: vec![
+                    check(
+                        "/params/progress",
+                        Matcher::Range {
+                            min: Some(0.0),
+                            max: Some(100.0),
+                        },
+                        46,
+                    ),
+                    check("/params/total", Matcher::Equals(t(json!(100))), 46),
+                ],
+                skip_if_absent: false,
+                first_by: None,
+            }),
+        },
+        Step {
+            line: 47,
+            kind: StepKind::Expect(Expectation::Nothing {
+                within: ms(200),
+                methods: vec!["notifications/message".into()],
+            }),
+        },
+    ]
+}
+
+/// `valid/full.yaml`'s concurrent requests, paginated lists and a plain loop over one.
+fn full_lists() -> Vec<Step> {
+    let ms = Duration::from_millis;
+    vec![
+        Step {
+            line: 48,
+            kind: StepKind::Concurrent(vec![
+                RequestStep {
+                    expect: Some(ResponseExpectation::Result(vec![])),
+                    ..req("ping", 49)
+                },
+                RequestStep {
+                    capture: capture("first", "/result/tools/0"),
+                    ..req("tools/list", 51)
+                },
+            ]),
+        },
+        Step {
+            line: 53,
+            kind: StepKind::Paginate {
+                method: "tools/list".into(),
+                key: "tools".into(),
+                into: "all_tools".into(),
+                params: None,
+                on_error: OnError::Judge,
+                same: Vec::new(),
+            },
+        },
+        Step {
+            line: 54,
+            kind: StepKind::Paginate {
+                method: "x/list".into(),
+                key: "items".into(),
+                into: "items".into(),
+                params: Some(t(json!({ "filter": "${first.name}" }))),
+                on_error: OnError::Judge,
+                same: Vec::new(),
+            },
+        },
+        Step {
+            line: 55,
+            kind: StepKind::ForEach {
+                list: "all_tools".into(),
+                bind: "tool".into(),
+                filter: vec![],
+                steps: vec![Step {
+                    line: 59,
+                    kind: StepKind::Request(RequestStep {
+                        params: Some(t(json!({ "name": "${tool.name}", "arguments": {} }))),
+                        capture: capture("content", "/result/content"),
+                        expect: Some(ResponseExpectation::Any(vec![])),
+                        ..req("tools/call", 59)
+                    }),
+                }],
+            },
+        },
+        Step {
+            line: 62,
+            kind: StepKind::Sleep(ms(100)),
+        },
+    ]
+}
+
+/// `valid/full.yaml`'s filtered loop with a choice of expectations and a `check` step, then
+/// the final waits.
+fn full_checked_loop() -> Vec<Step> {
+    let ms = Duration::from_millis;
+    vec![
+        Step {
+            line: 63,
+            kind: StepKind::ForEach {
+                list: "all_tools".into(),
+                bind: "t2".into(),
+                filter: vec![check("/outputSchema", Matcher::Exists(true), 66)],
+                steps: vec![
+                    Step {
+                        line: 68,
+                        kind: StepKind::Request(RequestStep {
+                            params: Some(t(
+                                json!({ "name": "${t2.name}", "arguments": "${t2|sample_arguments}" }),
+                            )),
+                            expect: Some(ResponseExpectation::OneOf(vec![
+                                ResponseExpectation::Error {
+                                    codes: vec![-32602],
+                                    checks: vec![],
+                                },
+                                ResponseExpectation::Result(vec![check(
+                                    "/structuredContent",
+                                    Matcher::ConformsTo(t(json!("${t2.outputSchema}"))),
+                                    72,
+                                )]),
+                            ])),
+                            ..req("tools/call", 68)
+                        }),
+                    },
+                    Step {
+                        line: 73,
+                        kind: StepKind::Check {
+                            value: t(json!("${t2}")),
+                            checks: vec![
+                                check(
+                                    "/name",
+                                    Matcher::Regex("^[A-Za-z0-9_.-]{1,128}$".into()),
+                                    76,
+                                ),
+                                check("/inputSchema", Matcher::JsonSchema(true), 77),
+                                check(
+                                    "",
+                                    Matcher::ExactlyOne(vec!["text".into(), "blob".into()]),
+                                    78,
+                                ),
+                                check("/blob", Matcher::Base64(false), 79),
+                            ],
+                        },
+                    },
+                ],
+            },
+        },
+        Step {
+            line: 80,
+            kind: StepKind::Expect(Expectation::Notification {
+                method: "notifications/progress".into(),
+                within: ms(0),
+                checks: vec![],
+                skip_if_absent: true,
+                first_by: None,
+            }),
+        },
+        Step {
+            line: 81,
+            kind: StepKind::Expect(Expectation::Exit {
+                within: ms(5000),
+                code: Some(0),
+            }),
+        },
+    ]
 }
 
 #[test]

@@ -102,6 +102,10 @@ impl Executor<'_> {
         self.observer.step_finished(id, n, line, status);
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "split pending in session/scenario rewrite"
+    )]
     pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
         let line = step.line;
         // `${unique}`: a new value for every step run, each loop iteration included.

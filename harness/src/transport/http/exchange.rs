@@ -243,182 +243,226 @@ async fn exchange(
     mut track: StreamTrack,
 ) {
     let started = tokio::time::Instant::now();
-    let options = handle.options.clone();
-    let (client, request) = req.build_split();
-    let request = match request {
-        Ok(r) => r,
-        Err(e) => {
-            let error = e.to_string();
-            let _ = tx
-                .send(Inbound::Http(HttpRecord::Failed {
-                    method: "?".into(),
-                    url: options.url.to_string(),
-                    error: error.clone(),
-                    tls: false,
-                }))
-                .await;
-            if let Some(h) = head {
-                let _ = h.send(Head::Failed(TransportError::Http(error)));
-            }
-            return;
-        }
-    };
-    let method = request.method().to_string();
-    let url = request.url().to_string();
-    let request_headers = record_headers(request.headers(), &options);
-    let response = tokio::time::timeout(options.timeout, client.execute(request)).await;
-    let response = match response {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let error = options.redact(&error_chain(&e));
-            let _ = tx
-                .send(Inbound::Http(HttpRecord::Failed {
-                    method,
-                    url,
-                    error: error.clone(),
-                    tls: is_tls_failure(&e),
-                }))
-                .await;
-            if let Some(h) = head {
-                let _ = h.send(Head::Failed(TransportError::Http(error)));
-            }
-            return;
-        }
-        Err(_) => {
-            let failure = TransportError::NoResponseHeaders(options.timeout);
-            let _ = tx
-                .send(Inbound::Http(HttpRecord::Failed {
-                    method,
-                    url,
-                    error: format!("no response headers within {:?}", options.timeout),
-                    tls: false,
-                }))
-                .await;
+    let (response, record) = match send(&handle.options, req, &tx).await {
+        Ok(sent) => sent,
+        Err(failure) => {
             if let Some(h) = head {
                 let _ = h.send(Head::Failed(failure));
             }
             return;
         }
     };
-    let status = response.status().as_u16();
-    let response_headers = record_headers(response.headers(), &options);
     if is_initialize && let Some(id) = response.headers().get(SESSION_HEADER) {
         handle.lock().session_id = Some(String::from_utf8_lossy(id.as_bytes()).into_owned());
     }
-    let declared_type = header_of(&response_headers, "content-type")
-        .unwrap_or("")
-        .to_owned();
-    let content_type = declared_type.to_ascii_lowercase();
-    let sse = content_type.starts_with("text/event-stream");
-    if sse {
+    let content_type = record.declared_type().to_ascii_lowercase();
+    if content_type.starts_with("text/event-stream") {
         if let Some(h) = head {
             let _ = h.send(Head::Streaming);
         }
         let stream_name = {
             let mut s = handle.lock();
             s.streams += 1;
-            format!("#{} ({method})", s.streams)
+            format!("#{} ({})", s.streams, record.method)
         };
-        let _ = tx
-            .send(Inbound::Http(HttpRecord::Exchange {
-                method,
-                url,
-                request_headers,
-                status,
-                response_headers,
-                body: None,
-            }))
-            .await;
-        track.status = status;
-        read_sse(
-            &handle,
-            response.bytes_stream(),
-            &stream_name,
-            &tx,
-            &mut track,
-        )
-        .await;
-        // basic/patterns/subscriptions#graceful-closure (2026-07-28): a listen stream
-        // legitimately ends without a response ("an abrupt transport drop, which carries
-        // no response"), and one mcpcheck closed was cancelled: neither is resumed.
-        if track.awaited.is_some() && !track.listen && track.client_close.is_none() {
-            if track.closed {
-                closed_before_response(&handle, &stream_name, &tx, &track).await;
-            }
-            let deadline = started + options.timeout;
-            resume(&handle, &stream_name, &tx, &mut track, deadline).await;
-        }
+        track.status = record.status;
+        let _ = tx.send(Inbound::Http(record.into_record(None))).await;
+        stream(&handle, response, &stream_name, &tx, &mut track, started).await;
         return;
     }
-    let body = read_body(response, options.max_frame).await;
+    let body = read_body(response, handle.options.max_frame).await;
     let (text, note) = match &body {
         Ok(b) => (String::from_utf8_lossy(b).into_owned(), None),
         Err(e) => (String::new(), Some(e.clone())),
     };
     let quoted = clip(&text, BODY_QUOTE);
-    let _ = tx
-        .send(Inbound::Http(HttpRecord::Exchange {
-            method: method.clone(),
-            url,
-            request_headers,
-            status,
-            response_headers,
-            body: (!text.is_empty()).then(|| options.redact(&quoted)),
-        }))
-        .await;
-    let mut messages = 0;
-    if let Some(problem) = note {
+    let quoted = (!text.is_empty()).then(|| handle.options.redact(&quoted));
+    let (method, status) = (record.method.clone(), record.status);
+    let declared_type = record.declared_type().to_owned();
+    let _ = tx.send(Inbound::Http(record.into_record(quoted))).await;
+    let messages = match note {
+        Some(problem) => {
+            let _ = tx
+                .send(Inbound::Http(HttpRecord::Invalid {
+                    context: format!("{method} response body"),
+                    problem,
+                }))
+                .await;
+            0
+        }
+        None => {
+            let body = Body {
+                method: &method,
+                status,
+                declared_type: &declared_type,
+                content_type: &content_type,
+                text: text.trim(),
+            };
+            body.deliver(&handle, &tx).await
+        }
+    };
+    if let Some(h) = head {
+        let _ = h.send(Head::Body { status, messages });
+    }
+}
+
+/// An exchange's request and response head, as its record will show them.
+struct Exchanged {
+    method: String,
+    url: String,
+    request_headers: Vec<(String, String)>,
+    status: u16,
+    response_headers: Vec<(String, String)>,
+}
+
+impl Exchanged {
+    /// The response's `Content-Type` as the server wrote it (empty when it wrote none).
+    fn declared_type(&self) -> &str {
+        header_of(&self.response_headers, "content-type").unwrap_or("")
+    }
+
+    fn into_record(self, body: Option<String>) -> HttpRecord {
+        HttpRecord::Exchange {
+            method: self.method,
+            url: self.url,
+            request_headers: self.request_headers,
+            status: self.status,
+            response_headers: self.response_headers,
+            body,
+        }
+    }
+}
+
+/// Sends the request and waits, up to the timeout, for the response head. A request that
+/// got no response is recorded, and its failure returned for `send` to be told.
+async fn send(
+    options: &HttpOptions,
+    req: reqwest::RequestBuilder,
+    tx: &mpsc::Sender<Inbound>,
+) -> Result<(reqwest::Response, Exchanged), TransportError> {
+    let failed = |method: String, url: String, error: String, tls: bool| async move {
         let _ = tx
-            .send(Inbound::Http(HttpRecord::Invalid {
-                context: format!("{method} response body"),
-                problem,
+            .send(Inbound::Http(HttpRecord::Failed {
+                method,
+                url,
+                error,
+                tls,
             }))
             .await;
-        if let Some(h) = head {
-            let _ = h.send(Head::Body { status, messages });
+    };
+    let (client, request) = req.build_split();
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => {
+            let error = e.to_string();
+            failed("?".into(), options.url.to_string(), error.clone(), false).await;
+            return Err(TransportError::Http(error));
         }
-        return;
+    };
+    let method = request.method().to_string();
+    let url = request.url().to_string();
+    let request_headers = record_headers(request.headers(), options);
+    let response = match tokio::time::timeout(options.timeout, client.execute(request)).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            let error = options.redact(&error_chain(&e));
+            failed(method, url, error.clone(), is_tls_failure(&e)).await;
+            return Err(TransportError::Http(error));
+        }
+        Err(_) => {
+            let error = format!("no response headers within {:?}", options.timeout);
+            failed(method, url, error, false).await;
+            return Err(TransportError::NoResponseHeaders(options.timeout));
+        }
+    };
+    let exchanged = Exchanged {
+        method,
+        url,
+        request_headers,
+        status: response.status().as_u16(),
+        response_headers: record_headers(response.headers(), options),
+    };
+    Ok((response, exchanged))
+}
+
+/// Reads an SSE response to its end, and resumes it when it ended before the response it
+/// was awaited for.
+async fn stream(
+    handle: &HttpHandle,
+    response: reqwest::Response,
+    stream_name: &str,
+    tx: &mpsc::Sender<Inbound>,
+    track: &mut StreamTrack,
+    started: tokio::time::Instant,
+) {
+    read_sse(handle, response.bytes_stream(), stream_name, tx, track).await;
+    // basic/patterns/subscriptions#graceful-closure (2026-07-28): a listen stream
+    // legitimately ends without a response ("an abrupt transport drop, which carries
+    // no response"), and one mcpcheck closed was cancelled: neither is resumed.
+    if track.awaited.is_some() && !track.listen && track.client_close.is_none() {
+        if track.closed {
+            closed_before_response(handle, stream_name, tx, track).await;
+        }
+        let deadline = started + handle.options.timeout;
+        resume(handle, stream_name, tx, track, deadline).await;
     }
-    // A JSON-RPC body under another content type (`text/plain`) breaks a transport rule,
-    // which the session judges; its messages are still delivered, so the run goes on.
-    // A body that is no JSON-RPC at all (an HTML page) is only evidence, as before.
-    let mislabelled = (200..300).contains(&status)
-        && !content_type.starts_with("application/json")
-        && looks_like_jsonrpc(text.trim());
-    if mislabelled {
-        let anomaly = StreamAnomaly::WrongContentType {
-            content_type: declared_type.clone(),
-        };
-        let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
-    }
-    // A JSON body carries one message (or a batch); an error status may carry a JSON-RPC
-    // error without an id. Anything else is only evidence in the transcript.
-    if mislabelled
-        || content_type.starts_with("application/json")
-        || (!text.trim().is_empty() && status >= 400)
-    {
-        match serde_json::from_str::<Value>(text.trim()) {
+}
+
+/// A response body that is not a stream, read whole.
+struct Body<'a> {
+    method: &'a str,
+    status: u16,
+    /// The `Content-Type` as the server wrote it, and lowercased.
+    declared_type: &'a str,
+    content_type: &'a str,
+    /// The body's text, trimmed.
+    text: &'a str,
+}
+
+impl Body<'_> {
+    /// Delivers the message the body carries, if it carries one, and says how many.
+    async fn deliver(&self, handle: &HttpHandle, tx: &mpsc::Sender<Inbound>) -> usize {
+        let (status, content_type, text) = (self.status, self.content_type, self.text);
+        // A JSON-RPC body under another content type (`text/plain`) breaks a transport
+        // rule, which the session judges; its messages are still delivered, so the run
+        // goes on. A body that is no JSON-RPC at all (an HTML page) is only evidence.
+        let mislabelled = (200..300).contains(&status)
+            && !content_type.starts_with("application/json")
+            && looks_like_jsonrpc(text);
+        if mislabelled {
+            let anomaly = StreamAnomaly::WrongContentType {
+                content_type: self.declared_type.to_owned(),
+            };
+            let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
+        }
+        // A JSON body carries one message (or a batch); an error status may carry a
+        // JSON-RPC error without an id. Anything else is only evidence in the transcript.
+        if !(mislabelled
+            || content_type.starts_with("application/json")
+            || (!text.is_empty() && status >= 400))
+        {
+            return 0;
+        }
+        match serde_json::from_str::<Value>(text) {
             // An HTTP error may carry "a JSON-RPC error response that has no id"
             // (basic/transports): evidence in the transcript, not a message to correlate.
-            Ok(value) if status >= 400 && value.get("id").is_none() => {}
+            Ok(value) if status >= 400 && value.get("id").is_none() => 0,
             Ok(value) => {
-                messages += 1;
-                note_error_status(&value, status, false, &tx).await;
-                deliver(&handle, value, text.trim(), &tx).await
+                note_error_status(&value, status, false, tx).await;
+                deliver(handle, value, text, tx).await;
+                1
             }
             Err(e) if content_type.starts_with("application/json") => {
                 let _ = tx
                     .send(Inbound::Http(HttpRecord::Invalid {
-                        context: format!("{method} response body"),
+                        context: format!("{} response body", self.method),
                         problem: format!("not JSON: {e}"),
                     }))
                     .await;
+                0
             }
-            Err(_) => {}
+            Err(_) => 0,
         }
-    }
-    if let Some(h) = head {
-        let _ = h.send(Head::Body { status, messages });
     }
 }
 

@@ -41,28 +41,9 @@ pub(super) async fn resume(
         let Some(last) = track.last_id.clone() else {
             return;
         };
-        let end = |reason: String| HttpRecord::StreamEnd {
-            stream: stream.to_owned(),
-            reason,
+        let Some(wait) = next_wait(stream, tx, track, deadline).await else {
+            return;
         };
-        if track.resumes >= MAX_RESUMES {
-            let _ = tx
-                .send(Inbound::Http(end(format!(
-                    "mcpcheck gave up resuming after {MAX_RESUMES} reconnections without the response"
-                ))))
-                .await;
-            return;
-        }
-        let wait = track.retry.unwrap_or(DEFAULT_RETRY);
-        if wait > MAX_RETRY || tokio::time::Instant::now() + wait >= deadline {
-            let _ = tx
-                .send(Inbound::Http(end(format!(
-                    "not resumed: a wait of {} ms would pass the request timeout",
-                    wait.as_millis()
-                ))))
-                .await;
-            return;
-        }
         track.resumes += 1;
         let _ = tx
             .send(Inbound::Http(HttpRecord::Resume {
@@ -73,37 +54,87 @@ pub(super) async fn resume(
             }))
             .await;
         tokio::time::sleep(wait).await;
+        let reconnect = Reconnect {
+            handle,
+            stream,
+            tx,
+            deadline,
+        };
+        if !reconnect.once(track, last).await {
+            return;
+        }
+    }
+}
+
+/// The wait before the next reconnection, or `None` when mcpcheck gives up on the stream
+/// (recorded as its end): after [`MAX_RESUMES`] reconnections, or when the server's
+/// `retry` is too long or would pass `deadline`.
+async fn next_wait(
+    stream: &str,
+    tx: &mpsc::Sender<Inbound>,
+    track: &StreamTrack,
+    deadline: tokio::time::Instant,
+) -> Option<Duration> {
+    if track.resumes >= MAX_RESUMES {
+        let reason = format!(
+            "mcpcheck gave up resuming after {MAX_RESUMES} reconnections without the response"
+        );
+        let _ = tx.send(Inbound::Http(end(stream, reason))).await;
+        return None;
+    }
+    let wait = track.retry.unwrap_or(DEFAULT_RETRY);
+    if wait > MAX_RETRY || tokio::time::Instant::now() + wait >= deadline {
+        let reason = format!(
+            "not resumed: a wait of {} ms would pass the request timeout",
+            wait.as_millis()
+        );
+        let _ = tx.send(Inbound::Http(end(stream, reason))).await;
+        return None;
+    }
+    Some(wait)
+}
+
+/// The record of the end of a resumed `stream`.
+fn end(stream: &str, reason: String) -> HttpRecord {
+    HttpRecord::StreamEnd {
+        stream: stream.to_owned(),
+        reason,
+    }
+}
+
+/// One stream's reconnections, each a GET with `Last-Event-ID`, none past `deadline`.
+struct Reconnect<'a> {
+    handle: &'a HttpHandle,
+    stream: &'a str,
+    tx: &'a mpsc::Sender<Inbound>,
+    deadline: tokio::time::Instant,
+}
+
+impl Reconnect<'_> {
+    /// Reconnects once after event `last` and reads what the new stream carries; `false`
+    /// when there is nothing more to resume from (the server offers no stream, or the
+    /// deadline passed).
+    async fn once(&self, track: &mut StreamTrack, last: String) -> bool {
+        let (handle, tx) = (self.handle, self.tx);
         let req = handle
             .request(reqwest::Method::GET, "text/event-stream")
             .header("last-event-id", last);
         let (client, request) = req.build_split();
-        let Ok(request) = request else { return };
+        let Ok(request) = request else { return false };
         let method = request.method().to_string();
         let url = request.url().to_string();
         let request_headers = record_headers(request.headers(), handle.options());
-        let response = match tokio::time::timeout_at(deadline, client.execute(request)).await {
+        let response = match tokio::time::timeout_at(self.deadline, client.execute(request)).await {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => {
-                let _ = tx
-                    .send(Inbound::Http(HttpRecord::Failed {
-                        method,
-                        url,
-                        error: handle.options().redact(&error_chain(&e)),
-                        tls: is_tls_failure(&e),
-                    }))
-                    .await;
-                continue;
+                let error = handle.options().redact(&error_chain(&e));
+                self.failed(method, url, error, is_tls_failure(&e)).await;
+                return true;
             }
             Err(_) => {
-                let _ = tx
-                    .send(Inbound::Http(HttpRecord::Failed {
-                        method,
-                        url,
-                        error: "no response headers before the request timeout".into(),
-                        tls: false,
-                    }))
-                    .await;
-                return;
+                let error = "no response headers before the request timeout".into();
+                self.failed(method, url, error, false).await;
+                return false;
             }
         };
         let status = response.status().as_u16();
@@ -118,42 +149,46 @@ pub(super) async fn resume(
                 .ok()
                 .map(|b| handle.options().redact(&String::from_utf8_lossy(&b)))
                 .filter(|b| !b.is_empty());
-            let _ = tx
-                .send(Inbound::Http(HttpRecord::Exchange {
-                    method,
-                    url,
-                    request_headers,
-                    status,
-                    response_headers,
-                    body,
-                }))
-                .await;
-            return;
-        }
-        let _ = tx
-            .send(Inbound::Http(HttpRecord::Exchange {
+            let exchange = HttpRecord::Exchange {
                 method,
                 url,
                 request_headers,
                 status,
                 response_headers,
-                body: None,
+                body,
+            };
+            let _ = tx.send(Inbound::Http(exchange)).await;
+            return false;
+        }
+        let exchange = HttpRecord::Exchange {
+            method,
+            url,
+            request_headers,
+            status,
+            response_headers,
+            body: None,
+        };
+        let _ = tx.send(Inbound::Http(exchange)).await;
+        let read = read_sse(handle, response.bytes_stream(), self.stream, tx, track);
+        if tokio::time::timeout_at(self.deadline, read).await.is_err() {
+            let reason = "mcpcheck stopped reading at the request timeout".into();
+            let _ = tx.send(Inbound::Http(end(self.stream, reason))).await;
+            return false;
+        }
+        true
+    }
+
+    /// Records a reconnection that got no response.
+    async fn failed(&self, method: String, url: String, error: String, tls: bool) {
+        let _ = self
+            .tx
+            .send(Inbound::Http(HttpRecord::Failed {
+                method,
+                url,
+                error,
+                tls,
             }))
             .await;
-        if tokio::time::timeout_at(
-            deadline,
-            read_sse(handle, response.bytes_stream(), stream, tx, track),
-        )
-        .await
-        .is_err()
-        {
-            let _ = tx
-                .send(Inbound::Http(end(
-                    "mcpcheck stopped reading at the request timeout".into(),
-                )))
-                .await;
-            return;
-        }
     }
 }
 

@@ -67,6 +67,10 @@ pub(super) async fn exchange(
 
 /// Reads the answer to a request already sent (`sent`: its method, URL and recorded
 /// headers) until the step's `deadline`, resuming an SSE stream as the spec asks.
+#[expect(
+    clippy::too_many_lines,
+    reason = "split pending in session/scenario rewrite"
+)]
 pub(super) async fn answer(
     handle: &RawHttp,
     response: reqwest::Response,
