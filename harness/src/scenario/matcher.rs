@@ -88,6 +88,9 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
     if let Matcher::All(all) = m {
         return all.iter().try_for_each(|m| eval(m, actual, cx));
     }
+    if let Matcher::Contains(sets) = m {
+        return contains(sets, actual, cx);
+    }
     let Some(actual) = actual else {
         return Err(Unmet::Expected(describe(m, cx)));
     };
@@ -193,7 +196,9 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
             }
             true
         }
-        Matcher::Exists(_) | Matcher::All(_) => unreachable!("handled above"),
+        Matcher::Exists(_) | Matcher::All(_) | Matcher::Contains(_) => {
+            unreachable!("handled above")
+        }
     };
     if holds {
         Ok(())
@@ -246,12 +251,67 @@ pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
         Matcher::JsonSchema(true) => "a valid JSON Schema".into(),
         Matcher::JsonSchema(false) => "an invalid JSON Schema".into(),
         Matcher::ConformsTo(t) => format!("valid against {}", render(t)),
+        Matcher::Contains(sets) => format!(
+            "an array or object with {}",
+            sets.iter()
+                .map(|set| format!("an item where {}", describe_checks(set, cx)))
+                .collect::<Vec<_>>()
+                .join(", and ")
+        ),
         Matcher::All(all) => all
             .iter()
             .map(|m| describe(m, cx))
             .collect::<Vec<_>>()
             .join(" and "),
     }
+}
+
+/// A set of checks in words: `/method` equal to "x" and ...
+fn describe_checks(set: &[Check], cx: MatchContext<'_>) -> String {
+    if set.is_empty() {
+        return "anything".into();
+    }
+    set.iter()
+        .map(|c| format!("`{}` is {}", c.pointer, describe(&c.matcher, cx)))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// `contains`: each set of checks is passed by some element or member value. A set that
+/// could not be evaluated anywhere (a `schema` with none at hand) is skipped, not passed.
+fn contains(
+    sets: &[Vec<Check>],
+    actual: Option<&Value>,
+    cx: MatchContext<'_>,
+) -> Result<(), Unmet> {
+    let items: Vec<&Value> = match actual {
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(Value::Object(o)) => o.values().collect(),
+        _ => {
+            return Err(Unmet::Expected(describe(
+                &Matcher::Contains(sets.to_vec()),
+                cx,
+            )));
+        }
+    };
+    for set in sets {
+        let reports: Vec<CheckReport> = items.iter().map(|v| check_all(set, v, cx)).collect();
+        if reports
+            .iter()
+            .any(|r| r.mismatches.is_empty() && r.skipped.is_empty())
+        {
+            continue;
+        }
+        if let Some(r) = reports.iter().find(|r| r.mismatches.is_empty()) {
+            return Err(Unmet::Skipped(r.skipped.join("; ")));
+        }
+        return Err(Unmet::Expected(format!(
+            "an item where {} (none of {} has it)",
+            describe_checks(set, cx),
+            items.len()
+        )));
+    }
+    Ok(())
 }
 
 fn bounds(min: Option<f64>, max: Option<f64>) -> String {
@@ -344,6 +404,59 @@ mod tests {
             },
         )
         .mismatches
+    }
+
+    fn method_is(m: &str) -> Vec<Check> {
+        vec![check("/method", Matcher::Equals(Template(json!(m))))]
+    }
+
+    #[test]
+    fn contains_finds_each_set_in_some_member_whatever_its_key() {
+        let asks = json!({
+            "a": {"method": "elicitation/create"},
+            "b": {"method": "sampling/createMessage"},
+        });
+        let both = Matcher::Contains(vec![
+            method_is("sampling/createMessage"),
+            method_is("elicitation/create"),
+        ]);
+        assert!(run(&[check("", both)], &asks).is_empty());
+        let roots = Matcher::Contains(vec![
+            method_is("elicitation/create"),
+            method_is("roots/list"),
+        ]);
+        let m = run(&[check("", roots)], &asks);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].expected.contains("roots/list"), "{}", m[0].expected);
+        assert!(m[0].expected.contains("none of 2"), "{}", m[0].expected);
+        // Arrays by element; anything else, or nothing, does not contain.
+        let list = json!([{"method": "roots/list"}]);
+        assert!(
+            run(
+                &[check("", Matcher::Contains(vec![method_is("roots/list")]))],
+                &list
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            run(
+                &[check(
+                    "/x",
+                    Matcher::Contains(vec![method_is("roots/list")])
+                )],
+                &json!({})
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            run(
+                &[check("", Matcher::Contains(vec![vec![]]))],
+                &json!("text")
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub const MATCHERS: &[&str] = &[
     "base64",
     "json_schema",
     "conforms_to",
+    "contains",
 ];
 
 const JSON_TYPES: &[&str] = &[
@@ -183,6 +184,20 @@ fn matcher(ctx: &Ctx<'_>, name: &str, knode: &Node, value: &Node, scope: &Scope)
         "base64" => Matcher::Base64(super::yaml::boolean(ctx, value, "`base64`")?),
         "json_schema" => Matcher::JsonSchema(super::yaml::boolean(ctx, value, "`json_schema`")?),
         "conforms_to" => Matcher::ConformsTo(template(ctx, value, scope)?),
+        "contains" => {
+            let items = sequence(ctx, value, "`contains`").map_err(|e| {
+                e.with_hint("`contains: [ { /method: x }, ... ]`: checks some item must pass")
+            })?;
+            if items.is_empty() {
+                return Err(ctx.error(value, "`contains` needs at least one set of checks"));
+            }
+            Matcher::Contains(
+                items
+                    .iter()
+                    .map(|item| checks(ctx, item, scope, "a `contains` item's checks", &[]))
+                    .collect::<R<_>>()?,
+            )
+        }
         other => return Err(unknown_matcher(ctx, knode, other)),
     })
 }
