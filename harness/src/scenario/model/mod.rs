@@ -498,6 +498,12 @@ pub enum Matcher {
     /// element (of an array) or member value (of an object), whatever its key: the
     /// `inputRequests` a server keyed as it chose, say.
     Contains(Vec<Vec<Check>>),
+    /// An array or object no element (or member value) of which passes any of these sets
+    /// of checks: no `elicitation/create` among the `inputRequests`, say.
+    Excludes(Vec<Vec<Check>>),
+    /// A non-empty array or object whose first element, or first member value in the
+    /// order the server wrote it (whatever its key), passes these checks.
+    First(Vec<Check>),
     /// All of these hold.
     All(Vec<Matcher>),
 }

@@ -156,7 +156,7 @@ fn expect_request_waits_for_a_server_request_with_checks() {
 }
 
 #[test]
-fn contains_takes_a_list_of_checks() {
+fn contains_takes_a_list_of_checks_and_first_one_set() {
     let ok = format!(
         "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ contains: [ {{ /name: a }}, {{}} ] }} }} }}\n"
     );
@@ -169,6 +169,14 @@ fn contains_takes_a_list_of_checks() {
         "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ contains: {{ /name: a }} }} }} }}\n"
     ));
     assert!(e.message.contains("a list"), "{e}");
+    let ok = format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ first: {{ /name: a }} }} }} }}\n"
+    );
+    parse_scenario("t.yaml", &ok).unwrap();
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ first: {{ name: a }} }} }} }}\n"
+    ));
+    assert!(e.message.contains("not a JSON pointer"), "{e}");
 }
 
 #[test]
