@@ -20,9 +20,12 @@ Prompts:   test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embe
            test_prompt_with_image
 
 `--broken NAME` breaks exactly one behaviour, for tests (BROKEN lists them).
+`--own-way` keeps every name and behaviour the official checks read but does the rest its
+own way, as another correct server would: its own `inputRequests` keys (where a check does
+not name one), in another order, and reply texts that echo nothing the client sent.
 
-Usage: python official_fixture.py [--broken NAME]                 (stdio)
-       python official_fixture.py --port PORT [--broken NAME]     (Streamable HTTP, /mcp)
+Usage: python official_fixture.py [--broken NAME] [--own-way]             (stdio)
+       python official_fixture.py --port PORT [--broken NAME] [--own-way] (Streamable HTTP, /mcp)
 """
 
 from __future__ import annotations
@@ -251,8 +254,12 @@ class OneStreamAtATime:
                 self.waiting -= 1
 
 
-def build(broken: str | None) -> MCPServer:
+def build(broken: str | None, own_way: bool = False) -> MCPServer:
     mcp = MCPServer("mcpcheck-official-fixture")
+
+    def reply(official: str, own: str) -> str:
+        """The text a tool answers with: the official fixture's, or (--own-way) its own."""
+        return own if own_way else official
 
     def text(t: str) -> types.TextContent:
         return types.TextContent(type="text", text=t)
@@ -342,8 +349,8 @@ def build(broken: str | None) -> MCPServer:
         result = await ctx.session.create_message(
             messages=[types.SamplingMessage(role="user", content=text(prompt))], max_tokens=100
         )
-        reply = getattr(result.content, "text", str(result.content))
-        return types.CallToolResult(content=[text(f"LLM response: {reply}")])
+        sampled = getattr(result.content, "text", str(result.content))
+        return types.CallToolResult(content=[text(reply(f"LLM response: {sampled}", "Sampling done."))])
 
     @mcp.tool(name="test_elicitation", description="Asks the client for a username and email.")
     async def elicitation(message: str, ctx: Context) -> types.CallToolResult:
@@ -362,17 +369,15 @@ def build(broken: str | None) -> MCPServer:
                 "required": ["username", "email"],
             },
         )
-        return types.CallToolResult(
-            content=[text(f"User response: action={result.action}, content={result.content}")]
-        )
+        said = f"User response: action={result.action}, content={result.content}"
+        return types.CallToolResult(content=[text(reply(said, "Thanks, details received."))])
 
     async def elicit_form(ctx: Context, message: str, form: dict) -> types.CallToolResult:
         if not client_declares(ctx, "elicitation"):
             return tool_error("the client does not support elicitation (no `elicitation` capability)")
         result = await ctx.session.elicit(message=message, requested_schema=form)
-        return types.CallToolResult(
-            content=[text(f"Elicitation completed: action={result.action}, content={result.content}")]
-        )
+        said = f"Elicitation completed: action={result.action}, content={result.content}"
+        return types.CallToolResult(content=[text(reply(said, "Form received."))])
 
     @mcp.tool(name="test_elicitation_sep1034_defaults", description="Asks for a form with defaults.")
     async def elicitation_defaults(ctx: Context) -> types.CallToolResult:
@@ -467,7 +472,7 @@ def build(broken: str | None) -> MCPServer:
         return types.EmptyResult()
 
     mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
-    add_mrtr(mcp, broken)
+    add_mrtr(mcp, broken, own_way)
     add_custom_headers_tool(mcp, broken)
     add_missing_capability_tool(mcp, broken)
     return mcp
@@ -521,9 +526,30 @@ def answered_text(response) -> str:
     return getattr(content, "text", str(content))
 
 
-def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
+# --own-way: the server's own key for each key the official tool descriptions show. The one
+# official check that names its key (basic-elicitation: `user_name`, which missing-input-
+# response, ignore-extra-params and validate-input answer too) keeps it.
+OWN_KEYS = {
+    "capital_question": "q_capital",
+    "client_roots": "roots_please",
+    "confirm": "ack",
+    "greeting": "hello_text",
+    "multi_user_name": "who",
+    "step1": "first_q",
+    "step2": "second_q",
+    "user_context": "ctx_q",
+}
+
+
+def add_mrtr(mcp: MCPServer, broken: str | None, own_way: bool = False) -> None:
     def text(t: str) -> types.TextContent:
         return types.TextContent(type="text", text=t)
+
+    def key(official: str) -> str:
+        """The inputRequests key for `official`: the same, or (--own-way) the server's own."""
+        if not own_way:
+            return official.removeprefix("multi_")
+        return OWN_KEYS.get(official, official)
 
     def ask(ctx: Context, requests: dict, state: str | None = None) -> MrtrResult:
         """Asks what the request's client capabilities allow ("MUST NOT send an inputRequests
@@ -535,7 +561,7 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
         return types.InputRequiredResult(input_requests=allowed, request_state=state)
 
     def done(t: str) -> types.CallToolResult:
-        return types.CallToolResult(content=[text(t)])
+        return types.CallToolResult(content=[text("Done, thank you." if own_way else t)])
 
     @mcp.tool(name="test_input_required_result_elicitation", description="Asks the user's name (MRTR).")
     def mrtr_elicitation(ctx: Context) -> MrtrResult:
@@ -556,37 +582,40 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
     def mrtr_sampling(ctx: Context) -> MrtrResult:
         if broken == "mrtr-sampling-at-once":
             return done("The capital is unknown.")
-        reply = answer(ctx, "capital_question")
+        reply = answer(ctx, key("capital_question"))
         if reply is None:
-            return ask(ctx, {"capital_question": sample("What is the capital of France?", 100)})
+            return ask(ctx, {key("capital_question"): sample("What is the capital of France?", 100)})
         return done(f"Sampled: {answered_text(reply)}")
 
     @mcp.tool(name="test_input_required_result_list_roots", description="Asks the client for its roots (MRTR).")
     def mrtr_list_roots(ctx: Context) -> MrtrResult:
-        roots = answer(ctx, "client_roots")
+        roots = answer(ctx, key("client_roots"))
         if roots is None and broken != "mrtr-roots-at-once":
-            return ask(ctx, {"client_roots": types.ListRootsRequest()})
+            return ask(ctx, {key("client_roots"): types.ListRootsRequest()})
         return done(f"Client {answered_text(roots) if roots else 'roots unknown'}")
 
     @mcp.tool(name="test_input_required_result_request_state", description="Round-trips a requestState (MRTR).")
     def mrtr_request_state(ctx: Context) -> MrtrResult:
-        confirm = answer(ctx, "confirm")
+        confirm = answer(ctx, key("confirm"))
+        expected_state = "ack-pending" if own_way else "awaiting-confirm"
         if confirm is None:
-            state = None if broken == "mrtr-state-missing" else "awaiting-confirm"
-            return ask(ctx, {"confirm": elicit("Please confirm", "ok", "boolean")}, state)
-        if broken != "mrtr-state-missing" and ctx.request_state != "awaiting-confirm":
+            state = None if broken == "mrtr-state-missing" else expected_state
+            return ask(ctx, {key("confirm"): elicit("Please confirm", "ok", "boolean")}, state)
+        if broken != "mrtr-state-missing" and ctx.request_state != expected_state:
             raise ValueError("requestState missing or not the one sent")
         return done(f"state-ok: {answered_text(confirm)}")
 
     @mcp.tool(name="test_input_required_result_multiple_inputs", description="Asks three things at once (MRTR).")
     def mrtr_multiple(ctx: Context) -> MrtrResult:
         wanted = {
-            "user_name": elicit("What is your name?", "name"),
-            "greeting": sample("Generate a greeting", 50),
-            "client_roots": types.ListRootsRequest(),
+            key("multi_user_name"): elicit("What is your name?", "name"),
+            key("greeting"): sample("Generate a greeting", 50),
+            key("client_roots"): types.ListRootsRequest(),
         }
+        if own_way:  # another order: roots, sampling, then the form
+            wanted = dict(reversed(list(wanted.items())))
         if broken == "mrtr-one-of-three":
-            wanted = {"user_name": wanted["user_name"]}
+            wanted = {key("multi_user_name"): wanted[key("multi_user_name")]}
         # Only what this request may be asked; none of it: ask() answers with a tool error.
         wanted = {k: r for k, r in wanted.items() if mrtr_declares(ctx, NEEDS[r.method])} or wanted
         missing = {k: v for k, v in wanted.items() if answer(ctx, k) is None}
@@ -597,19 +626,20 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
     @mcp.tool(name="test_input_required_result_multi_round", description="Asks twice, in two rounds (MRTR).")
     def mrtr_multi_round(ctx: Context) -> MrtrResult:
         state = ctx.request_state
+        step1, step2 = key("step1"), key("step2")
         if state is None:
-            return ask(ctx, {"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
+            return ask(ctx, {step1: elicit("Step 1: What is your name?", "name")}, "round-1")
         if state == "round-1" and broken != "mrtr-one-round":
-            if answer(ctx, "step1") is None:
-                return ask(ctx, {"step1": elicit("Step 1: What is your name?", "name")}, "round-1")
-            return ask(ctx, {"step2": elicit("Step 2: What is your favorite color?", "color")}, "round-2")
-        last = answer(ctx, "step2") or answer(ctx, "step1")
+            if answer(ctx, step1) is None:
+                return ask(ctx, {step1: elicit("Step 1: What is your name?", "name")}, "round-1")
+            return ask(ctx, {step2: elicit("Step 2: What is your favorite color?", "color")}, "round-2")
+        last = answer(ctx, step2) or answer(ctx, step1)
         return done(f"Multi-round complete: {answered_text(last) if last else 'no answer'}")
 
     @mcp.tool(name="test_input_required_result_tampered_state", description="Signs its requestState (MRTR).")
     def mrtr_tampered(ctx: Context) -> MrtrResult:
         if ctx.request_state is None:
-            return ask(ctx, {"confirm": elicit("Please confirm", "ok", "boolean")}, "signed-state")
+            return ask(ctx, {key("confirm"): elicit("Please confirm", "ok", "boolean")}, "signed-state")
         return done(f"state accepted: {ctx.request_state}")
 
     @mcp.tool(name="test_input_required_result_capabilities", description="Asks only what the client supports (MRTR).")
@@ -617,11 +647,11 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
         asks = {}
         declared = lambda name: mrtr_declares(ctx, name)  # noqa: E731
         if declared("sampling"):
-            asks["greeting"] = sample("Generate a greeting", 50)
+            asks[key("greeting")] = sample("Generate a greeting", 50)
         if declared("elicitation") or broken == "mrtr-capabilities-ignored":
-            asks["user_name"] = elicit("What is your name?", "name")
+            asks[key("multi_user_name")] = elicit("What is your name?", "name")
         if declared("roots"):
-            asks["client_roots"] = types.ListRootsRequest()
+            asks[key("client_roots")] = types.ListRootsRequest()
         pending = {k: v for k, v in asks.items() if answer(ctx, k) is None}
         if pending:
             return types.InputRequiredResult(input_requests=pending)
@@ -629,11 +659,11 @@ def add_mrtr(mcp: MCPServer, broken: str | None) -> None:
 
     @mcp.prompt(name="test_input_required_result_prompt", description="Asks for context first (MRTR).")
     def mrtr_prompt(ctx: Context) -> list | types.InputRequiredResult:
-        context = answer(ctx, "user_context")
+        context = answer(ctx, key("user_context"))
         if context is None and broken != "mrtr-prompt-at-once" and mrtr_declares(ctx, "elicitation"):
-            return ask(ctx, {"user_context": elicit("What context should the prompt use?", "context")})
+            return ask(ctx, {key("user_context"): elicit("What context should the prompt use?", "context")})
         shown = answered_text(context) if context else "none"
-        return [UserMessage(f"Prompt with context: {shown}")]
+        return [UserMessage("A prompt of its own." if own_way else f"Prompt with context: {shown}")]
 
     if broken == "mrtr-state-unprotected":
         from mcp.server.request_state import RequestStateBoundary
@@ -723,8 +753,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, help="Streamable HTTP on 127.0.0.1:PORT/mcp")
     parser.add_argument("--broken", choices=sorted(BROKEN), help="break one behaviour")
+    parser.add_argument(
+        "--own-way", action="store_true",
+        help="own inputRequests keys and reply texts, where the official checks read none",
+    )
     args = parser.parse_args()
-    mcp = build(args.broken)
+    mcp = build(args.broken, args.own_way)
     if args.port is None:
         mcp.run("stdio")
         return

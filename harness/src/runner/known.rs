@@ -113,6 +113,10 @@ fn is_static(filter: &[Check]) -> bool {
             Matcher::Equals(t) | Matcher::Subset(t) | Matcher::ConformsTo(t) => renders(t),
             Matcher::OneOf(ts) => ts.iter().all(renders),
             Matcher::All(ms) => ms.iter().all(matcher),
+            Matcher::Contains(sets) | Matcher::Excludes(sets) => {
+                sets.iter().all(|set| is_static(set))
+            }
+            Matcher::First(set) => is_static(set),
             Matcher::Schema(_) => false,
             _ => true,
         }

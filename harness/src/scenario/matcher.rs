@@ -92,6 +92,15 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
     if let Matcher::All(all) = m {
         return all.iter().try_for_each(|m| eval(m, actual, cx));
     }
+    if let Matcher::Contains(sets) = m {
+        return contains(sets, actual, cx);
+    }
+    if let Matcher::Excludes(sets) = m {
+        return excludes(sets, actual, cx);
+    }
+    if let Matcher::First(set) = m {
+        return first(set, actual, cx);
+    }
     let Some(actual) = actual else {
         return Err(Unmet::Expected(describe(m, cx)));
     };
@@ -197,7 +206,13 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
             }
             true
         }
-        Matcher::Exists(_) | Matcher::All(_) => unreachable!("handled above"),
+        Matcher::Exists(_)
+        | Matcher::All(_)
+        | Matcher::Contains(_)
+        | Matcher::Excludes(_)
+        | Matcher::First(_) => {
+            unreachable!("handled above")
+        }
     };
     if holds {
         Ok(())
@@ -250,12 +265,142 @@ pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
         Matcher::JsonSchema(true) => "a valid JSON Schema".into(),
         Matcher::JsonSchema(false) => "an invalid JSON Schema".into(),
         Matcher::ConformsTo(t) => format!("valid against {}", render(t)),
+        Matcher::Contains(sets) => format!(
+            "an array or object with {}",
+            sets.iter()
+                .map(|set| format!("an item where {}", describe_checks(set, cx)))
+                .collect::<Vec<_>>()
+                .join(", and ")
+        ),
+        Matcher::Excludes(sets) => format!(
+            "an array or object with no item where {}",
+            sets.iter()
+                .map(|set| describe_checks(set, cx))
+                .collect::<Vec<_>>()
+                .join(", nor where ")
+        ),
+        Matcher::First(set) => format!(
+            "a non-empty array or object whose first item has {}",
+            describe_checks(set, cx)
+        ),
         Matcher::All(all) => all
             .iter()
             .map(|m| describe(m, cx))
             .collect::<Vec<_>>()
             .join(" and "),
     }
+}
+
+/// A set of checks in words: `/method` equal to "x" and ...
+fn describe_checks(set: &[Check], cx: MatchContext<'_>) -> String {
+    if set.is_empty() {
+        return "anything".into();
+    }
+    set.iter()
+        .map(|c| format!("`{}` is {}", c.pointer, describe(&c.matcher, cx)))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// The elements of an array or the member values of an object, in order; else nothing.
+fn items(actual: Option<&Value>) -> Option<Vec<(String, &Value)>> {
+    match actual {
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
+        ),
+        Some(Value::Object(o)) => Some(o.iter().map(|(k, v)| (k.clone(), v)).collect()),
+        _ => None,
+    }
+}
+
+/// `excludes`: no item passes every check of any set; the first that does is named.
+fn excludes(
+    sets: &[Vec<Check>],
+    actual: Option<&Value>,
+    cx: MatchContext<'_>,
+) -> Result<(), Unmet> {
+    let Some(items) = items(actual) else {
+        return Err(Unmet::Expected(describe(
+            &Matcher::Excludes(sets.to_vec()),
+            cx,
+        )));
+    };
+    for set in sets {
+        for (key, item) in &items {
+            let report = check_all(set, item, cx);
+            if report.mismatches.is_empty() && report.skipped.is_empty() {
+                return Err(Unmet::Expected(format!(
+                    "no item where {} (`{key}` is one)",
+                    describe_checks(set, cx)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `first`: the first element, or the first member value in the server's order, passes
+/// every check; the first check that does not hold is reported.
+fn first(set: &[Check], actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(), Unmet> {
+    let item = match actual {
+        Some(Value::Array(a)) => a.first(),
+        Some(Value::Object(o)) => o.values().next(),
+        _ => None,
+    };
+    let Some(item) = item else {
+        return Err(Unmet::Expected(describe(&Matcher::First(set.to_vec()), cx)));
+    };
+    let report = check_all(set, item, cx);
+    if let Some(m) = report.mismatches.first() {
+        return Err(Unmet::Expected(format!(
+            "a first item where `{}` is {} (it has {})",
+            m.pointer, m.expected, m.actual
+        )));
+    }
+    if !report.skipped.is_empty() {
+        return Err(Unmet::Skipped(report.skipped.join("; ")));
+    }
+    Ok(())
+}
+
+/// `contains`: each set of checks is passed by some element or member value. A set that
+/// could not be evaluated anywhere (a `schema` with none at hand) is skipped, not passed.
+fn contains(
+    sets: &[Vec<Check>],
+    actual: Option<&Value>,
+    cx: MatchContext<'_>,
+) -> Result<(), Unmet> {
+    let items: Vec<&Value> = match actual {
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(Value::Object(o)) => o.values().collect(),
+        _ => {
+            return Err(Unmet::Expected(describe(
+                &Matcher::Contains(sets.to_vec()),
+                cx,
+            )));
+        }
+    };
+    for set in sets {
+        let reports: Vec<CheckReport> = items.iter().map(|v| check_all(set, v, cx)).collect();
+        if reports
+            .iter()
+            .any(|r| r.mismatches.is_empty() && r.skipped.is_empty())
+        {
+            continue;
+        }
+        if let Some(r) = reports.iter().find(|r| r.mismatches.is_empty()) {
+            return Err(Unmet::Skipped(r.skipped.join("; ")));
+        }
+        return Err(Unmet::Expected(format!(
+            "an item where {} (none of {} has it)",
+            describe_checks(set, cx),
+            items.len()
+        )));
+    }
+    Ok(())
 }
 
 fn bounds(min: Option<f64>, max: Option<f64>) -> String {
@@ -348,6 +493,94 @@ mod tests {
             },
         )
         .mismatches
+    }
+
+    fn method_is(m: &str) -> Vec<Check> {
+        vec![check("/method", Matcher::Equals(Template(json!(m))))]
+    }
+
+    #[test]
+    fn contains_finds_each_set_in_some_member_whatever_its_key() {
+        let asks = json!({
+            "a": {"method": "elicitation/create"},
+            "b": {"method": "sampling/createMessage"},
+        });
+        let both = Matcher::Contains(vec![
+            method_is("sampling/createMessage"),
+            method_is("elicitation/create"),
+        ]);
+        assert!(run(&[check("", both)], &asks).is_empty());
+        let roots = Matcher::Contains(vec![
+            method_is("elicitation/create"),
+            method_is("roots/list"),
+        ]);
+        let m = run(&[check("", roots)], &asks);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].expected.contains("roots/list"), "{}", m[0].expected);
+        assert!(m[0].expected.contains("none of 2"), "{}", m[0].expected);
+        // Arrays by element; anything else, or nothing, does not contain.
+        let list = json!([{"method": "roots/list"}]);
+        assert!(
+            run(
+                &[check("", Matcher::Contains(vec![method_is("roots/list")]))],
+                &list
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            run(
+                &[check(
+                    "/x",
+                    Matcher::Contains(vec![method_is("roots/list")])
+                )],
+                &json!({})
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            run(
+                &[check("", Matcher::Contains(vec![vec![]]))],
+                &json!("text")
+            )
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn excludes_names_the_item_that_passes_a_set() {
+        let asks = json!({
+            "a": {"method": "sampling/createMessage"},
+            "b": {"method": "elicitation/create"},
+        });
+        let no = |m: &str| check("", Matcher::Excludes(vec![method_is(m)]));
+        assert!(run(&[no("roots/list")], &asks).is_empty());
+        let m = run(&[no("elicitation/create")], &asks);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].expected.contains("`b` is one"), "{}", m[0].expected);
+        assert!(run(&[no("x")], &json!([])).is_empty());
+        assert_eq!(run(&[no("x")], &json!(null)).len(), 1);
+    }
+
+    #[test]
+    fn first_judges_the_first_member_in_the_order_written() {
+        let asks: Value = serde_json::from_str(
+            r#"{"z": {"method": "sampling/createMessage"}, "a": {"method": "roots/list"}}"#,
+        )
+        .unwrap();
+        let first_is = |m: &str| check("", Matcher::First(method_is(m)));
+        assert!(run(&[first_is("sampling/createMessage")], &asks).is_empty());
+        let m = run(&[first_is("roots/list")], &asks);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].expected.contains("sampling/createMessage"),
+            "{}",
+            m[0].expected
+        );
+        assert!(run(&[first_is("x")], &json!([{"method": "x"}, {}])).is_empty());
+        assert_eq!(run(&[first_is("x")], &json!({})).len(), 1);
+        assert_eq!(run(&[first_is("x")], &json!([])).len(), 1);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub const PARTIAL: &[(&str, &str)] = &[
     ),
     (
         "elicitation-sep1330-enums",
-        "the request's enum schema is judged by what the tool echoes, not read directly",
+        "the length of `enumNames` is not compared with that of `enum`",
     ),
 ];
 

@@ -13,6 +13,7 @@ pub const FILTERS: &[&str] = &[
     "sample_arguments",
     "required_arguments",
     "mcp_param_calls",
+    "first_key",
     "repeat:BYTES",
 ];
 
@@ -24,7 +25,7 @@ pub const MAX_REPEAT: usize = 64 * 1024 * 1024;
 pub fn known_filter(filter: &str) -> Result<bool, String> {
     match filter.strip_prefix("repeat:") {
         Some(n) => repeat_len(n).map(|_| true),
-        None => Ok(FILTERS[..3].contains(&filter)),
+        None => Ok(FILTERS[..FILTERS.len() - 1].contains(&filter)),
     }
 }
 
@@ -54,6 +55,22 @@ fn repeat(value: &Value, len: usize) -> Value {
     Value::String(out)
 }
 
+/// The first member name of an object, in the order the server wrote it: the key a
+/// server chose for its first input request (`${first/result/inputRequests|first_key}`).
+fn first_key(value: &Value) -> Result<Value, String> {
+    match value {
+        Value::Object(o) => o
+            .keys()
+            .next()
+            .map(|k| Value::String(k.clone()))
+            .ok_or_else(|| "`first_key` of an empty object".to_owned()),
+        other => Err(format!(
+            "`first_key` needs an object, not {}",
+            crate::protocol::jsonrpc::type_name(other)
+        )),
+    }
+}
+
 /// The built-in variable holding `--tool-args`: tool name -> arguments object.
 pub const TOOL_ARGS: &str = "tool_args";
 
@@ -70,6 +87,7 @@ pub fn apply(filter: &str, value: &Value, tool_args: Option<&Value>) -> Result<V
         }
         "required_arguments" => Ok(required_arguments(value)),
         "mcp_param_calls" => Ok(super::mcp_param::calls(value, tool_args, sample_arguments)),
+        "first_key" => first_key(value),
         other if other.starts_with("repeat:") => {
             Ok(repeat(value, repeat_len(&other["repeat:".len()..])?))
         }
@@ -313,6 +331,23 @@ mod tests {
         ]});
         assert_eq!(required_arguments(&prompt), json!({"who": "mcpcheck"}));
         assert_eq!(required_arguments(&json!({"name": "hello"})), json!({}));
+    }
+
+    #[test]
+    fn first_key_is_the_first_member_the_server_wrote() {
+        let object: Value = serde_json::from_str(r#"{"zeta": 1, "alpha": 2}"#).unwrap();
+        assert_eq!(apply("first_key", &object, None), Ok(json!("zeta")));
+        assert!(
+            apply("first_key", &json!({}), None)
+                .unwrap_err()
+                .contains("empty")
+        );
+        assert!(
+            apply("first_key", &json!([1]), None)
+                .unwrap_err()
+                .contains("array")
+        );
+        assert_eq!(known_filter("first_key"), Ok(true));
     }
 
     #[test]

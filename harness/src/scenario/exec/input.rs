@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Executor, Stop};
 use crate::protocol::RequestId;
-use crate::scenario::model::{AnswerInput, RequestStep};
+use crate::scenario::model::{AnswerInput, AnswerKeys, RequestStep};
 use crate::session::{Reply, input_response};
 
 impl Executor<'_> {
@@ -44,7 +44,7 @@ impl Executor<'_> {
                 self.findings.push(f);
                 return Err(Stop::Failed);
             }
-            let retry = match retry_params(params.as_ref(), &result) {
+            let retry = match retry_params(params.as_ref(), &result, &answer.answer) {
                 Ok(retry) => retry,
                 Err(why) => {
                     let f = self
@@ -116,13 +116,15 @@ pub(super) struct Unanswerable {
 }
 
 /// The params of the retry: the original ones with `inputResponses` (mcpcheck's answer
-/// to each input request, under its key) and `requestState` (the result's, verbatim: the
-/// client "MUST NOT inspect, parse, modify"; absent when the result has none, since the
-/// client "MUST NOT include one in the retry"). A result without `inputRequests` is
-/// retried without answers ("the client MAY retry the original request immediately").
+/// to each chosen input request, under its key) and `requestState` (the result's,
+/// verbatim: the client "MUST NOT inspect, parse, modify"; absent when the result has
+/// none, since the client "MUST NOT include one in the retry"). A result without
+/// `inputRequests` is retried without answers ("the client MAY retry the original request
+/// immediately").
 pub(super) fn retry_params(
     original: Option<&Value>,
     result: &Value,
+    chosen: &AnswerKeys,
 ) -> Result<Value, Unanswerable> {
     let mut params = match original {
         Some(Value::Object(p)) => p.clone(),
@@ -137,29 +139,46 @@ pub(super) fn retry_params(
                 pointer: "/inputRequests".into(),
             });
         };
-        let mut answers = Map::new();
-        for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str);
-            let Some(answer) = method.and_then(|m| input_response(m, request.get("params"))) else {
-                let what = method.map_or("no method".to_owned(), |m| format!("`{m}`"));
-                return Err(Unanswerable {
-                    message: format!(
-                        "input request `{key}` asks for {what}, which no client can answer"
-                    ),
-                    pointer: format!(
-                        "/inputRequests/{}/method",
-                        crate::protocol::pointer_token(key)
-                    ),
-                });
-            };
-            answers.insert(key.clone(), answer);
-        }
-        params.insert("inputResponses".into(), Value::Object(answers));
+        params.insert("inputResponses".into(), answers(requests, chosen)?);
     }
     if let Some(state) = result.get("requestState") {
         params.insert("requestState".into(), state.clone());
     }
     Ok(Value::Object(params))
+}
+
+/// mcpcheck's answers to the chosen input requests, each under its key. The server's
+/// order is kept (serde_json preserves it), so `first` is the first the server wrote.
+fn answers(requests: &Map<String, Value>, chosen: &AnswerKeys) -> Result<Value, Unanswerable> {
+    let picked: Vec<(&String, &Value)> = match chosen {
+        AnswerKeys::All => requests.iter().collect(),
+        AnswerKeys::First => requests.iter().take(1).collect(),
+        AnswerKeys::Only(keys) => requests.iter().filter(|(k, _)| keys.contains(k)).collect(),
+    };
+    let mut answers = Map::new();
+    for (key, request) in picked {
+        answers.insert(key.clone(), answer(key, request)?);
+    }
+    Ok(Value::Object(answers))
+}
+
+/// mcpcheck's answer to one input request, or why no client could give one.
+fn answer(key: &str, request: &Value) -> Result<Value, Unanswerable> {
+    let method = request.get("method").and_then(Value::as_str);
+    method
+        .and_then(|m| input_response(m, request.get("params")))
+        .ok_or_else(|| {
+            let what = method.map_or("no method".to_owned(), |m| format!("`{m}`"));
+            Unanswerable {
+                message: format!(
+                    "input request `{key}` asks for {what}, which no client can answer"
+                ),
+                pointer: format!(
+                    "/inputRequests/{}/method",
+                    crate::protocol::pointer_token(key)
+                ),
+            }
+        })
 }
 
 #[cfg(test)]
@@ -181,7 +200,7 @@ mod tests {
                 "q": { "method": "sampling/createMessage", "params": { "messages": [], "maxTokens": 5 } },
                 "r": { "method": "roots/list" } },
             "requestState": "  opaque+/= state " });
-        let retry = retry_params(Some(&original), &result).unwrap();
+        let retry = retry_params(Some(&original), &result, &AnswerKeys::All).unwrap();
         assert_eq!(retry["name"], "t");
         assert_eq!(retry["arguments"], json!({ "a": 1 }));
         assert_eq!(retry["_meta"], json!({ "progressToken": "p" }));
@@ -202,7 +221,7 @@ mod tests {
             json!({ "name": "t", "inputResponses": { "old": {} }, "requestState": "stale" });
         let result =
             json!({ "resultType": "input_required", "inputRequests": { "next": elicit("color") } });
-        let retry = retry_params(Some(&original), &result).unwrap();
+        let retry = retry_params(Some(&original), &result, &AnswerKeys::All).unwrap();
         assert!(retry.get("requestState").is_none());
         assert_eq!(
             retry["inputResponses"]
@@ -217,7 +236,7 @@ mod tests {
     #[test]
     fn a_state_alone_is_retried_without_answers() {
         let result = json!({ "resultType": "input_required", "requestState": "s" });
-        let retry = retry_params(None, &result).unwrap();
+        let retry = retry_params(None, &result, &AnswerKeys::All).unwrap();
         assert_eq!(retry, json!({ "requestState": "s" }));
     }
 
@@ -225,7 +244,7 @@ mod tests {
     fn an_input_request_no_client_can_answer_is_named() {
         let result = json!({ "resultType": "input_required",
             "inputRequests": { "a/b": { "method": "tools/call", "params": {} } } });
-        let why = retry_params(None, &result).unwrap_err();
+        let why = retry_params(None, &result, &AnswerKeys::All).unwrap_err();
         assert_eq!(why.pointer, "/inputRequests/a~1b/method");
         assert!(
             why.message.contains("`a/b` asks for `tools/call`"),
@@ -234,9 +253,34 @@ mod tests {
         );
         let result = json!({ "resultType": "input_required", "inputRequests": ["x"] });
         assert_eq!(
-            retry_params(None, &result).unwrap_err().pointer,
+            retry_params(None, &result, &AnswerKeys::All)
+                .unwrap_err()
+                .pointer,
             "/inputRequests"
         );
+    }
+
+    #[test]
+    fn first_answers_the_first_key_the_server_wrote_and_only_those_keys_listed() {
+        let result = json!({ "resultType": "input_required",
+            "inputRequests": {
+                "zeta": elicit("name"),
+                "alpha": { "method": "roots/list" },
+                "mid": { "method": "tasks/get" } } });
+        let keys = |chosen: &AnswerKeys| {
+            let retry = retry_params(None, &result, chosen).unwrap();
+            let answers = retry["inputResponses"].as_object().unwrap().clone();
+            answers.keys().cloned().collect::<Vec<_>>()
+        };
+        assert_eq!(keys(&AnswerKeys::First), ["zeta"]);
+        assert_eq!(keys(&AnswerKeys::Only(vec!["alpha".into()])), ["alpha"]);
+        assert_eq!(
+            keys(&AnswerKeys::Only(vec!["absent".into()])),
+            Vec::<String>::new()
+        );
+        // An input request left unanswered is not judged answerable.
+        let why = retry_params(None, &result, &AnswerKeys::All).unwrap_err();
+        assert_eq!(why.pointer, "/inputRequests/mid/method");
     }
 
     #[test]

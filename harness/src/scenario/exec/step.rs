@@ -378,6 +378,9 @@ fn action(kind: &StepKind) -> String {
         StepKind::Expect(Expectation::Notification { method, .. }) => {
             format!("expect notification {method}")
         }
+        StepKind::Expect(Expectation::Request { method, .. }) => {
+            format!("expect request {method}")
+        }
         StepKind::Expect(Expectation::Nothing { .. }) => "expect nothing".into(),
         StepKind::Expect(Expectation::Exit { .. }) => "expect exit".into(),
         StepKind::Expect(Expectation::Stderr { .. }) => "expect stderr".into(),

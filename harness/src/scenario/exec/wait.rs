@@ -75,6 +75,11 @@ impl Executor<'_> {
                         .await;
                 }
             }
+            Expectation::Request {
+                method,
+                within,
+                checks,
+            } => self.server_request(method, *within, checks, line).await,
             Expectation::Nothing { within, methods } => {
                 // Only what arrives during the window counts, not what came before it.
                 self.collect();
@@ -348,6 +353,47 @@ impl Executor<'_> {
 
     pub(super) fn collect(&mut self) {
         self.inbox.extend(self.session.take_unsolicited());
+    }
+}
+
+impl Executor<'_> {
+    /// `expect: { request }`: the first request of `method` the server sent (the session
+    /// answered it as a client does) since the scenario began, or one arriving in time.
+    async fn server_request(
+        &mut self,
+        method: &str,
+        within: Duration,
+        checks: &[crate::scenario::model::Check],
+        line: usize,
+    ) -> Result<(), Stop> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            self.collect();
+            let found = self
+                .inbox
+                .iter()
+                .position(|u| matches!(&u.message, Message::Request(r) if r.method == method));
+            if let Some(pos) = found {
+                let u = self.inbox.remove(pos).expect("found above");
+                let what = format!("the server's `{method}` request");
+                self.apply_checks(checks, &message_value(&u.message), "", u.frame, &what);
+                return Ok(());
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline || self.session.is_closed() {
+                let waited = humantime::format_duration(within);
+                let f = self.fail(
+                    line,
+                    format!("the server sent no `{method}` request within {waited}"),
+                    None,
+                );
+                self.findings.push(f);
+                return Ok(());
+            }
+            self.session
+                .pump((deadline - now).min(Duration::from_millis(50)))
+                .await;
+        }
     }
 }
 

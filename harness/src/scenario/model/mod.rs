@@ -271,15 +271,38 @@ pub struct RequestStep {
 }
 
 /// How a request step answers `input_required` results (2026-07-28 basic/patterns/mrtr):
-/// each input request gets mcpcheck's fixed answer, and the request is sent again with
-/// `inputResponses` and the `requestState` echoed verbatim, under a new id.
+/// the chosen input requests get mcpcheck's fixed answers, and the request is sent again
+/// with `inputResponses` and the `requestState` echoed verbatim, under a new id.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AnswerInput {
+pub struct AnswerInput {
+    /// How many rounds, and what each must look like.
+    pub rounds: Rounds,
+    /// Which of a round's input requests are answered.
+    pub answer: AnswerKeys,
+}
+
+/// The rounds an `answer_input` step allows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rounds {
     /// At most this many retries; a server still asking after them fails the step.
     AtMost(usize),
     /// Exactly these rounds: the i-th `input_required` result must pass the i-th checks
     /// (pointers into the result), and the retry after the last must complete.
-    Rounds(Vec<Vec<Check>>),
+    Exactly(Vec<Vec<Check>>),
+}
+
+/// Which input requests of an `input_required` result the retry answers. The keys are
+/// the server's to choose ("keys are assigned by the server", basic/patterns/mrtr), so a
+/// scenario names one only where the check it mirrors does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum AnswerKeys {
+    /// Every one, as a client does.
+    #[default]
+    All,
+    /// Only the first, in the server's order (whatever its key).
+    First,
+    /// Only those under these keys (the others go unanswered).
+    Only(Vec<String>),
 }
 
 impl AnswerInput {
@@ -287,27 +310,35 @@ impl AnswerInput {
     /// that asks forever.
     pub const DEFAULT_ROUNDS: usize = 4;
 
+    /// At most `n` retries, every input request answered.
+    pub fn at_most(n: usize) -> Self {
+        AnswerInput {
+            rounds: Rounds::AtMost(n),
+            answer: AnswerKeys::All,
+        }
+    }
+
     /// The most retries this allows.
     pub fn max_retries(&self) -> usize {
-        match self {
-            AnswerInput::AtMost(n) => *n,
-            AnswerInput::Rounds(rounds) => rounds.len(),
+        match &self.rounds {
+            Rounds::AtMost(n) => *n,
+            Rounds::Exactly(rounds) => rounds.len(),
         }
     }
 
     /// The checks on the `input_required` result of round `i` (0-based), if any.
     pub fn round_checks(&self, i: usize) -> Option<&[Check]> {
-        match self {
-            AnswerInput::AtMost(_) => None,
-            AnswerInput::Rounds(rounds) => rounds.get(i).map(Vec::as_slice),
+        match &self.rounds {
+            Rounds::AtMost(_) => None,
+            Rounds::Exactly(rounds) => rounds.get(i).map(Vec::as_slice),
         }
     }
 
     /// How many `input_required` rounds must come before the complete result, if fixed.
     pub fn exact_rounds(&self) -> Option<usize> {
-        match self {
-            AnswerInput::AtMost(_) => None,
-            AnswerInput::Rounds(rounds) => Some(rounds.len()),
+        match &self.rounds {
+            Rounds::AtMost(_) => None,
+            Rounds::Exactly(rounds) => Some(rounds.len()),
         }
     }
 }
@@ -362,6 +393,17 @@ pub enum Expectation {
         /// A JSON pointer (`first_by`): no earlier notification may carry this one's value
         /// there (2026-07-28 subscriptions: the acknowledgment comes first on its stream).
         first_by: Option<String>,
+    },
+    /// A request from the server (one mcpcheck's session answered, as a client does) with
+    /// this method within the window, matching the checks: the `sampling/createMessage` a
+    /// tool sends while its call runs, say.
+    Request {
+        /// The request's method.
+        method: String,
+        /// How long to wait for it.
+        within: Duration,
+        /// What must hold of the whole request message.
+        checks: Vec<Check>,
     },
     /// No message at all (of the listed methods, or of any kind when empty) within the window.
     Nothing {
@@ -452,6 +494,16 @@ pub enum Matcher {
     JsonSchema(bool),
     /// Valid against the JSON Schema this renders to (a tool's `outputSchema`, say).
     ConformsTo(Template),
+    /// An array or object in which each of these sets of checks is passed by some
+    /// element (of an array) or member value (of an object), whatever its key: the
+    /// `inputRequests` a server keyed as it chose, say.
+    Contains(Vec<Vec<Check>>),
+    /// An array or object no element (or member value) of which passes any of these sets
+    /// of checks: no `elicitation/create` among the `inputRequests`, say.
+    Excludes(Vec<Vec<Check>>),
+    /// A non-empty array or object whose first element, or first member value in the
+    /// order the server wrote it (whatever its key), passes these checks.
+    First(Vec<Check>),
     /// All of these hold.
     All(Vec<Matcher>),
 }

@@ -24,6 +24,9 @@ pub const MATCHERS: &[&str] = &[
     "base64",
     "json_schema",
     "conforms_to",
+    "contains",
+    "excludes",
+    "first",
 ];
 
 const JSON_TYPES: &[&str] = &[
@@ -183,8 +186,27 @@ fn matcher(ctx: &Ctx<'_>, name: &str, knode: &Node, value: &Node, scope: &Scope)
         "base64" => Matcher::Base64(super::yaml::boolean(ctx, value, "`base64`")?),
         "json_schema" => Matcher::JsonSchema(super::yaml::boolean(ctx, value, "`json_schema`")?),
         "conforms_to" => Matcher::ConformsTo(template(ctx, value, scope)?),
+        "contains" => Matcher::Contains(check_sets(ctx, value, scope, "`contains`")?),
+        "excludes" => Matcher::Excludes(check_sets(ctx, value, scope, "`excludes`")?),
+        "first" => Matcher::First(checks(ctx, value, scope, "`first`'s checks", &[])?),
         other => return Err(unknown_matcher(ctx, knode, other)),
     })
+}
+
+/// `contains` and `excludes`: a non-empty list of sets of checks on one item each.
+fn check_sets(ctx: &Ctx<'_>, value: &Node, scope: &Scope, what: &str) -> R<Vec<Vec<Check>>> {
+    let items = sequence(ctx, value, what).map_err(|e| {
+        e.with_hint(format!(
+            "{what}: [ {{ /method: x }}, ... ]: checks on one item each"
+        ))
+    })?;
+    if items.is_empty() {
+        return Err(ctx.error(value, format!("{what} needs at least one set of checks")));
+    }
+    items
+        .iter()
+        .map(|item| checks(ctx, item, scope, &format!("a {what} item's checks"), &[]))
+        .collect()
 }
 
 fn unknown_matcher(ctx: &Ctx<'_>, knode: &Node, name: &str) -> super::error::ScenarioError {

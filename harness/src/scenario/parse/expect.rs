@@ -20,7 +20,14 @@ fn within(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Duration> {
         .map(|d| d.unwrap_or(DEFAULT_WITHIN))
 }
 
-const EXPECT_KINDS: &[&str] = &["notification", "nothing", "exit", "response", "stderr"];
+const EXPECT_KINDS: &[&str] = &[
+    "notification",
+    "request",
+    "nothing",
+    "exit",
+    "response",
+    "stderr",
+];
 
 /// `expect: { <kind>: ... }`.
 #[expect(
@@ -118,6 +125,7 @@ pub(super) fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expec
                 },
             }
         }
+        "request" => server_request(ctx, v, scope)?,
         "nothing" => {
             if !matches!(v.data, saphyr::YamlDataOwned::Mapping(_)) {
                 return Ok(Expectation::Nothing {
@@ -208,5 +216,28 @@ pub(super) fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expec
             }
         }
         _ => unreachable!("checked against EXPECT_KINDS"),
+    })
+}
+
+/// `request: <method>` or `request: { method, within, match }`: a request the server
+/// sends (and mcpcheck's session answers).
+fn server_request(ctx: &Ctx<'_>, v: &Node, scope: &Scope) -> R<Expectation> {
+    if as_str(v).is_some() {
+        return Ok(Expectation::Request {
+            method: plain_string(ctx, v, "the request method")?.to_owned(),
+            within: DEFAULT_WITHIN,
+            checks: Vec::new(),
+        });
+    }
+    let m = Map::new(ctx, v, "`request`")?;
+    m.only(ctx, &["method", "within", "match"], "`request`")?;
+    let method = plain_string(ctx, m.require(ctx, "method", "`request`")?, "`method`")?;
+    Ok(Expectation::Request {
+        method: method.to_owned(),
+        within: within(ctx, &m)?,
+        checks: match m.get("match") {
+            Some(c) => checks(ctx, c, scope, "`match`", &[])?,
+            None => Vec::new(),
+        },
     })
 }

@@ -2,7 +2,7 @@
 //! for what it rejects.
 
 use super::*;
-use crate::scenario::model::{AnswerInput, Expectation};
+use crate::scenario::model::{AnswerInput, AnswerKeys, Expectation};
 
 fn err(text: &str) -> ScenarioError {
     parse_scenario("t.yaml", text).expect_err("should fail")
@@ -133,6 +133,53 @@ fn a_negotiate_step_is_the_scenario_and_gets_no_handshake() {
 }
 
 #[test]
+fn expect_request_waits_for_a_server_request_with_checks() {
+    let ok = format!(
+        "{HEAD}steps:\n  - expect: {{ request: sampling/createMessage }}\n  - expect: {{ request: {{ method: elicitation/create, within: 2s, match: {{ /params/message: {{ type: string }} }} }} }}\n"
+    );
+    let s = parse_scenario("t.yaml", &ok).unwrap();
+    assert!(matches!(
+        &s.steps[1].kind,
+        StepKind::Expect(Expectation::Request { method, checks, .. })
+            if method == "sampling/createMessage" && checks.is_empty()
+    ));
+    assert!(matches!(
+        &s.steps[2].kind,
+        StepKind::Expect(Expectation::Request { method, within, checks })
+            if method == "elicitation/create" && within.as_secs() == 2 && checks.len() == 1
+    ));
+    let e = err(&format!(
+        "{HEAD}steps:\n  - expect: {{ request: {{ method: x/y, otherwise: skip }} }}\n"
+    ));
+    assert_eq!(e.line, 5, "{e}");
+    assert!(e.message.contains("otherwise"), "{e}");
+}
+
+#[test]
+fn contains_takes_a_list_of_checks_and_first_one_set() {
+    let ok = format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ contains: [ {{ /name: a }}, {{}} ] }} }} }}\n"
+    );
+    parse_scenario("t.yaml", &ok).unwrap();
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ contains: [] }} }} }}\n"
+    ));
+    assert!(e.message.contains("at least one set of checks"), "{e}");
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ contains: {{ /name: a }} }} }} }}\n"
+    ));
+    assert!(e.message.contains("a list"), "{e}");
+    let ok = format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ first: {{ /name: a }} }} }} }}\n"
+    );
+    parse_scenario("t.yaml", &ok).unwrap();
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: tools/list\n    expect: {{ result: {{ /tools: {{ first: {{ name: a }} }} }} }}\n"
+    ));
+    assert!(e.message.contains("not a JSON pointer"), "{e}");
+}
+
+#[test]
 fn paginate_same_and_first_by_take_json_pointers() {
     let ok = format!(
         "{HEAD}steps:\n  - paginate: {{ method: tools/list, into: t, same: [/cacheScope] }}\n  - expect: {{ notification: {{ method: n/x, first_by: /params/id }} }}\n"
@@ -175,9 +222,9 @@ fn answer_input_of(value: &str) -> Result<Option<AnswerInput>, ScenarioError> {
 fn answer_input_takes_true_a_bound_or_checked_rounds() {
     assert_eq!(
         answer_input_of("true").unwrap(),
-        Some(AnswerInput::AtMost(AnswerInput::DEFAULT_ROUNDS))
+        Some(AnswerInput::at_most(AnswerInput::DEFAULT_ROUNDS))
     );
-    assert_eq!(answer_input_of("2").unwrap(), Some(AnswerInput::AtMost(2)));
+    assert_eq!(answer_input_of("2").unwrap(), Some(AnswerInput::at_most(2)));
     let rounds = answer_input_of("{ rounds: [ { /requestState: { type: string } }, {} ] }")
         .unwrap()
         .unwrap();
@@ -186,6 +233,29 @@ fn answer_input_takes_true_a_bound_or_checked_rounds() {
     assert_eq!(rounds.round_checks(0).map(<[_]>::len), Some(1));
     assert_eq!(rounds.round_checks(1).map(<[_]>::len), Some(0));
     assert!(rounds.round_checks(2).is_none());
+    assert_eq!(rounds.answer, AnswerKeys::All);
+}
+
+#[test]
+fn answer_input_chooses_which_input_requests_are_answered() {
+    let first = answer_input_of("{ answer: first }").unwrap().unwrap();
+    assert_eq!(first.answer, AnswerKeys::First);
+    assert_eq!(first.max_retries(), AnswerInput::DEFAULT_ROUNDS);
+    assert_eq!(first.exact_rounds(), None);
+    let only = answer_input_of("{ rounds: [ {} ], answer: [user_name] }")
+        .unwrap()
+        .unwrap();
+    assert_eq!(only.answer, AnswerKeys::Only(vec!["user_name".into()]));
+    assert_eq!(only.exact_rounds(), Some(1));
+    let e = answer_input_of("{ answer: some }").unwrap_err();
+    assert!(e.message.contains("not `all`, `first` or a list"), "{e}");
+    let e = answer_input_of("{ answer: [] }").unwrap_err();
+    assert!(e.message.contains("lists no keys"), "{e}");
+    let e = answer_input_of("{}").unwrap_err();
+    assert!(
+        e.message.contains("needs `rounds`, `answer` or both"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -478,7 +478,11 @@ fn steps_need_fresh(steps: &[Step], allowed: &Allowed) -> Option<String> {
             // The end of the session, as its last step (see [`closes_session`]).
             StepKind::Expect(Expectation::Exit { .. }) if at == last && allowed.top => None,
             // What its own requests caused (progress), on a session no one uses after it.
-            StepKind::Expect(Expectation::Notification { .. }) if allowed.ends => None,
+            StepKind::Expect(Expectation::Notification { .. } | Expectation::Request { .. })
+                if allowed.ends =>
+            {
+                None
+            }
             StepKind::Expect(_) => Some("a wait for what the server does on its own".into()),
             // Memory growth per request of its own burst: the requests before it on the
             // session are not in the measured half, and no other scenario runs on the
