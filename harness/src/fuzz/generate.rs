@@ -121,12 +121,12 @@ pub struct Generator<'a> {
 }
 
 impl<'a> Generator<'a> {
-    /// A generator of cases for `schema`'s methods, aimed at what `surface` declares.
     /// The server's `tools/list` entries as discovery read them.
     pub fn tool_listing(&self) -> &'a [Value] {
         &self.surface.listing
     }
 
+    /// A generator of cases for `schema`'s methods, aimed at what `surface` declares.
     pub fn new(schema: &'a SchemaSet, surface: &'a Surface) -> Self {
         let methods = schema.methods();
         let (served, unserved): (Vec<String>, Vec<String>) = methods

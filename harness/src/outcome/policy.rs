@@ -133,6 +133,8 @@ pub const OFFICIAL_FIXTURE_TOOLS: &[&str] = &[
     "test_input_required_result_capabilities",
     // Needs the client's sampling capability: called without it, refused with -32021.
     "test_missing_capability",
+    // 2026-07-28 custom headers: its `region` argument is mirrored into Mcp-Param-Region.
+    "test_custom_headers",
 ];
 
 /// Everything the user allowed a run to call: the policy, the tools given their own
