@@ -621,7 +621,7 @@ impl<'a> Executor<'a> {
         // The gate kept the request back: nothing was sent, so nothing to judge.
         let Some(mut f) = self.session.finding_for(e) else {
             return match e {
-                SessionError::Refused(refused) => self.refused(refused.clone()),
+                SessionError::Refused(refused) => self.refused(refused.clone(), None),
                 _ => Stop::Error(format!("{e}: no finding to report")),
             };
         };
@@ -639,9 +639,12 @@ impl<'a> Executor<'a> {
 
     /// Records a call the gate refused (the summary counts it, the report lists it) and
     /// stops the steps it belongs to.
-    fn refused(&mut self, refused: crate::session::Refused) -> Stop {
+    fn refused(&mut self, refused: crate::session::Refused, line: Option<usize>) -> Stop {
         self.policy_skips.push(refused.why);
-        let at = format!("{}: {refused}", self.scenario.source);
+        let at = match line {
+            Some(line) => format!("{}:{line}: {refused}", self.scenario.source),
+            None => format!("{}: {refused}", self.scenario.source),
+        };
         self.skipped_steps.push(at.clone());
         Stop::Refused(at)
     }

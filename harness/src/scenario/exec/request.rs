@@ -63,10 +63,17 @@ impl Executor<'_> {
         };
         // The session's tool-call gate decides whether a `tools/call` leaves; a refused
         // one stops the steps it belongs to (`Stop::Refused`), recorded as a policy skip.
-        self.session
+        match self
+            .session
             .send_request(id.clone(), &method, params.clone())
             .await
-            .map_err(|e| self.session_failure(&e))?;
+        {
+            Ok(()) => {}
+            Err(crate::session::SessionError::Refused(refused)) => {
+                return Err(self.refused(refused, Some(r.line)));
+            }
+            Err(e) => return Err(self.session_failure(&e)),
+        }
         if method == "tools/call" {
             self.tool_calls_sent += 1;
         }
