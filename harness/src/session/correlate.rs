@@ -364,10 +364,6 @@ impl Session {
         let _ = self.notify("notifications/cancelled", Some(params)).await;
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "split pending in session/scenario rewrite"
-    )]
     pub(super) fn ingest_response(
         &mut self,
         response: Response,
@@ -424,48 +420,7 @@ impl Session {
             );
         }
         match &response.outcome {
-            Outcome::Result(result) => {
-                self.log_level_set = pending.log_level.or(self.log_level_set);
-                let mut result_def = self.result_definition(pending.revision, &pending.method);
-                if !pending.revision.has_handshake() {
-                    let typed = check::stateless::result_type(result, rev, base);
-                    self.push_all(typed.finding, index);
-                    let (declared, earlier) = self.declared_for(&pending);
-                    let asked = check::stateless::input_required(
-                        &pending.method,
-                        result,
-                        &declared,
-                        rev,
-                        base,
-                    );
-                    self.push_all(asked, index);
-                    let carried = check::stateless::carried_capabilities(
-                        result, &declared, &earlier, rev, base,
-                    );
-                    self.push_all(carried, index);
-                    result_def = typed.definition.or(result_def);
-                    if pending.method == "tools/list" {
-                        let base = format!("{base}/result");
-                        self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
-                    }
-                }
-                if let Some(page) = &pending.page {
-                    super::gate::lock(&self.gate).learn(page, result);
-                }
-                if pending.method == "completion/complete" {
-                    let base = format!("{base}/result");
-                    self.push_all(check::completion::result(result, rev, &base), index);
-                }
-                if let Some(def) = result_def {
-                    self.validate(
-                        pending.revision,
-                        &SchemaTarget::Definition(def),
-                        result,
-                        index,
-                        &format!("{base}/result"),
-                    );
-                }
-            }
+            Outcome::Result(result) => self.check_result(&pending, result, index, base),
             Outcome::Error(error) => {
                 if !pending.revision.has_handshake() {
                     let (declared, _) = self.declared_for(&pending);
@@ -481,6 +436,53 @@ impl Session {
             salvaged: false,
         });
         self.requests.answer(key, reply);
+    }
+
+    /// The checks a result gets for the request it answers: its schema (by the method, or
+    /// the 2026-07-28 `resultType`), the stateless rules, completion values, and what it
+    /// teaches the session (the log level set, the tools the gate knows).
+    fn check_result(
+        &mut self,
+        pending: &Pending,
+        result: &Value,
+        index: Option<usize>,
+        base: &str,
+    ) {
+        let rev = self.revision;
+        self.log_level_set = pending.log_level.or(self.log_level_set);
+        let mut result_def = self.result_definition(pending.revision, &pending.method);
+        if !pending.revision.has_handshake() {
+            let typed = check::stateless::result_type(result, rev, base);
+            self.push_all(typed.finding, index);
+            let (declared, earlier) = self.declared_for(pending);
+            let asked =
+                check::stateless::input_required(&pending.method, result, &declared, rev, base);
+            self.push_all(asked, index);
+            let carried =
+                check::stateless::carried_capabilities(result, &declared, &earlier, rev, base);
+            self.push_all(carried, index);
+            result_def = typed.definition.or(result_def);
+            if pending.method == "tools/list" {
+                let base = format!("{base}/result");
+                self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
+            }
+        }
+        if let Some(page) = &pending.page {
+            super::gate::lock(&self.gate).learn(page, result);
+        }
+        if pending.method == "completion/complete" {
+            let base = format!("{base}/result");
+            self.push_all(check::completion::result(result, rev, &base), index);
+        }
+        if let Some(def) = result_def {
+            self.validate(
+                pending.revision,
+                &SchemaTarget::Definition(def),
+                result,
+                index,
+                &format!("{base}/result"),
+            );
+        }
     }
 }
 

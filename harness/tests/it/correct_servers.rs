@@ -194,6 +194,9 @@ fn a_missing_capability_error_is_no_invalid_arguments_warning() {
             id,
             "--fail-on",
             "warning",
+            // The fixture's tools carry no readOnlyHint: the scenario calls every tool.
+            "--call-tools",
+            "all",
         ];
         let (code, report, text) = json_report("run", &args, &[]);
         assert_eq!(verdicts(&report)[id], verdict, "{broken}: {text}");
