@@ -150,10 +150,50 @@ impl Executor<'_> {
         }
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "split pending in session/scenario rewrite"
-    )]
+    /// `one_of`: each alternative is tried on its own; the response passes if one holds,
+    /// else one finding lists what each alternative found.
+    fn check_one_of(
+        &mut self,
+        alternatives: &[ResponseExpectation],
+        reply: &Reply,
+        line: usize,
+        method: &str,
+    ) {
+        let before = self.findings.len();
+        let mut failures = Vec::new();
+        for alt in alternatives {
+            self.check_reply(alt, reply, line, method);
+            let new: Vec<Finding> = self.findings.drain(before..).collect();
+            if new.is_empty() {
+                return;
+            }
+            failures.push(
+                new.iter()
+                    .map(|f| f.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        let pointer = match reply.outcome {
+            Outcome::Result(_) => "/result",
+            Outcome::Error(_) => "/error",
+        };
+        let detail = failures
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("({}) {m}", i + 1))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let f = self
+            .fail(
+                line,
+                format!("`{method}`: the response matches none of the alternatives: {detail}"),
+                reply.frame,
+            )
+            .pointer(pointer);
+        self.findings.push(f);
+    }
+
     pub(super) fn check_reply(
         &mut self,
         expect: &ResponseExpectation,
@@ -222,42 +262,7 @@ impl Executor<'_> {
                 (checks, error_value(e), "/error")
             }
             (ResponseExpectation::OneOf(alternatives), _) => {
-                // Each alternative is tried on its own; the response passes if one holds.
-                let before = self.findings.len();
-                let mut failures = Vec::new();
-                for alt in alternatives {
-                    self.check_reply(alt, reply, line, method);
-                    let new: Vec<Finding> = self.findings.drain(before..).collect();
-                    if new.is_empty() {
-                        return;
-                    }
-                    failures.push(
-                        new.iter()
-                            .map(|f| f.message.clone())
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                    );
-                }
-                let pointer = match reply.outcome {
-                    Outcome::Result(_) => "/result",
-                    Outcome::Error(_) => "/error",
-                };
-                let detail = failures
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| format!("({}) {m}", i + 1))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let f = self
-                    .fail(
-                        line,
-                        format!(
-                            "`{method}`: the response matches none of the alternatives: {detail}"
-                        ),
-                        reply.frame,
-                    )
-                    .pointer(pointer);
-                self.findings.push(f);
+                self.check_one_of(alternatives, reply, line, method);
                 return;
             }
             (ResponseExpectation::Nothing(_), _) => {
