@@ -374,22 +374,6 @@ impl<'a> Generator<'a> {
             "params": {"requestId": id, "reason": "mcpcheck fuzz"}});
         Wire::line(&msg, "cancellation")
     }
-
-    /// Names the forbidden tool a message calls, if it does (checked before every write).
-    pub fn forbidden_call(&self, bytes: &[u8]) -> Option<String> {
-        if self.surface.forbidden_tools.is_empty() {
-            return None;
-        }
-        let text = String::from_utf8_lossy(bytes);
-        if !text.contains("tools/call") {
-            return None;
-        }
-        self.surface
-            .forbidden_tools
-            .iter()
-            .find(|t| text.contains(&format!("\"{t}\"")))
-            .cloned()
-    }
 }
 
 fn id_of(v: &Value) -> RequestId {

@@ -86,10 +86,17 @@ fn scanned_call(object: &[u8]) -> Option<ToolCall> {
     Some(name.map_or(ToolCall::Nameless, ToolCall::Named))
 }
 
-/// Whether unreadable text spells `tools/call`, escaped slash (`tools\/call`) or not.
+/// Whether unreadable text spells `tools/call`, its slash escaped (`\/`, `\u002f`) or not.
 fn mentions_tools_call(text: &[u8]) -> bool {
     let text = String::from_utf8_lossy(text);
-    text.contains(TOOLS_CALL) || text.contains(r"tools\/call") || text.contains(r"\u002f")
+    [
+        "tools/call",
+        r"tools\/call",
+        r"tools\u002fcall",
+        r"tools\u002Fcall",
+    ]
+    .iter()
+    .any(|spelling| text.contains(spelling))
 }
 
 /// Whether unreadable `text` quotes `name` as a JSON string, the way a `params.name`
@@ -161,5 +168,12 @@ mod tests {
         assert_eq!(tool_calls(bytes), vec![ToolCall::Unreadable]);
         assert!(quotes_name(bytes, "echo"));
         assert!(!quotes_name(bytes, "ech"));
+        let escaped = br#"{"id":1,"method":"tools\u002fcall","params":{"name":"echo""#;
+        assert_eq!(tool_calls(escaped), vec![ToolCall::Unreadable]);
+        let other = br#"{"id":1,"method":"resources\u002fread","params":{"uri":"a""#;
+        assert!(
+            tool_calls(other).is_empty(),
+            "an escaped slash alone is no tools/call"
+        );
     }
 }
