@@ -141,6 +141,14 @@ impl Reconnect<'_> {
         let response_headers = record_headers(response.headers(), handle.options());
         let sse = header_of(&response_headers, "content-type")
             .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+        let exchange = |body| HttpRecord::Exchange {
+            method,
+            url,
+            request_headers,
+            status,
+            response_headers,
+            body,
+        };
         if !sse || status != 200 {
             // 405: the server offers no stream to resume (allowed); anything else is
             // judged by the `http/*` scenarios.
@@ -149,26 +157,10 @@ impl Reconnect<'_> {
                 .ok()
                 .map(|b| handle.options().redact(&String::from_utf8_lossy(&b)))
                 .filter(|b| !b.is_empty());
-            let exchange = HttpRecord::Exchange {
-                method,
-                url,
-                request_headers,
-                status,
-                response_headers,
-                body,
-            };
-            let _ = tx.send(Inbound::Http(exchange)).await;
+            let _ = tx.send(Inbound::Http(exchange(body))).await;
             return false;
         }
-        let exchange = HttpRecord::Exchange {
-            method,
-            url,
-            request_headers,
-            status,
-            response_headers,
-            body: None,
-        };
-        let _ = tx.send(Inbound::Http(exchange)).await;
+        let _ = tx.send(Inbound::Http(exchange(None))).await;
         let read = read_sse(handle, response.bytes_stream(), self.stream, tx, track);
         if tokio::time::timeout_at(self.deadline, read).await.is_err() {
             let reason = "mcpcheck stopped reading at the request timeout".into();
