@@ -207,6 +207,10 @@ pub struct Session {
     /// Scenarios that handed the session back and wait for what its shutdown shows of
     /// their rule (`watch::ShutdownWatch`).
     watchers: Vec<watch::Watcher>,
+    /// How many findings the window held when a scenario closed the server's input
+    /// (`expect: exit`): the shutdown began there, and what the server wrote on its way
+    /// out from then on belongs to the shutdown the watchers wait for.
+    input_closed_at: Option<usize>,
 }
 
 impl std::fmt::Debug for Session {
@@ -253,6 +257,7 @@ impl Session {
             log_level_set: None,
             listens: Vec::new(),
             watchers: Vec::new(),
+            input_closed_at: None,
         }
     }
 
@@ -401,6 +406,7 @@ impl Session {
 
     /// The client's request to close stdin early (a scenario testing exit behaviour).
     pub async fn close_input(&mut self) {
+        self.input_closed_at.get_or_insert(self.findings.len());
         self.transport.close_input().await;
     }
 

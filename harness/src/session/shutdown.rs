@@ -9,8 +9,10 @@ use crate::transport::ShutdownStage;
 impl Session {
     /// Ends the session with the transport's shutdown sequence and returns the record.
     pub async fn finish(mut self) -> SessionRecord {
-        // What the shutdown finds is told to the scenarios watching for it.
-        let before = self.findings.len();
+        // What the shutdown finds is told to the scenarios watching for it: from here, or
+        // from an earlier closing of the input in this window (the server may have written
+        // its last words then).
+        let before = self.input_closed_at.unwrap_or(self.findings.len());
         // Only requests mcpcheck already gave up on count: an answer to one still in
         // flight may just be slow (a loaded machine), while an answer that missed its
         // whole timeout and then came the moment stdin closed was held in a buffer. Over

@@ -142,6 +142,40 @@ mod tests {
         assert!(none.findings.is_empty(), "{none:#?}");
     }
 
+    /// A later scenario that closes the server's input itself (`expect: exit`) reads the
+    /// server's last words in its own window before the session ends: they are still the
+    /// shutdown's, and reach the watch.
+    #[tokio::test]
+    async fn last_words_read_after_a_scenario_closed_the_input_reach_the_watch() {
+        let server = Scripted(VecDeque::from([
+            r#"{"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{"level":"info","data":"bye"}}"#,
+        ]));
+        let mut session = Session::new(
+            Box::new(server),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        );
+        let watch = session.watch_shutdown(rules::JSONRPC_NOTIFICATION_ID.id);
+        session.close_input().await;
+        // The closing scenario waits for the exit and reads the line meanwhile.
+        session
+            .wait_exit(std::time::Duration::from_millis(50))
+            .await;
+        assert!(
+            (session.findings().iter()).any(|f| f.rule == rules::JSONRPC_NOTIFICATION_ID.id),
+            "the line was read before the shutdown"
+        );
+        session.finish().await;
+        let late = watch
+            .wait()
+            .await
+            .expect("the session ended with a shutdown");
+        assert_eq!(late.findings.len(), 1, "{late:#?}");
+        let frame = late.findings[0].frame.expect("it points at the frame");
+        assert!(late.entries[frame].text.contains("\"id\":7"), "{late:#?}");
+    }
+
     /// A session dropped without a shutdown (a run cut off) tells its watches nothing.
     #[tokio::test]
     async fn a_session_dropped_unfinished_leaves_the_watch_unanswered() {

@@ -19,6 +19,7 @@ impl Session {
         self.requests.begin_window();
         self.transcript = Transcript::new(started);
         self.findings.clear();
+        self.input_closed_at = None;
         self.suppressed.clear();
         self.unsolicited.clear();
         // Progress tokens are the scenario's (`mcpcheck-1`, ...): a new scenario's token
