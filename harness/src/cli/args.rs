@@ -92,6 +92,11 @@ pub struct RunArgs {
     /// checked to be rejected with 401 (redacted from every output).
     #[arg(long, value_name = "VAR", requires = "http_target")]
     pub foreign_token_env: Option<String>,
+    /// The server must refuse requests without a token: one it answers makes
+    /// `auth/token-required` a failure, not a warning (authorization is OPTIONAL in MCP,
+    /// so only you can say this server needs it).
+    #[arg(long, requires = "http_target")]
+    pub require_auth: bool,
     /// Longest line accepted from the server, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::framing::DEFAULT_MAX_FRAME)]
     pub max_frame_size: usize,

@@ -30,6 +30,7 @@ pub fn with_auth_tokens(mut target: Target, args: &RunArgs) -> Result<Target, Us
         Ok(Some(token))
     };
     let tokens = &mut options.auth_tokens;
+    tokens.required = args.require_auth;
     tokens.expired = read("--expired-token-env", &args.expired_token_env)?;
     tokens.insufficient_scope = read(
         "--insufficient-scope-token-env",

@@ -30,6 +30,17 @@ pub struct Config {
     /// `[reports]`: report files to write.
     #[serde(default)]
     pub reports: ReportsSection,
+    /// `[auth]`: what the server's authorization must be.
+    #[serde(default)]
+    pub auth: AuthSection,
+}
+
+/// `[auth]`: the server's authorization, as the user expects it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSection {
+    /// `--require-auth`: a request without a token must be refused.
+    pub required: Option<bool>,
 }
 
 /// `[server]`: the server command or URL and its environment.
@@ -194,6 +205,7 @@ pub fn apply(
     fill.policies(&config.run, args)?;
     fill.selection(&config.run, args)?;
     fill.reports(config, args);
+    fill.auth(&config.auth, args)?;
     Ok(())
 }
 
@@ -283,6 +295,20 @@ impl Filler<'_> {
         if !self.cli_gave("foreign_token_env") {
             args.foreign_token_env = server.foreign_token_env.clone();
         }
+    }
+
+    /// `[auth] required`, which needs an HTTP server.
+    fn auth(&self, a: &AuthSection, args: &mut RunArgs) -> Result<(), UsageError> {
+        let Some(required) = a.required.filter(|_| !self.cli_gave("require_auth")) else {
+            return Ok(());
+        };
+        if required && args.http.url.is_none() && args.serve.is_none() {
+            return Err(UsageError(
+                "[auth] required = true: authorization applies to an HTTP server; set [server] url or serve".into(),
+            ));
+        }
+        args.require_auth = required;
+        Ok(())
     }
 
     /// `[run] tool-args`: each tool's arguments, which must be a table.
@@ -505,6 +531,12 @@ command = ["python3", "server.py"]
 # insufficient-scope-token-env = "MCP_READONLY_TOKEN"
 # foreign-token-env = "MCP_FOREIGN_TOKEN"
 
+[auth]
+# The server must refuse requests without a token (--require-auth): one it answers fails
+# auth/token-required. Without this, a server that answers them while you send a token
+# gets a warning (authorization is OPTIONAL in MCP).
+# required = true
+
 [run]
 # Protocol revisions to check, each a leg of the run: one of 2024-11-05, 2025-03-26,
 # 2025-06-18, 2025-11-25, the stateless 2026-07-28, a comma-separated list of them, "all",
@@ -598,6 +630,7 @@ mod tests {
         );
         assert!(c.baseline.expected_failures.is_some());
         assert_eq!(c.server.bearer_env.as_deref(), Some("MCP_TOKEN"));
+        assert_eq!(c.auth.required, Some(true));
         assert_eq!(
             c.server.expired_token_env.as_deref(),
             Some("MCP_EXPIRED_TOKEN")

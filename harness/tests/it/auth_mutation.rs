@@ -98,21 +98,48 @@ fn the_protected_fixture_passes_every_auth_scenario_and_leaks_no_token() {
     }
 }
 
+/// A server without authorization: every check of a protected server is skipped (it is
+/// OPTIONAL in MCP), but the run sends a token, so `auth/token-required` says the server
+/// accepts requests without one (a warning, exit 0); `--require-auth` makes that a
+/// failure (exit 1), and with neither a token nor the flag it is skipped too.
 #[test]
-fn without_authorization_every_auth_scenario_is_skipped_with_the_reason() {
+fn without_authorization_the_checks_skip_and_an_expected_token_is_told_apart() {
     let server = misbehaving_http(&[]);
-    let (code, report, text) = run(&server.url, &["--include", "auth/*"]);
+    let only = ["--protocol-version", "2025-11-25", "--include", "auth/*"];
+    let (code, report, text) = run(&server.url, &only);
     assert_eq!(code, 0, "{text}");
     let scenarios = report["scenarios"].as_array().expect("scenarios");
-    assert!(scenarios.len() >= 13, "{text}");
+    assert!(scenarios.len() >= 14, "{text}");
     for s in scenarios {
-        assert_eq!(s["verdict"], "skip", "{s}");
         let reason = s.to_string();
+        if s["id"] == "auth/token-required" {
+            assert_eq!(s["verdict"], "warn", "{s}");
+            assert!(
+                reason.contains("accepts requests without a token"),
+                "{reason}"
+            );
+            assert!(reason.contains("--require-auth"), "{reason}");
+            continue;
+        }
+        assert_eq!(s["verdict"], "skip", "{s}");
         assert!(
             reason.contains("does not require authorization") || reason.contains("applies to"),
             "{reason}"
         );
     }
+    let required = [&only[..], &["--require-auth"]].concat();
+    let (code, report, text) = run(&server.url, &required);
+    assert_eq!(code, 1, "{text}");
+    let v = verdicts(&report);
+    assert_eq!(v["auth/token-required"], "fail", "{text}");
+    assert_eq!(with(&v, &["fail", "warn", "error"]).len(), 1, "{text}");
+    // No token and no flag: nothing says the server should need one.
+    let bare = [&["--url", server.url.as_str()][..], &fast(), &only].concat();
+    let (code, report, text) = json_report("run", &bare, &[]);
+    assert_eq!(code, 0, "{text}");
+    let s = scenario_starting(&report, "auth/token-required").expect("ran");
+    assert_eq!(s["verdict"], "skip", "{text}");
+    assert!(s.to_string().contains("--require-auth"), "{s}");
 }
 
 #[test]

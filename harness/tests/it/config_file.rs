@@ -230,3 +230,30 @@ json = "results.json"
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `[auth] required = true` is `--require-auth`: against a server that answers requests
+/// without a token, `auth/token-required` fails; with a stdio command it is a usage error
+/// naming the section.
+#[test]
+fn the_file_requires_authorization() {
+    let dir = tempfile_path("config-auth");
+    let path = config(&dir, "\n[auth]\nrequired = true\n");
+    let out = run_with_config(&path);
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("[auth] required"), "{text}");
+    let server = misbehaving_http(&[]);
+    std::fs::write(
+        &path,
+        format!(
+            "[server]\nurl = {:?}\n\n[run]\nprotocol-version = \"2025-11-25\"\ninclude = [\"auth/token-required\"]\n\n[reports]\njson = \"out/results.json\"\n\n[auth]\nrequired = true\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let out = run_with_config(&path);
+    let text = describe(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("accepts requests without a token"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -59,8 +59,19 @@ struct Ctx<'a> {
     handle: RawHttp,
 }
 
-/// Runs one check; `Ok` holds the broken expectations (empty: all held).
-pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Vec<String>, HttpStop> {
+/// What one check found: the expectations the server broke (empty: all held), and whether
+/// they break a MUST whatever the scenario's severity says (the user asked for it with
+/// `--require-auth`).
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// Each broken expectation, in words.
+    pub problems: Vec<String>,
+    /// The user made these a MUST.
+    pub must: bool,
+}
+
+/// Runs one check.
+pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Judged, HttpStop> {
     let Some(handle) = session.http() else {
         return Err(HttpStop::Skip(format!(
             "authorization applies to HTTP transports; this run uses {}",
@@ -68,6 +79,18 @@ pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Vec<String>,
         )));
     };
     let mut cx = Ctx { session, handle };
+    if check == AuthCheck::TokenRequired {
+        return cx.token_required().await;
+    }
+    let problems = judge(check, &mut cx).await?;
+    Ok(Judged {
+        problems,
+        must: false,
+    })
+}
+
+/// Runs a check of a protected server; `Ok` holds the broken expectations.
+async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpStop> {
     let anonymous = cx.protected().await?;
     let tokens = cx.handle.options().auth_tokens.clone();
     match check {
@@ -127,6 +150,10 @@ pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Vec<String>,
         AuthCheck::AuthorizationServerMetadata | AuthCheck::AuthorizationServerIssuer => {
             cx.authorization_servers(&anonymous, check).await
         }
+        // Judged by `run` before any of these: it asks whether the server is protected.
+        AuthCheck::TokenRequired => Err(HttpStop::Error(
+            "token-required reached the checks of a protected server".into(),
+        )),
     }
 }
 
@@ -161,6 +188,35 @@ impl Ctx<'_> {
             )));
         }
         Ok(r)
+    }
+
+    /// Whether a request without a token is refused, when the user expects a protected
+    /// server: they gave a token (a warning: the server may just not use authorization,
+    /// OPTIONAL in MCP) or `--require-auth` (a MUST: "authorization required" is answered
+    /// with 401, basic/authorization#error-handling).
+    async fn token_required(&mut self) -> Result<Judged, HttpStop> {
+        let must = self.handle.options().auth_tokens.required;
+        let token_given = (self.handle.options().headers.iter()).any(|(k, _)| *k == AUTHORIZATION);
+        if !must && !token_given {
+            return Err(HttpStop::Skip(
+                "no token given (--bearer-env) and no --require-auth: nothing says this server should need one (authorization is OPTIONAL in MCP)".into(),
+            ));
+        }
+        let r = self.mcp_request(None).await?;
+        let problems = match (200..300).contains(&r.status) {
+            true => vec![format!(
+                "the server accepts requests without a token: a request without one was answered with {}{}",
+                r.status,
+                match must {
+                    true =>
+                        " though --require-auth says it requires authorization (401 Unauthorized)",
+                    false =>
+                        " although this run sends a token; if the server must be protected, run with --require-auth to make this a failure",
+                }
+            )],
+            false => vec![],
+        };
+        Ok(Judged { problems, must })
     }
 
     async fn unauthenticated(&mut self, r: &Reply) -> Result<Vec<String>, HttpStop> {

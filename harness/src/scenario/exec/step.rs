@@ -344,9 +344,12 @@ impl Executor<'_> {
                 }
             }
             StepKind::Auth(check) => match super::auth::run(*check, &mut self.session).await {
-                Ok(problems) => {
-                    for p in problems {
-                        let f = self.fail(line, p, None);
+                Ok(judged) => {
+                    for p in judged.problems {
+                        let mut f = self.fail(line, p, None);
+                        if judged.must {
+                            f.severity = Severity::Failure;
+                        }
                         self.findings.push(f);
                     }
                     Ok(())

@@ -35,6 +35,10 @@ pub enum AuthCheck {
     AuthorizationServerMetadata,
     /// Each (loopback) authorization server's metadata names its own issuer.
     AuthorizationServerIssuer,
+    /// A request without a token is refused, when the user expects the server to be
+    /// protected: a token was given (`--bearer-env`), or `--require-auth` says so (which
+    /// makes it a MUST).
+    TokenRequired,
 }
 
 impl AuthCheck {
@@ -69,6 +73,7 @@ impl AuthCheck {
             "authorization-server-issuer",
             AuthCheck::AuthorizationServerIssuer,
         ),
+        ("token-required", AuthCheck::TokenRequired),
     ];
 
     /// The check a scenario file names.
