@@ -159,7 +159,8 @@ struct Sweep {
     session: Session,
     steps: Vec<StepRecord>,
     walls: Walls,
-    /// `tools/list`'s items, when the list was read to its end without a finding.
+    /// `tools/list`'s items, when the list was read to its end without a finding (but of
+    /// the rules the server broke on every frame since the handshake).
     tools: Option<Vec<Value>>,
     /// 2026-07-28 has no handshake: `server/discover` takes its place (session::stateless).
     stateless: bool,
@@ -276,7 +277,7 @@ impl Sweep {
             Step::Ping => self.session.request("ping", None).await.map(drop),
             Step::UnknownMethod => unknown_method(&mut self.session).await,
             Step::List(method) => match paginate(&mut self.session, method).await {
-                Ok(items) if method == "tools/list" && self.session.findings().len() == before => {
+                Ok(items) if method == "tools/list" && self.listed_cleanly(before) => {
                     self.tools = items;
                     Ok(())
                 }
@@ -305,6 +306,16 @@ impl Sweep {
                 &e,
             ),
         }
+    }
+
+    /// Whether the findings since `before` say nothing about a listing: none, or only of
+    /// rules the server broke answering the handshake already (`"jsonrpc": "1.0"` on every
+    /// frame), which would otherwise leave every scenario needing the tools undecided.
+    fn listed_cleanly(&self, before: usize) -> bool {
+        let session = &self.session;
+        (session.findings().get(before..).unwrap_or_default())
+            .iter()
+            .all(|f| session.broke_on_opening(&f.rule))
     }
 
     /// Every step but the opening, skipped because the opening failed.

@@ -291,16 +291,10 @@ impl Session {
         self.exit.clone()
     }
     /// After an invalid frame, still resolves the request it plainly answers, so a
-    /// server with one defect gets judged on the rest instead of timing out everywhere.
+    /// server with one defect gets judged on the rest instead of timing out everywhere;
+    /// an error under a null or omitted id (a parse error's) is kept for the scenario
+    /// that waits for one, as a valid one would be.
     pub(super) fn salvage(&mut self, value: &Value, index: Option<usize>) {
-        let Some(id) = value.get("id").and_then(|id| {
-            serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()
-        }) else {
-            return;
-        };
-        let Some(id) = RequestId::from_raw(&id) else {
-            return;
-        };
         let outcome = match (value.get("result"), value.get("error")) {
             (Some(r), _) => Outcome::Result(r.clone()),
             (None, Some(e)) => Outcome::Error(ErrorObject {
@@ -314,9 +308,38 @@ impl Session {
             }),
             (None, None) => return,
         };
+        let raw_id = value.get("id");
+        if raw_id.is_none_or(Value::is_null) {
+            if let Outcome::Error(_) = outcome {
+                let message = Message::Response(Response {
+                    id: None,
+                    id_omitted: raw_id.is_none(),
+                    outcome,
+                });
+                self.keep_unsolicited(Unsolicited {
+                    frame: index,
+                    message,
+                });
+            }
+            return;
+        }
+        let Some(id) = raw_id.and_then(|id| {
+            serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()
+        }) else {
+            return;
+        };
+        let Some(id) = RequestId::from_raw(&id) else {
+            return;
+        };
         if let Some(key) = self.requests.matching(&id)
-            && let Some((_, late)) = self.requests.take(&key)
+            && let Some((pending, late)) = self.requests.take(&key)
         {
+            // A listing in a broken envelope still tells what the server's tools say of
+            // themselves: the gate learns them, or a server that breaks the envelope on
+            // every frame would have none of its read-only tools called.
+            if let (Some(page), Outcome::Result(result)) = (&pending.page, &outcome) {
+                super::gate::lock(&self.gate).learn(page, result);
+            }
             let reply = (!late).then_some(Reply {
                 frame: index,
                 outcome,

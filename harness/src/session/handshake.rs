@@ -1,13 +1,35 @@
 //! The opening of a session: the `initialize` handshake and its version negotiation
 //! (the stateless revision's `server/discover` is in `stateless.rs`).
 
+use std::collections::BTreeSet;
+
 use serde_json::{Value, json};
 
 use super::{Handshake, Reply, ServerProfile, Session, SessionError};
-use crate::check::lifecycle;
+use crate::check::{Severity, lifecycle};
 use crate::protocol::Revision;
 
+/// The session's default handshake, as the scenarios that share the session see it.
+#[derive(Debug)]
+pub(super) struct Opening {
+    /// Its answer, without its frame: a scenario that shares the session checks its
+    /// expectations of the handshake on it (the frame is in an earlier window).
+    pub reply: Reply,
+    /// The MUST rules the server broke in that answer itself. A server breaking one of
+    /// them again later does what it does on every frame (`"jsonrpc": "1.0"` throughout),
+    /// not something a scenario confused it into: the session may still be handed on
+    /// (`Session::reusable`), so such a server is not restarted for every scenario.
+    pub broke: BTreeSet<String>,
+}
+
 impl Session {
+    /// Whether the server broke MUST rule `rule` answering the session's default
+    /// handshake ([`Opening::broke`]): a later finding of it is what the server does on
+    /// every frame, and says nothing new about the exchange it came in.
+    pub fn broke_on_opening(&self, rule: &str) -> bool {
+        (self.opening.as_ref()).is_some_and(|o| o.broke.contains(rule))
+    }
+
     /// Runs the `initialize` handshake: request, result, `notifications/initialized`.
     pub async fn initialize(&mut self) -> Result<ServerProfile, SessionError> {
         self.initialize_with(&Handshake::default())
@@ -24,9 +46,17 @@ impl Session {
             ..handshake.clone()
         };
         if plain == Handshake::default() {
-            self.handshake_reply = Some(Reply {
-                frame: None,
-                ..reply.clone()
+            let broke = (self.findings.iter())
+                .filter(|f| f.severity == Severity::Failure && f.frame.is_some())
+                .filter(|f| f.frame == reply.frame)
+                .map(|f| f.rule.clone())
+                .collect();
+            self.opening = Some(Opening {
+                reply: Reply {
+                    frame: None,
+                    ..reply.clone()
+                },
+                broke,
             });
         }
     }

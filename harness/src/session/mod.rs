@@ -188,10 +188,9 @@ pub struct Session {
     schema_skipped: Option<String>,
     schema_source: Option<(String, bool)>,
     profile: Option<ServerProfile>,
-    /// The answer to the session's default handshake (`initialize`, or `server/discover`
-    /// at 2026-07-28), without its frame: a scenario that shares the session checks its
-    /// expectations of the handshake on it (the frame is in an earlier window).
-    handshake_reply: Option<Reply>,
+    /// The session's default handshake (`initialize`, or `server/discover` at
+    /// 2026-07-28), once done: what the scenarios that share the session see of it.
+    opening: Option<handshake::Opening>,
     /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
     /// as a rank in `check::stateless::LOG_LEVELS`.
     lowest_log_level: Option<usize>,
@@ -251,7 +250,7 @@ impl Session {
             schema_skipped: None,
             schema_source: None,
             profile: None,
-            handshake_reply: None,
+            opening: None,
             lowest_log_level: None,
             declared_so_far: json!({}),
             log_level_set: None,
@@ -285,7 +284,7 @@ impl Session {
 
     /// The answer to the session's default handshake, once done (its frame left out).
     pub fn handshake_reply(&self) -> Option<&Reply> {
-        self.handshake_reply.as_ref()
+        self.opening.as_ref().map(|o| &o.reply)
     }
 
     /// The findings so far.

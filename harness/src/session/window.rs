@@ -57,23 +57,22 @@ impl Session {
     /// begun (nothing but requests before `initialize`, which the next scenario then
     /// sends, as it would on a new server).
     pub fn donatable(&self) -> bool {
-        let opened = self.reusable() && self.handshake_reply.is_some();
+        let opened = self.reusable() && self.opening.is_some();
         let unopened = self.profile.is_none() && !self.initialized_sent && self.clean();
         opened || unopened
     }
 
     /// The server still there, nothing awaited or given up on, no partial raw line, and
-    /// no MUST-level rule broken in this window.
+    /// no MUST-level rule broken in this window, but for those the server already broke
+    /// answering the handshake (`handshake::Opening::broke`: what it does on every frame).
     fn clean(&self) -> bool {
+        let known = |rule: &str| self.broke_on_opening(rule);
         !self.stdout_closed
             && self.exit.is_none()
             && self.requests.settled()
             && self.raw_partial_line.is_empty()
-            && !self
-                .findings
-                .iter()
-                .any(|f| f.severity == Severity::Failure)
-            && self.suppressed.is_empty()
+            && !(self.findings.iter()).any(|f| f.severity == Severity::Failure && !known(&f.rule))
+            && self.suppressed.keys().all(|rule| known(rule))
     }
 
     /// Whether a request of this session already used `id` (a request may not reuse one

@@ -292,3 +292,53 @@ fn a_donors_server_serves_the_shared_scenarios_and_a_rule_is_judged_on_the_shutd
         );
     }
 }
+
+/// A server that breaks a rule on every frame (`"jsonrpc": "1.0"` throughout) is judged
+/// like its clean twin (issue 27.4): the rule is one it broke answering the handshake
+/// already, so its sessions are still handed on, the sweep's `tools/list` still decides
+/// scenarios, and the gate still knows its read-only tools. Same verdicts, about as many
+/// server starts (each one costs seconds on a Python server), and only the run's exit code
+/// and protocol findings tell the two apart. Before, every scenario started its own server.
+#[test]
+fn a_rule_broken_on_every_frame_costs_no_extra_servers_and_changes_no_verdict() {
+    let dir = tempfile_path("every-frame");
+    std::fs::create_dir_all(&dir).unwrap();
+    for revision in REVISIONS {
+        let run = |defect: &[&str]| {
+            let starts = dir.join(format!("starts-{revision}-{}", defect.len()));
+            let server = format!(
+                "sh -c 'echo start >> {}; exec {} {}'",
+                starts.display(),
+                misbehaving(),
+                defect.join(" ")
+            );
+            let args = [
+                &fast()[..],
+                &["--protocol-version", revision.as_str(), "--server", &server],
+            ]
+            .concat();
+            let (code, report, text) = json_report("run", &args, &[]);
+            let count = std::fs::read_to_string(&starts)
+                .unwrap_or_default()
+                .lines()
+                .count();
+            (code, verdicts(&report), count, text)
+        };
+        let (clean_code, clean, clean_starts, clean_text) = run(&[]);
+        let (code, broken, starts, text) = run(&["--defect", "wrong-jsonrpc"]);
+        assert_eq!(clean_code, 0, "{revision}: {clean_text}");
+        assert_eq!(code, 1, "{revision}: {text}");
+        assert!(text.contains("jsonrpc.version"), "{revision}: {text}");
+        let differ: Vec<String> = clean
+            .iter()
+            .filter(|(id, v)| broken.get(*id) != Some(*v))
+            .map(|(id, v)| format!("{id}: clean {v}, every frame {:?}", broken.get(id)))
+            .collect();
+        assert!(differ.is_empty(), "{revision}: {differ:#?}\n{text}");
+        assert!(
+            starts <= clean_starts + 3,
+            "{revision}: {starts} server starts against {clean_starts} for the clean twin\n{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
