@@ -265,10 +265,20 @@ impl Session {
             if let Some(reply) = self.requests.take_reply(id) {
                 return Some(reply);
             }
-            if self.stdout_closed || !self.receive_one(deadline).await {
+            // It came, unusable: `unusable_answer` tells why.
+            if self.requests.is_spoiled(id)
+                || self.stdout_closed
+                || !self.receive_one(deadline).await
+            {
                 return None;
             }
         }
+    }
+
+    /// Why the answer to `id` could not be used, once [`Session::poll_reply`] gave up on
+    /// it for that reason: a scenario then says so instead of "no response".
+    pub fn unusable_answer(&mut self, id: &RequestId) -> Option<String> {
+        self.requests.take_spoiled(id)
     }
 
     /// Waits up to `window` for the server process to end.
@@ -306,7 +316,16 @@ impl Session {
                     .to_owned(),
                 data: e.get("data").cloned(),
             }),
-            (None, None) => return,
+            // Under a request's id it plainly answers that request, unusably: the wait for
+            // it ends now, not at the timeout (a `ping` answered with no `result`).
+            (None, None) => {
+                if let Some(id) = value.get("id").and_then(request_id)
+                    && let Some(key) = self.requests.matching(&id)
+                {
+                    self.spoil(&key, "the answer has neither `result` nor `error`".into());
+                }
+                return;
+            }
         };
         let raw_id = value.get("id");
         if raw_id.is_none_or(Value::is_null) {
@@ -323,12 +342,7 @@ impl Session {
             }
             return;
         }
-        let Some(id) = raw_id.and_then(|id| {
-            serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()
-        }) else {
-            return;
-        };
-        let Some(id) = RequestId::from_raw(&id) else {
+        let Some(id) = raw_id.and_then(request_id) else {
             return;
         };
         if let Some(key) = self.requests.matching(&id)
@@ -515,5 +529,75 @@ fn list_page(params: Option<&Value>) -> ListPage {
         None | Some(Value::Null) => ListPage::First,
         Some(Value::String(c)) => ListPage::After(c.clone()),
         Some(_) => ListPage::Unknown,
+    }
+}
+
+/// The request id a JSON value spells, if it is one.
+fn request_id(id: &Value) -> Option<RequestId> {
+    let raw = serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()?;
+    RequestId::from_raw(&raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::schema::{SchemaStore, SearchPath};
+    use crate::session::scripted::Scripted;
+    use crate::session::{Session, SessionConfig};
+
+    fn session(lines: &[&'static str]) -> Session {
+        Session::new(
+            Box::new(Scripted(lines.iter().copied().collect::<VecDeque<_>>())),
+            Arc::new(SchemaStore::new(SearchPath::default())),
+            SessionConfig::default(),
+            Instant::now(),
+        )
+    }
+
+    /// A `ping` answered under its id with neither `result` nor `error` is decided when
+    /// the answer comes, with what was wrong: not left to the timeout (or, here, to the
+    /// end of the server's output).
+    #[tokio::test]
+    async fn an_answer_without_result_or_error_ends_the_wait_with_the_reason() {
+        let mut s = session(&[r#"{"jsonrpc":"2.0","id":1}"#]);
+        match s.request("ping", None).await {
+            Err(SessionError::Unusable { reason, .. }) => {
+                assert!(reason.contains("neither"), "{reason}")
+            }
+            other => panic!("expected an unusable answer, got {other:?}"),
+        }
+    }
+
+    /// The same through a scenario's own wait for an id it sent raw: the wait ends, and
+    /// the scenario can say why.
+    #[tokio::test]
+    async fn a_raw_requests_unusable_answer_is_told_to_its_wait() {
+        let mut s = session(&[r#"{"jsonrpc":"2.0","id":7}"#]);
+        let id = RequestId::int(7);
+        s.expect_reply(id.clone(), "ping");
+        assert!(s.poll_reply(&id, Duration::from_secs(5)).await.is_none());
+        let why = s.unusable_answer(&id).expect("the reason is kept");
+        assert!(why.contains("neither"), "{why}");
+    }
+
+    /// An error under an omitted id in a frame that breaks JSON-RPC otherwise (`"jsonrpc":
+    /// "1.0"`) still reaches a scenario waiting for a parse error's answer.
+    #[tokio::test]
+    async fn a_salvaged_error_without_id_is_kept_for_the_scenario() {
+        let mut s =
+            session(&[r#"{"jsonrpc":"1.0","error":{"code":-32700,"message":"Parse error"}}"#]);
+        s.pump(Duration::from_millis(50)).await;
+        let kept = s.take_unsolicited();
+        assert!(
+            kept.iter().any(|u| matches!(
+                &u.message,
+                Message::Response(Response { id: None, outcome: Outcome::Error(e), .. }) if e.code == -32700
+            )),
+            "{kept:?}"
+        );
     }
 }

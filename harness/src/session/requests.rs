@@ -143,6 +143,11 @@ impl RequestBook {
         self.spoiled.remove(id)
     }
 
+    /// Whether the answer to `id` came unusable (its reason not yet collected).
+    pub(super) fn is_spoiled(&self, id: &RequestId) -> bool {
+        self.spoiled.contains_key(id)
+    }
+
     /// Whether `id` reported progress since the last look (its timeout may restart).
     pub(super) fn take_progressed(&mut self, id: &RequestId) -> bool {
         self.progressed.remove(id)

@@ -184,15 +184,25 @@ impl Executor<'_> {
                 match (reply, expect) {
                     (None, ResponseExpectation::Nothing(_)) => {}
                     (None, _) => {
-                        let f = self.fail(
-                            line,
-                            format!(
-                                "no response with id {id} arrived within {}",
-                                humantime::format_duration(window)
+                        let unusable = id_of(id).and_then(|rid| self.session.unusable_answer(&rid));
+                        let f = match unusable {
+                            Some(why) => self.fail(
+                                line,
+                                format!("the answer to request {id} cannot be used: {why}"),
+                                None,
                             ),
-                            None,
-                        );
-                        self.findings.push(f.cause(Cause::Unanswered));
+                            None => self
+                                .fail(
+                                    line,
+                                    format!(
+                                        "no response with id {id} arrived within {}",
+                                        humantime::format_duration(window)
+                                    ),
+                                    None,
+                                )
+                                .cause(Cause::Unanswered),
+                        };
+                        self.findings.push(f);
                     }
                     (Some(reply), expect) => {
                         self.check_reply(expect, &reply, line, &format!("request {id}"))
