@@ -48,6 +48,10 @@ pub struct HttpFlags {
     /// self-signed certificate), beside the system's roots.
     #[arg(long, value_name = "FILE", requires = "http_target")]
     pub cacert: Option<PathBuf>,
+    /// Whether the endpoint answered in this run: one flag for every leg's sessions and
+    /// the revision probe's.
+    #[arg(skip)]
+    pub reached: crate::transport::http::Reached,
 }
 
 /// The protocol session: which revision, how long the server may take to start, and

@@ -134,6 +134,7 @@ pub fn http_target(
     let url = args.url.as_deref().unwrap_or_default();
     let mut options = http_options(url, &args.headers, args.bearer_env.as_deref())?;
     options.timeout = timeout;
+    options.reached = args.reached.clone();
     if !revision.has_handshake() {
         if args.transport == HttpTransportArg::Sse {
             return Err(UsageError(format!(

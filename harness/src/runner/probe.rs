@@ -212,12 +212,14 @@ impl Sweep {
         self.session
             .pump(std::time::Duration::from_millis(50))
             .await;
+        let reached = (self.session.http()).is_some_and(|h| h.options().reached.get());
         let problem = crate::transport::http::setup_problem(
             self.session
                 .transcript()
                 .entries()
                 .into_iter()
                 .filter_map(|e| e.http.as_ref()),
+            reached,
         );
         if let Some(problem) = problem {
             return Err(problem);

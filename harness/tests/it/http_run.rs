@@ -210,6 +210,23 @@ fn unreachable_url_is_a_setup_error() {
     assert!(text.contains("cannot reach"), "{text}");
 }
 
+/// An endpoint that answered earlier in the run and then refuses connections went away
+/// mid-run: the server's failure (exit 1, `session.server-exited`, the scenarios blocked),
+/// not a setup error (issue 27.5). This one exits on `notifications/initialized`, after
+/// the revision probe's `server/discover` and `initialize` reached it.
+#[test]
+fn a_server_that_dies_mid_run_is_a_finding_not_a_setup_error() {
+    let server = misbehaving_http(&["--defect", "exit-on-initialized"]);
+    let (code, report, text) = run_url(&server.url, &fast(), &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(!text.contains("cannot reach"), "{text}");
+    assert!(text.contains("session.server-exited"), "{text}");
+    assert!(
+        !scenarios_with(&single_leg(report), "blocked").is_empty(),
+        "{text}"
+    );
+}
+
 #[test]
 fn non_mcp_endpoint_is_a_setup_error() {
     let server = reference_http();

@@ -9,8 +9,12 @@ use super::record::HttpRecord;
 /// Why an endpoint cannot be tested at all, judged from the records of a failed
 /// `initialize`: no HTTP response, a status or content type no MCP endpoint gives, or a
 /// demand for credentials. `None` when the server answered like an MCP server (whose
-/// failure is then a conformance finding).
-pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> Option<String> {
+/// failure is then a conformance finding), and for no response at all once the endpoint
+/// had answered earlier in the run (`reached`): the server went away mid-run.
+pub fn setup_problem<'a>(
+    records: impl IntoIterator<Item = &'a HttpRecord>,
+    reached: bool,
+) -> Option<String> {
     let first = records
         .into_iter()
         .find(|r| matches!(r, HttpRecord::Failed { .. } | HttpRecord::Exchange { .. }))?;
@@ -23,6 +27,7 @@ pub fn setup_problem<'a>(records: impl IntoIterator<Item = &'a HttpRecord>) -> O
         } => Some(format!(
             "TLS handshake with {url} failed: {error}; if the server's certificate is self-signed or from a private CA, give that CA with --cacert FILE (PEM)"
         )),
+        HttpRecord::Failed { .. } if reached => None,
         HttpRecord::Failed { url, error, .. } => Some(format!("cannot reach {url}: {error}")),
         HttpRecord::Exchange {
             method,

@@ -375,6 +375,7 @@ async fn send(
             return Err(TransportError::NoResponseHeaders(options.timeout));
         }
     };
+    options.reached.mark();
     let exchanged = Exchanged {
         method,
         url,

@@ -81,6 +81,27 @@ pub struct HttpOptions {
     pub ca_pem: Option<Vec<u8>>,
     /// Tokens for the `auth/` scenarios (each also in `secrets`).
     pub auth_tokens: AuthTokens,
+    /// Whether the endpoint has answered in this run, shared by all its sessions.
+    pub reached: Reached,
+}
+
+/// Whether an endpoint has answered an HTTP request (any status) in this run, shared by
+/// every session of the run. Before an answer, a refused connection is a setup problem
+/// (a wrong URL, a server not started: exit 2); after one, the server went away mid-run,
+/// which is the server's failure, judged like a crashed stdio server.
+#[derive(Clone, Debug, Default)]
+pub struct Reached(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Reached {
+    /// Notes an answer.
+    pub fn mark(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether an answer came.
+    pub fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// Errors of the HTTP transport.
@@ -138,6 +159,7 @@ impl HttpOptions {
             stateless_version: None,
             ca_pem: None,
             auth_tokens: AuthTokens::default(),
+            reached: Reached::default(),
         })
     }
 
