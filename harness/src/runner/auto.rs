@@ -23,11 +23,14 @@ use super::probe::{Opening, ProbeConfig};
 use crate::protocol::Revision;
 use crate::schema::SchemaStore;
 use crate::session::stateless::UNSUPPORTED_PROTOCOL_VERSION;
-use crate::session::{Handshake, Session};
+use crate::session::{Handshake, Session, SessionConfig};
 
 /// Longest wait for the `server/discover` probe (start-up included; `--startup-timeout`
 /// shortens it): a legacy server may never answer it.
 const DISCOVER_WAIT: Duration = Duration::from_secs(15);
+/// Longest wait for a list request that tests whether a server whose discovery does not
+/// list 2026-07-28 serves it anyway.
+const LIST_WAIT: Duration = Duration::from_secs(3);
 
 /// What the `server/discover` probe learned.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +42,25 @@ pub enum Discover {
     },
     /// Anything else: an error, no answer, an exit. The text says which.
     Legacy(String),
+    /// `server/discover` did not say the server speaks 2026-07-28 (the first text says
+    /// how), yet it answered a 2026-07-28 request with a 2026-07-28 result (the second
+    /// names the request): the stateless leg runs, and its sweep judges the discovery.
+    Undeclared(String, String),
+}
+
+impl Discover {
+    /// The stateless revision this probe found the server speaking, if any.
+    fn stateless(&self) -> Option<Revision> {
+        match self {
+            Discover::Modern { supported } => supported
+                .iter()
+                .filter_map(|v| v.parse::<Revision>().ok())
+                .filter(|r| !r.has_handshake())
+                .max(),
+            Discover::Undeclared(..) => Some(Revision::V2026_07_28),
+            Discover::Legacy(_) => None,
+        }
+    }
 }
 
 /// What the `initialize` probe learned.
@@ -65,14 +87,7 @@ impl Support {
     /// The newest revision mcpcheck and the server share: 2026-07-28 when discovery lists
     /// it, else the negotiated handshake revision; `None` when neither probe found one.
     pub fn chosen(&self) -> Option<Revision> {
-        let modern = match &self.discover {
-            Discover::Modern { supported } => supported
-                .iter()
-                .filter_map(|v| v.parse::<Revision>().ok())
-                .filter(|r| !r.has_handshake())
-                .max(),
-            Discover::Legacy(_) => None,
-        };
+        let modern = self.discover.stateless();
         let legacy = match &self.handshake {
             Handshaken::Negotiated(v) => v.parse::<Revision>().ok().filter(|r| r.has_handshake()),
             Handshaken::Refused(_) => None,
@@ -88,14 +103,7 @@ impl Support {
             Handshaken::Negotiated(v) => v.parse::<Revision>().ok().filter(|r| r.has_handshake()),
             Handshaken::Refused(_) => None,
         };
-        let modern = match &self.discover {
-            Discover::Modern { supported } => supported
-                .iter()
-                .filter_map(|v| v.parse::<Revision>().ok())
-                .filter(|r| !r.has_handshake())
-                .max(),
-            Discover::Legacy(_) => None,
-        };
+        let modern = self.discover.stateless();
         legacy.into_iter().chain(modern).collect()
     }
 
@@ -115,6 +123,9 @@ impl Support {
                 format!("server/discover: supports {}", supported.join(", "))
             }
             Discover::Legacy(why) => format!("server/discover: {why} (a handshake-only server)"),
+            Discover::Undeclared(why, answered) => format!(
+                "server/discover: {why}, yet the server answered a 2026-07-28 `{answered}` (its 2026-07-28 leg runs and judges the discovery)"
+            ),
         };
         let handshake = match &self.handshake {
             Handshaken::Negotiated(v) => {
@@ -221,6 +232,9 @@ pub async fn speaks(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> Result<(
                 supported.join(", ")
             }
         )),
+        // The run asked for this revision, and the server serves it: its sweep judges
+        // the discovery.
+        Discover::Undeclared(..) => Ok(()),
         Discover::Legacy(why) => Err(format!("server/discover: {why} (a handshake-only server)")),
     }
 }
@@ -236,8 +250,10 @@ async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> (Discover,
         Ok(t) => t,
         Err(e) => return (Discover::Legacy(format!("could not connect: {e}")), None),
     };
-    let mut session = Session::new(transport, schemas, session_config, started);
-    let outcome = match session.initialize_with(&Handshake::default()).await {
+    let mut session = Session::new(transport, schemas, session_config.clone(), started);
+    let opened = session.initialize_with(&Handshake::default()).await;
+    let answered = opened.is_ok();
+    let outcome = match opened {
         Err(e) => Discover::Legacy(e.to_string()),
         Ok((profile, reply)) => match reply.error() {
             None if reply
@@ -266,6 +282,29 @@ async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> (Discover,
             Some(e) => Discover::Legacy(format!("error {} \"{}\"", e.code, e.message)),
         },
     };
+    // A discovery that does not list the revision is put to the test: a server that
+    // answers a 2026-07-28 request as 2026-07-28 speaks it whatever its discovery says.
+    // Only a server that answered: one silent to `server/discover` is not asked again.
+    let wanted = config.session.revision.as_str();
+    let outcome = match outcome {
+        Discover::Modern { supported } if supported.iter().any(|v| v == wanted) => {
+            Discover::Modern { supported }
+        }
+        other if !answered => other,
+        other => match answers_stateless(&mut session, &session_config).await {
+            Some(method) => Discover::Undeclared(
+                match other {
+                    Discover::Modern { supported } if supported.is_empty() => {
+                        "lists no versions".to_owned()
+                    }
+                    Discover::Modern { supported } => format!("lists {}", supported.join(", ")),
+                    Discover::Legacy(why) | Discover::Undeclared(why, _) => why,
+                },
+                method.to_owned(),
+            ),
+            None => other,
+        },
+    };
     // Answered with the supported versions (not an error): the sweep's own opening, with
     // the leg's waits from here on.
     let spoken = matches!(&outcome, Discover::Modern { supported } if supported.iter().any(|v| v == config.session.revision.as_str()))
@@ -279,6 +318,34 @@ async fn discover(config: &ProbeConfig, schemas: Arc<SchemaStore>) -> (Discover,
         }
         None => (outcome, None),
     }
+}
+
+/// The first list request of 2026-07-28 the server answers with a 2026-07-28 result (one
+/// carrying `resultType`, which every 2026-07-28 result has and no earlier one), if any:
+/// proof that it speaks 2026-07-28 however it answered `server/discover`. A server that
+/// only speaks the handshake revisions answers none so (it wants `initialize` first, or
+/// answers in its own revision's shape).
+async fn answers_stateless(session: &mut Session, config: &SessionConfig) -> Option<&'static str> {
+    if session.is_closed() {
+        return None;
+    }
+    // The server is up (it answered `server/discover`): a list is quick, or not coming.
+    session.set_waits(&SessionConfig {
+        timeout: config.timeout.min(LIST_WAIT),
+        ..config.clone()
+    });
+    for method in ["tools/list", "resources/list", "prompts/list"] {
+        let Ok(reply) = session.request(method, None).await else {
+            return None;
+        };
+        if reply
+            .result()
+            .is_some_and(|r| r.get("resultType").is_some_and(Value::is_string))
+        {
+            return Some(method);
+        }
+    }
+    None
 }
 
 /// `session` when it can open its revision's leg (`usable`, over stdio, healthy);
@@ -353,6 +420,23 @@ mod tests {
         assert_eq!(s.eras(), [Revision::V2025_11_25, Revision::V2026_07_28]);
         assert!(s.summary().contains("supports 2026-07-28, 2099-01-01"));
         assert!(s.summary().contains("running at 2026-07-28"));
+    }
+
+    #[test]
+    fn a_server_serving_the_stateless_revision_its_discovery_hides_gets_both_eras() {
+        let s = support(
+            Discover::Undeclared(
+                "error -32601 \"Method not found\"".into(),
+                "tools/list".into(),
+            ),
+            Handshaken::Negotiated("2025-11-25".into()),
+        );
+        assert_eq!(s.eras(), [Revision::V2025_11_25, Revision::V2026_07_28]);
+        assert_eq!(s.chosen(), Some(Revision::V2026_07_28));
+        assert!(
+            s.seen()
+                .contains("yet the server answered a 2026-07-28 `tools/list`")
+        );
     }
 
     #[test]

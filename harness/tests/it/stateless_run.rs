@@ -555,6 +555,49 @@ fn auto_runs_a_handshake_only_server_at_its_negotiated_revision() {
     assert_eq!(report["steps"][0]["name"], "initialize", "{text}");
 }
 
+/// A server whose `server/discover` hides 2026-07-28 (here: no `supportedVersions`) while
+/// it serves 2026-07-28 requests is not taken for a handshake-only server (issue 27.5):
+/// the probe finds a 2026-07-28 `tools/list` answered with a 2026-07-28 result, says so,
+/// and the default run keeps the 2026-07-28 leg, whose sweep and scenarios judge the
+/// discovery. Before, the run checked 2025-11-25 alone and passed.
+#[test]
+fn a_discovery_that_hides_the_stateless_revision_does_not_hide_its_leg() {
+    let args = [
+        &[
+            "--protocol-version",
+            "eras",
+            "--include",
+            "stateless/discover-*",
+        ][..],
+        &PYTHON_WAITS,
+    ]
+    .concat();
+    let server = [
+        misbehaving(),
+        "--defect".into(),
+        "stateless-discover-no-versions".into(),
+    ];
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let (code, report, text) = run_json(&args, &server);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("yet the server answered a 2026-07-28 `tools/list`"),
+        "{text}"
+    );
+    let legs = report["legs"].as_array().expect("two legs");
+    let stateless = legs
+        .iter()
+        .find(|l| l["revision"] == "2026-07-28")
+        .unwrap_or_else(|| panic!("no 2026-07-28 leg\n{text}"));
+    assert_eq!(
+        verdicts(stateless)
+            .get("stateless/discover-result")
+            .map(String::as_str),
+        Some("fail"),
+        "{text}"
+    );
+}
+
 /// A legacy stdio server that never answers what it does not know (no error at all): the
 /// discover probe ends at its bounded wait (the start-up timeout, at most 15 s) and the run
 /// falls back to the handshake,
