@@ -24,7 +24,7 @@ pub(super) struct Opening {
 
 impl Session {
     /// Whether the server broke MUST rule `rule` answering the session's default
-    /// handshake ([`Opening::broke`]): a later finding of it is what the server does on
+    /// handshake (`Opening::broke`): a later finding of it is what the server does on
     /// every frame, and says nothing new about the exchange it came in.
     pub fn broke_on_opening(&self, rule: &str) -> bool {
         (self.opening.as_ref()).is_some_and(|o| o.broke.contains(rule))
