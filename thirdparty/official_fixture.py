@@ -274,7 +274,9 @@ def build(broken: str | None, own_way: bool = False) -> MCPServer:
     def image_content() -> list[types.ContentBlock]:
         if broken == "image-as-text":
             return [text("no image today")]
-        return [types.ImageContent(type="image", data=b64(PNG), mime_type="image/png")]
+        # --own-way: a MIME type of its own; the official check wants any non-empty one.
+        mime = "application/octet-stream" if own_way else "image/png"
+        return [types.ImageContent(type="image", data=b64(PNG), mime_type=mime)]
 
     @mcp.tool(name="test_audio_content", description="Returns a tiny WAV clip.")
     def audio_content() -> list[types.ContentBlock]:

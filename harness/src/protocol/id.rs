@@ -36,6 +36,13 @@ impl RequestId {
         }
     }
 
+    /// Reads an id from a parsed JSON value (a frame read past serde's message types, when
+    /// salvaging one); `None` as for [`RequestId::from_raw`].
+    pub fn from_value(value: &serde_json::Value) -> Option<Self> {
+        let raw = serde_json::from_value::<Box<RawValue>>(value.clone()).ok()?;
+        Self::from_raw(&raw)
+    }
+
     /// The id as JSON, for writing a message.
     pub fn to_json(&self) -> Box<RawValue> {
         let text = match self {

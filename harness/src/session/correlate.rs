@@ -319,7 +319,7 @@ impl Session {
             // Under a request's id it plainly answers that request, unusably: the wait for
             // it ends now, not at the timeout (a `ping` answered with no `result`).
             (None, None) => {
-                if let Some(id) = value.get("id").and_then(request_id)
+                if let Some(id) = value.get("id").and_then(RequestId::from_value)
                     && let Some(key) = self.requests.matching(&id)
                 {
                     self.spoil(&key, "the answer has neither `result` nor `error`".into());
@@ -342,7 +342,7 @@ impl Session {
             }
             return;
         }
-        let Some(id) = raw_id.and_then(request_id) else {
+        let Some(id) = raw_id.and_then(RequestId::from_value) else {
             return;
         };
         if let Some(key) = self.requests.matching(&id)
@@ -530,12 +530,6 @@ fn list_page(params: Option<&Value>) -> ListPage {
         Some(Value::String(c)) => ListPage::After(c.clone()),
         Some(_) => ListPage::Unknown,
     }
-}
-
-/// The request id a JSON value spells, if it is one.
-fn request_id(id: &Value) -> Option<RequestId> {
-    let raw = serde_json::from_value::<Box<serde_json::value::RawValue>>(id.clone()).ok()?;
-    RequestId::from_raw(&raw)
 }
 
 #[cfg(test)]
