@@ -16,7 +16,7 @@ use super::flags::RevisionArg;
 use super::resolve;
 use crate::protocol::Revision;
 use crate::runner::auto;
-use crate::runner::probe::ProbeConfig;
+use crate::runner::sweep::ProbeConfig;
 use crate::schema::{SchemaStore, SearchPath};
 
 /// A leg as planned before it runs.

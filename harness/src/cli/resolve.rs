@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::flags::{HttpFlags, HttpTransportArg, RevisionArg};
 use super::{RunArgs, UsageError};
 use crate::protocol::Revision;
-use crate::runner::probe::ProbeConfig;
+use crate::runner::sweep::ProbeConfig;
 use crate::schema::SearchPath;
 use crate::session::SessionConfig;
 use crate::transport::http::HttpOptions;
@@ -160,7 +160,7 @@ pub async fn detect(target: Target, transport: HttpTransportArg, revision: Revis
         Target::Http(options)
             if transport == HttpTransportArg::Auto && revision.has_handshake() =>
         {
-            if crate::transport::sse::is_legacy(options).await {
+            if crate::transport::legacy_sse::is_legacy(options).await {
                 Target::Sse(options.clone())
             } else {
                 target

@@ -16,9 +16,9 @@ use crate::report::human::{self, Detail};
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::events::{Emitter, Event, EventSink};
-use crate::runner::probe::ProbeConfig;
 use crate::runner::relay::Relay;
 use crate::runner::run::RunPlan;
+use crate::runner::sweep::ProbeConfig;
 use crate::scenario::exec::ExecConfig;
 use crate::schema::{SchemaStore, SearchPath};
 
@@ -356,7 +356,7 @@ struct PlannedLeg {
     /// Whether this leg takes the `--snapshot-dir` snapshot (the first leg that runs).
     take_snapshot: bool,
     /// A planning probe's session that opens this leg's sweep (`auto::Opened`).
-    opened: Option<crate::runner::probe::Opening>,
+    opened: Option<crate::runner::sweep::Opening>,
 }
 
 /// Runs one leg: the sweep and the suite at its revision, told to `relay` (into the

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::probe::{Opening, ProbeConfig};
+use super::sweep::{Opening, ProbeConfig};
 use crate::protocol::Revision;
 use crate::schema::SchemaStore;
 use crate::session::stateless::UNSUPPORTED_PROTOCOL_VERSION;

@@ -1,6 +1,6 @@
 //! Runs checks against a server and tells the reporters what happens, as it happens.
 //!
-//! A run is the protocol sweep ([`probe`]: handshake, ping, and the list methods of every
+//! A run is the protocol sweep ([`sweep`]: handshake, ping, and the list methods of every
 //! declared capability) and then the scenario suite ([`suite`]); [`run`] strings them
 //! together. Both emit [`events`]; every reporter, including the aggregator that builds the
 //! final report, is a sink of those events. [`auto`] finds the revisions a server speaks; legs run at once and
@@ -11,8 +11,8 @@ pub mod events;
 pub mod known;
 pub mod partition;
 pub mod pool;
-pub mod probe;
 pub mod relay;
 pub mod run;
 pub mod suite;
+pub mod sweep;
 pub mod walls;

@@ -10,8 +10,8 @@ use tokio::sync::Semaphore;
 
 use super::events::{Emitter, Event, FindingScope};
 use super::known::Known;
-use super::probe::{self, ProbeConfig};
 use super::suite::{self, Deadline};
+use super::sweep::{self, ProbeConfig};
 use super::walls::Walls;
 use crate::scenario::Scenario;
 use crate::scenario::exec::ExecConfig;
@@ -35,10 +35,10 @@ pub struct RunPlan {
     /// The whole run's budget (`--deadline`): when it passes, what runs is cut off and
     /// the rest is blocked.
     pub deadline: Duration,
-    /// A planning probe's session for this leg's sweep ([`super::probe::Opening`]): opened
+    /// A planning probe's session for this leg's sweep ([`super::sweep::Opening`]): opened
     /// just as the sweep would open it, or failed as the sweep's own opening would; the
     /// sweep goes on on it instead of starting a server.
-    pub opened: std::sync::Mutex<Option<super::probe::Opening>>,
+    pub opened: std::sync::Mutex<Option<super::sweep::Opening>>,
 }
 
 /// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every
@@ -61,18 +61,18 @@ pub async fn run(
         let opened = plan.opened.lock().map(|mut o| o.take()).unwrap_or(None);
         // When scenarios will share sessions, the sweep's can be the first of them.
         let chosen = suite::sharing(&plan.scenarios, &plan.exec);
-        probe::sweep_on(&plan.probe, store.clone(), opened, chosen.as_deref()).await
+        sweep::sweep_on(&plan.probe, store.clone(), opened, chosen.as_deref()).await
     };
     let swept = match tokio::time::timeout_at(deadline.at, sweep).await {
         Ok(swept) => swept?,
-        Err(_) => probe::SweepOutcome {
-            report: probe::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
+        Err(_) => sweep::SweepOutcome {
+            report: sweep::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
             walls: Walls::default(),
             known: Known::default(),
             kept: None,
         },
     };
-    let probe::SweepOutcome {
+    let sweep::SweepOutcome {
         report: sweep,
         walls,
         known,

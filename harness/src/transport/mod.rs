@@ -6,7 +6,7 @@
 //!
 //! [`stdio`] spawns the server ([`framing`] cuts its stdout into frames, [`stderr`] keeps
 //! its stderr, [`reaper`] makes sure it dies with mcpcheck); [`http`] is Streamable HTTP and
-//! [`sse`] the HTTP+SSE transport of 2024-11-05, both reading SSE through [`sse_reader`]
+//! [`legacy_sse`] the HTTP+SSE transport of 2024-11-05, both reading SSE through [`sse_reader`]
 //! (guarded by [`sse_body`]); [`target`] says which one to open. Transports judge nothing:
 //! what may break a rule is reported as data for the session.
 
@@ -14,8 +14,8 @@ pub mod background;
 pub mod framing;
 pub mod http;
 pub mod huge_numbers;
+pub mod legacy_sse;
 pub mod reaper;
-pub mod sse;
 pub mod sse_body;
 pub mod sse_reader;
 pub mod stderr;

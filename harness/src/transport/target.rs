@@ -56,7 +56,7 @@ impl Target {
                 HttpTransport::new(options.clone())
                     .map_err(|e| TransportError::Http(e.to_string()))?,
             )),
-            Target::Sse(options) => Ok(Box::new(super::sse::SseTransport::connect(
+            Target::Sse(options) => Ok(Box::new(super::legacy_sse::SseTransport::connect(
                 options.clone(),
             )?)),
         }
