@@ -205,3 +205,38 @@ fn a_missing_capability_error_is_no_invalid_arguments_warning() {
         assert!(report.to_string().contains("-32021"), "{broken}: {text}");
     }
 }
+
+/// The third-party baselines of `thirdparty/strict.sh` (issue 27.7) excuse only documented
+/// deviations: every entry's reason starts with the id of a row of thirdparty/FINDINGS.md
+/// (`F4: ...`), and every baseline belongs to a run the script knows. A false positive of
+/// mcpcheck cannot be waved through by a baseline without a finding written down for it.
+#[test]
+fn every_third_party_baseline_entry_is_a_documented_deviation() {
+    let dir = workspace().join("thirdparty");
+    let findings = std::fs::read_to_string(dir.join("FINDINGS.md")).expect("FINDINGS.md");
+    let script = std::fs::read_to_string(dir.join("strict.sh")).expect("strict.sh");
+    let mut seen = 0;
+    let mut problems = Vec::new();
+    for entry in std::fs::read_dir(dir.join("baselines")).expect("thirdparty/baselines") {
+        let path = entry.expect("a directory entry").path();
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if !script.contains(&format!("        {name}) ")) {
+            problems.push(format!("{name}: no run of that name in strict.sh"));
+        }
+        let text = std::fs::read_to_string(&path).expect("a baseline");
+        for reason in text.lines().filter_map(|l| l.trim().strip_prefix("reason: ")) {
+            seen += 1;
+            let reason = reason.trim_matches('"');
+            let id = reason.split(':').next().unwrap_or_default();
+            let documented = id.starts_with('F')
+                && id.len() > 1
+                && id[1..].chars().all(|c| c.is_ascii_digit())
+                && findings.contains(&format!("| {id} |"));
+            if !documented {
+                problems.push(format!("{name}: {reason:?} names no FINDINGS.md row"));
+            }
+        }
+    }
+    assert!(seen >= 30, "only {seen} baseline entries");
+    assert!(problems.is_empty(), "{problems:#?}");
+}
