@@ -211,14 +211,7 @@ fn scanned(line: &[u8]) -> Vec<Expected> {
 }
 
 fn expected(item: &Value, top_level: bool) -> Option<Expected> {
-    if item.get("result").is_some() || item.get("error").is_some() {
-        return None;
-    }
-    let id = match item.get("id")? {
-        Value::String(s) => RequestId::String(s.clone()),
-        Value::Number(n) => RequestId::Number(n.to_string()),
-        _ => return None,
-    };
+    let id = crate::protocol::request_id(item)?;
     let method = item.get("method").and_then(Value::as_str);
     let well_formed = item.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
         && method.is_some()

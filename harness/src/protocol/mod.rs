@@ -19,6 +19,28 @@ pub use jsonrpc::{
 pub use revision::{Revision, UnknownRevision};
 pub use tool_call::{TOOLS_CALL, ToolCall, tool_calls};
 
+/// Whether a message, read as plain JSON (perhaps invalid), is a response: it carries
+/// `result` or `error`. Frames read past [`classify`] (salvaged, raw, in an SSE event) are
+/// told apart this way, and only this way.
+pub fn is_response(message: &serde_json::Value) -> bool {
+    message.get("result").is_some() || message.get("error").is_some()
+}
+
+/// The id of a response read as plain JSON: `None` for a message that is no response or
+/// carries no id.
+pub fn response_id(message: &serde_json::Value) -> Option<&serde_json::Value> {
+    message.get("id").filter(|_| is_response(message))
+}
+
+/// The id of a request read as plain JSON (no response, and an id of a type JSON-RPC
+/// allows).
+pub fn request_id(message: &serde_json::Value) -> Option<RequestId> {
+    match is_response(message) {
+        true => None,
+        false => RequestId::from_value(message.get("id")?),
+    }
+}
+
 /// Serializes an outbound request.
 pub fn request_json(id: &RequestId, method: &str, params: Option<&serde_json::Value>) -> Vec<u8> {
     let mut text = format!(

@@ -112,16 +112,8 @@ pub fn raw_requests(line: &[u8]) -> Vec<RawRequest> {
 }
 
 fn parsed_request(item: &Value) -> Option<RawRequest> {
-    if item.get("result").is_some() || item.get("error").is_some() {
-        return None;
-    }
-    let id = match item.get("id")? {
-        Value::String(s) => RequestId::String(s.clone()),
-        Value::Number(n) => RequestId::Number(n.to_string()),
-        _ => return None,
-    };
     Some(RawRequest {
-        id,
+        id: crate::protocol::request_id(item)?,
         method: item
             .get("method")
             .and_then(Value::as_str)

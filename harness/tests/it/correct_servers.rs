@@ -219,12 +219,18 @@ fn every_third_party_baseline_entry_is_a_documented_deviation() {
     let mut problems = Vec::new();
     for entry in std::fs::read_dir(dir.join("baselines")).expect("thirdparty/baselines") {
         let path = entry.expect("a directory entry").path();
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         if !script.contains(&format!("        {name}) ")) {
             problems.push(format!("{name}: no run of that name in strict.sh"));
         }
         let text = std::fs::read_to_string(&path).expect("a baseline");
-        for reason in text.lines().filter_map(|l| l.trim().strip_prefix("reason: ")) {
+        for reason in text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("reason: "))
+        {
             seen += 1;
             let reason = reason.trim_matches('"');
             let id = reason.split(':').next().unwrap_or_default();

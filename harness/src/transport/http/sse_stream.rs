@@ -227,8 +227,7 @@ async fn note_response(
     track: &mut StreamTrack,
     tx: &mpsc::Sender<Inbound>,
 ) {
-    let is_response = value.get("result").is_some() || value.get("error").is_some();
-    let Some(id) = value.get("id").filter(|_| is_response) else {
+    let Some(id) = crate::protocol::response_id(value) else {
         return;
     };
     if track.awaited.as_ref() == Some(id) {

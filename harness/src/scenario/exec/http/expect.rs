@@ -48,7 +48,7 @@ pub(super) fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> 
         None => {
             let answered = step.expect.response.as_ref().is_none_or(|(id, _)| {
                 a.messages.iter().any(|m| {
-                    m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+                    crate::protocol::response_id(m) == Some(id)
                 })
             });
             if answered {
@@ -154,9 +154,10 @@ pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
         }
     }
     if let Some((id, error)) = &e.response {
-        let found = a.messages.iter().find(|m| {
-            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
-        });
+        let found = a
+            .messages
+            .iter()
+            .find(|m| crate::protocol::response_id(m) == Some(id));
         match (found, error) {
             (None, _) => {
                 let seen = a

@@ -86,8 +86,7 @@ pub(super) async fn read_events(
                     && ev.data.len() <= max
                     && let Ok(v) = serde_json::from_str::<Value>(&ev.data)
                 {
-                    let is_response = v.get("result").is_some() || v.get("error").is_some();
-                    let id = v.get("id").filter(|_| is_response);
+                    let id = crate::protocol::response_id(&v);
                     answered = id.is_some() && id == wanted;
                     if resumed && messages.contains(&v) {
                         acc.problems.push(format!(
