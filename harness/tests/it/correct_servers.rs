@@ -59,6 +59,15 @@ fn the_defect_free_fixture_passes_every_revision_strictly_over_http() {
     assert_eq!(ran.len(), 5, "both eras, every revision: {ran:?}\n{text}");
 }
 
+#[test]
+fn the_defect_free_fixture_passes_every_revision_strictly_over_stdio() {
+    let (code, report, text) = run_json(STRICT, &[&misbehaving()]);
+    let (ran, bad) = legs(&report);
+    assert!(bad.is_empty(), "{bad:?}\n{text}");
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(ran.len(), 5, "both eras, every revision: {ran:?}\n{text}");
+}
+
 /// A correct but unusual behaviour of the misbehaving fixture (`--variant`), the scenarios it
 /// concerns, and the verdict each must get: pass, or skip where the behaviour leaves the
 /// scenario nothing to judge. Each row failed or warned before the suite was read against
