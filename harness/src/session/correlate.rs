@@ -534,23 +534,10 @@ fn list_page(params: Option<&Value>) -> ListPage {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-    use std::sync::Arc;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use super::*;
-    use crate::schema::{SchemaStore, SearchPath};
-    use crate::session::scripted::Scripted;
-    use crate::session::{Session, SessionConfig};
-
-    fn session(lines: &[&'static str]) -> Session {
-        Session::new(
-            Box::new(Scripted(lines.iter().copied().collect::<VecDeque<_>>())),
-            Arc::new(SchemaStore::new(SearchPath::default())),
-            SessionConfig::default(),
-            Instant::now(),
-        )
-    }
+    use crate::session::scripted::session;
 
     /// A `ping` answered under its id with neither `result` nor `error` is decided when
     /// the answer comes, with what was wrong: not left to the timeout (or, here, to the

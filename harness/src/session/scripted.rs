@@ -46,3 +46,15 @@ impl Transport for Scripted {
         "scripted server".into()
     }
 }
+
+/// A session with default settings on a scripted server answering `lines`.
+pub(crate) fn session(lines: &[&'static str]) -> super::Session {
+    super::Session::new(
+        Box::new(Scripted(lines.iter().copied().collect())),
+        std::sync::Arc::new(crate::schema::SchemaStore::new(
+            crate::schema::SearchPath::default(),
+        )),
+        super::SessionConfig::default(),
+        std::time::Instant::now(),
+    )
+}

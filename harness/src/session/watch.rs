@@ -99,28 +99,16 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-    use std::sync::Arc;
-    use std::time::Instant;
-
     use crate::check::rules;
-    use crate::schema::{SchemaStore, SearchPath};
-    use crate::session::scripted::Scripted;
-    use crate::session::{Session, SessionConfig};
+    use crate::session::scripted::session;
 
     /// What the server writes on its way out reaches the scenario watching for its rule,
     /// with the frame quoted; the findings of other rules do not.
     #[tokio::test]
     async fn the_shutdown_tells_each_watch_its_rule() {
-        let server = Scripted(VecDeque::from([
+        let mut session = session(&[
             r#"{"jsonrpc":"2.0","id":5,"method":"notifications/message","params":{"level":"info","data":"bye"}}"#,
-        ]));
-        let mut session = Session::new(
-            Box::new(server),
-            Arc::new(SchemaStore::new(SearchPath::default())),
-            SessionConfig::default(),
-            Instant::now(),
-        );
+        ]);
         let mine = session.watch_shutdown(rules::JSONRPC_NOTIFICATION_ID.id);
         let other = session.watch_shutdown(rules::STDIO_NEWLINE.id);
         let record = session.finish().await;
@@ -147,15 +135,9 @@ mod tests {
     /// shutdown's, and reach the watch.
     #[tokio::test]
     async fn last_words_read_after_a_scenario_closed_the_input_reach_the_watch() {
-        let server = Scripted(VecDeque::from([
+        let mut session = session(&[
             r#"{"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{"level":"info","data":"bye"}}"#,
-        ]));
-        let mut session = Session::new(
-            Box::new(server),
-            Arc::new(SchemaStore::new(SearchPath::default())),
-            SessionConfig::default(),
-            Instant::now(),
-        );
+        ]);
         let watch = session.watch_shutdown(rules::JSONRPC_NOTIFICATION_ID.id);
         session.close_input().await;
         // The closing scenario waits for the exit and reads the line meanwhile.
@@ -179,12 +161,7 @@ mod tests {
     /// A session dropped without a shutdown (a run cut off) tells its watches nothing.
     #[tokio::test]
     async fn a_session_dropped_unfinished_leaves_the_watch_unanswered() {
-        let mut session = Session::new(
-            Box::new(Scripted(VecDeque::new())),
-            Arc::new(SchemaStore::new(SearchPath::default())),
-            SessionConfig::default(),
-            Instant::now(),
-        );
+        let mut session = session(&[]);
         let watch = session.watch_shutdown(rules::STDIO_NEWLINE.id);
         drop(session);
         assert!(watch.wait().await.is_none());
