@@ -269,9 +269,14 @@ impl Tasks {
     /// has not used an id the scenario chooses.
     async fn lease(&self, scenario: &Scenario, ends: bool) -> Option<(Lease, Seat)> {
         let ids = share::explicit_ids(scenario);
-        let lease = self
-            .pool
-            .lease(|s| !ids.iter().any(|id| s.used_id(id)), ends);
+        // A session whose handshake broke the scenario's own rule stays with scenarios
+        // that judge other rules: this one must see that handshake, as on a server of its
+        // own (`Session::broke_on_opening`).
+        let rule = scenario.rule.as_deref();
+        let fits = |s: &Session| {
+            !ids.iter().any(|id| s.used_id(id)) && !rule.is_some_and(|r| s.broke_on_opening(r))
+        };
+        let lease = self.pool.lease(fits, ends);
         tokio::time::timeout_at(self.deadline.at, lease).await.ok()
     }
 
