@@ -305,6 +305,11 @@ impl Session {
     /// an error under a null or omitted id (a parse error's) is kept for the scenario
     /// that waits for one, as a valid one would be.
     pub(super) fn salvage(&mut self, value: &Value, index: Option<usize>) {
+        let raw_id = value.get("id");
+        // The request the frame plainly answers, if it names one.
+        let key = raw_id
+            .and_then(RequestId::from_value)
+            .and_then(|id| self.requests.matching(&id));
         let outcome = match (value.get("result"), value.get("error")) {
             (Some(r), _) => Outcome::Result(r.clone()),
             (None, Some(e)) => Outcome::Error(ErrorObject {
@@ -316,18 +321,15 @@ impl Session {
                     .to_owned(),
                 data: e.get("data").cloned(),
             }),
-            // Under a request's id it plainly answers that request, unusably: the wait for
-            // it ends now, not at the timeout (a `ping` answered with no `result`).
+            // It answers that request, unusably: the wait for it ends now, not at the
+            // timeout (a `ping` answered with no `result`).
             (None, None) => {
-                if let Some(id) = value.get("id").and_then(RequestId::from_value)
-                    && let Some(key) = self.requests.matching(&id)
-                {
+                if let Some(key) = key {
                     self.spoil(&key, "the answer has neither `result` nor `error`".into());
                 }
                 return;
             }
         };
-        let raw_id = value.get("id");
         if raw_id.is_none_or(Value::is_null) {
             if let Outcome::Error(_) = outcome {
                 let message = Message::Response(Response {
@@ -342,25 +344,23 @@ impl Session {
             }
             return;
         }
-        let Some(id) = raw_id.and_then(RequestId::from_value) else {
+        let Some((key, (pending, late))) =
+            key.and_then(|k| Some((k.clone(), self.requests.take(&k)?)))
+        else {
             return;
         };
-        if let Some(key) = self.requests.matching(&id)
-            && let Some((pending, late)) = self.requests.take(&key)
-        {
-            // A listing in a broken envelope still tells what the server's tools say of
-            // themselves: the gate learns them, or a server that breaks the envelope on
-            // every frame would have none of its read-only tools called.
-            if let (Some(page), Outcome::Result(result)) = (&pending.page, &outcome) {
-                super::gate::lock(&self.gate).learn(page, result);
-            }
-            let reply = (!late).then_some(Reply {
-                frame: index,
-                outcome,
-                salvaged: true,
-            });
-            self.requests.answer(key, reply);
+        // A listing in a broken envelope still tells what the server's tools say of
+        // themselves: the gate learns them, or a server that breaks the envelope on every
+        // frame would have none of its read-only tools called.
+        if let (Some(page), Outcome::Result(result)) = (&pending.page, &outcome) {
+            super::gate::lock(&self.gate).learn(page, result);
         }
+        let reply = (!late).then_some(Reply {
+            frame: index,
+            outcome,
+            salvaged: true,
+        });
+        self.requests.answer(key, reply);
     }
 
     /// Ends the wait for pending request `key`: its answer came, unusable (`why`). It moves
