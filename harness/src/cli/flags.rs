@@ -72,6 +72,10 @@ pub struct ProtocolFlags {
     /// Directory with `<revision>/schema.json` (else $MCPCHECK_SCHEMA_DIR, else the cache).
     #[arg(long, value_name = "DIR", env = "MCPCHECK_SCHEMA_DIR")]
     pub schema_dir: Option<PathBuf>,
+    /// How fast the server answers: one record for every leg's sessions, so a loss proven
+    /// in one bounds the waits of all.
+    #[arg(skip)]
+    pub pace: crate::session::Pace,
 }
 
 impl ProtocolFlags {

@@ -249,6 +249,7 @@ fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageErro
         revision,
         timeout,
         startup_timeout: args.protocol.startup_timeout,
+        pace: args.protocol.pace.clone(),
         ..SessionConfig::default()
     };
     Ok((timeout, session))

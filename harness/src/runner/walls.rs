@@ -246,6 +246,7 @@ mod tests {
         let e = SessionError::Timeout {
             method: method.into(),
             after,
+            bounded: None,
         };
         let f = Finding::new(
             &rules::SESSION_TIMEOUT,

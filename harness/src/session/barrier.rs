@@ -28,15 +28,20 @@ impl Session {
         held
     }
 
+    /// The revision's cheapest request: `ping`, or `server/discover` where there is none.
+    fn probe_method(&self) -> &'static str {
+        match self.config.revision.has_handshake() {
+            true => "ping",
+            false => "server/discover",
+        }
+    }
+
     /// Sends the revision's cheapest request (`ping`, or `server/discover` where there is
     /// no ping) and waits until `deadline` for its answer. Without one in time, a late
     /// answer is a response to an expired request, not an unsolicited one.
     async fn probe_answered(&mut self, deadline: tokio::time::Instant) -> bool {
         let id = self.allocate_id();
-        let method = match self.config.revision.has_handshake() {
-            true => "ping",
-            false => "server/discover",
-        };
+        let method = self.probe_method();
         if self.send_request(id.clone(), method, None).await.is_err() {
             return false;
         }
@@ -61,6 +66,12 @@ impl Session {
         if self.transport.pid().is_none() || self.stdout_closed {
             return false;
         }
+        let probe = self.probe_method();
+        let window = self
+            .config
+            .pace
+            .bound(probe, window)
+            .map_or(window, |b| b.after);
         let deadline = tokio::time::Instant::now() + window;
         if !self.probe_answered(deadline).await {
             return false;

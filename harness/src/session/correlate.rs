@@ -129,6 +129,9 @@ impl Session {
                 log_level,
                 declared,
                 page: (method == "tools/list").then(|| list_page(params.as_ref())),
+                kind: super::pace::kind_of(method, params.as_ref()),
+                sent: std::time::Instant::now(),
+                alone: false,
             },
         );
         self.transcript
@@ -181,12 +184,17 @@ impl Session {
     /// Waits for the response to `id`, processing everything else that arrives meanwhile.
     pub async fn wait_reply(&mut self, id: &RequestId) -> Result<Reply, SessionError> {
         let method = self.requests.method_of(id).unwrap_or_default().to_owned();
+        let kind = self.requests.kind_of(id).unwrap_or_default().to_owned();
         // A server may need time to start: the first request gets the startup allowance
         // (in 2026-07-28 that is server/discover, or whatever a scenario sends first).
-        let timeout = if method == "initialize" || !self.server_up {
-            self.config.startup_timeout.max(self.config.timeout)
-        } else {
-            self.config.timeout
+        let starting = method == "initialize" || !self.server_up;
+        let bound = (!starting)
+            .then(|| self.config.pace.bound(&kind, self.config.timeout))
+            .flatten();
+        let timeout = match &bound {
+            _ if starting => self.config.startup_timeout.max(self.config.timeout),
+            Some(bound) => bound.after,
+            None => self.config.timeout,
         };
         // Only once: a server silent from the start does not stretch every later wait.
         self.server_up = true;
@@ -214,11 +222,16 @@ impl Session {
                 });
             }
             if !self.receive_one(deadline).await {
+                if bound.is_none() && !starting {
+                    let request = format!("`{method}` (id {id})");
+                    self.config.pace.timed_out(&kind, request);
+                }
                 self.expire(id);
                 self.cancel_after_timeout(id, &method).await;
                 return Err(SessionError::Timeout {
                     method,
                     after: timeout,
+                    bounded: bound.map(|b| b.because),
                 });
             }
         }
@@ -243,6 +256,26 @@ impl Session {
         let mut pending = Pending::of(method, self.revision);
         pending.page = (method == "tools/list").then_some(ListPage::Unknown);
         self.requests.open(id, pending);
+    }
+
+    /// Whether the server has been proven to lose answers in this run (see
+    /// [`Pace`](super::Pace)): a lost answer is then its way, not a sign of a stuck session.
+    pub fn loses_answers(&self) -> bool {
+        self.config.pace.proven()
+    }
+
+    /// How long a scenario waits for the answer to `id` within its `window`: less once the
+    /// server has proven to lose answers (see [`Pace`](super::Pace)), with why.
+    pub fn answer_window(&self, id: &RequestId, window: Duration) -> (Duration, Option<String>) {
+        // Before the session's first answer, the wait also covers the server's start.
+        let started = self.requests.any_answered();
+        let bound = (self.requests.kind_of(id))
+            .filter(|_| started)
+            .and_then(|kind| self.config.pace.bound(kind, window));
+        match bound {
+            Some(bound) => (bound.after, Some(bound.because)),
+            None => (window, None),
+        }
     }
 
     /// `window`, or the start-up allowance if that is longer and the server has not
@@ -349,6 +382,7 @@ impl Session {
         else {
             return;
         };
+        self.time_answer(&pending, late);
         // A listing in a broken envelope still tells what the server's tools say of
         // themselves: the gate learns them, or a server that breaks the envelope on every
         // frame would have none of its read-only tools called.
@@ -361,6 +395,18 @@ impl Session {
             salvaged: true,
         });
         self.requests.answer(key, reply);
+    }
+
+    /// Tells the run's pace how long `pending`'s answer took (when nothing else was
+    /// awaited: a burst's answers queue), or that it came after its wait had ended (the
+    /// server is slow, not lossy).
+    fn time_answer(&self, pending: &Pending, late: bool) {
+        if late {
+            self.config.pace.late();
+        } else if pending.alone {
+            let pace = &self.config.pace;
+            pace.answered(&pending.kind, pending.sent.elapsed());
+        }
     }
 
     /// Ends the wait for pending request `key`: its answer came, unusable (`why`). It moves
@@ -447,6 +493,7 @@ impl Session {
             return;
         };
         self.push_all(jsonrpc::id_echo(&key, &id, rev, base), index);
+        self.time_answer(&pending, late);
         if late {
             self.transcript.push(
                 Direction::Event,

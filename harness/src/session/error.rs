@@ -19,6 +19,8 @@ pub enum SessionError {
         method: String,
         /// The timeout that ran out.
         after: Duration,
+        /// Why the wait was shorter than `--timeout`, if it was (see [`super::Pace`]).
+        bounded: Option<String>,
     },
     /// The answer arrived but cannot be used: it carried the request's id in a line that is
     /// not JSON, not UTF-8 or over the frame limit, or (the handshake, the only request
@@ -78,15 +80,19 @@ impl Session {
         let rev = self.revision;
         Some(match error {
             SessionError::Refused(_) => return None,
-            SessionError::Timeout { method, after } => {
-                let f = Finding::new(
-                    &rules::SESSION_TIMEOUT,
-                    rev,
-                    format!(
-                        "`{method}` got no response within {}",
-                        humantime::format_duration(*after)
-                    ),
+            SessionError::Timeout {
+                method,
+                after,
+                bounded,
+            } => {
+                let mut message = format!(
+                    "`{method}` got no response within {}",
+                    humantime::format_duration(*after)
                 );
+                if let Some(why) = bounded {
+                    message.push_str(&format!(" ({why})"));
+                }
+                let f = Finding::new(&rules::SESSION_TIMEOUT, rev, message);
                 match self.transport.partial_line() {
                     Some((len, bytes)) => f
                         .evidence(format!(

@@ -15,6 +15,7 @@ mod framing;
 pub mod gate;
 mod handshake;
 mod intake;
+mod pace;
 mod raw;
 mod raw_http;
 mod requests;
@@ -41,6 +42,7 @@ use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
 pub use error::SessionError;
 pub use gate::{Refused, ToolGate};
+pub use pace::Pace;
 pub use raw::{RawRequest, raw_requests};
 pub use raw_http::{RawHttp, RawHttpError};
 pub use server_requests::input_response;
@@ -65,6 +67,9 @@ pub struct SessionConfig {
     /// What the user allowed to be called: every `tools/call` the session writes passes
     /// its [`ToolGate`] first.
     pub calls: crate::outcome::CallGrant,
+    /// The run's answer times, shared by its sessions: once the server has lost an answer,
+    /// waits for the next ones are bounded by how fast it answers.
+    pub pace: Pace,
 }
 
 impl Default for SessionConfig {
@@ -75,6 +80,7 @@ impl Default for SessionConfig {
             startup_timeout: Duration::from_secs(30),
             client_capabilities: json!({}),
             calls: crate::outcome::CallGrant::default(),
+            pace: Pace::default(),
         }
     }
 }

@@ -30,6 +30,14 @@ pub(super) struct Pending {
     /// For `tools/list`: the page it asks for, so the tool-call gate knows when it has
     /// read the server's whole list.
     pub(super) page: Option<ListPage>,
+    /// Its kind as the run's [`Pace`](super::pace::Pace) counts answer times.
+    pub(super) kind: String,
+    /// When it was sent, to time its answer.
+    pub(super) sent: std::time::Instant,
+    /// Nothing else was awaited when it was sent, and the server had answered before: its
+    /// answer time is the server's own, not a queue's or a start-up's (set by
+    /// [`RequestBook::open`]).
+    pub(super) alone: bool,
 }
 
 impl Pending {
@@ -42,6 +50,9 @@ impl Pending {
             log_level: None,
             declared: None,
             page: None,
+            kind: method.to_owned(),
+            sent: std::time::Instant::now(),
+            alone: false,
         }
     }
 
@@ -119,6 +130,8 @@ impl RequestBook {
         if let Some(token) = self.raw_progress_tokens.remove(&id) {
             pending.progress_token.get_or_insert(token);
         }
+        // The session's first answer also waits for the server to start.
+        pending.alone = self.pending.is_empty() && !self.answered.is_empty();
         self.pending.insert(id, pending);
     }
 
@@ -226,6 +239,11 @@ impl RequestBook {
         }
         let (id, p) = self.pending.iter().next()?;
         p.is_opening().then(|| id.clone())
+    }
+
+    /// The kind of pending request `id`, as the run's pace counts answer times.
+    pub(super) fn kind_of(&self, id: &RequestId) -> Option<&str> {
+        self.pending.get(id).map(|p| p.kind.as_str())
     }
 
     /// The method of pending request `id`.

@@ -26,6 +26,7 @@ mod html_xss;
 mod http_mutation;
 mod http_run;
 mod http_tls;
+mod lossy;
 mod matrix;
 mod official_fixture;
 mod official_side_by_side;

@@ -316,13 +316,16 @@ pub async fn run_leased(
         session_findings_reported,
         errors_allowed,
         results_judged,
+        lost_answer,
         ..
     } = exec;
     let mut session = session;
     let fixture_calls = session.fixture_calls() - fixture_mark;
     // A request of its own the server read and ignored (invalid JSON-RPC it need not
-    // answer) need not cost the next scenario a server: a ping shows it is still serving.
-    let stopped = matches!(skip, Some(Stop::Failed | Stop::Error(_)));
+    // answer), or one whose answer it lost as it loses others, need not cost the next
+    // scenario a server: a ping shows it is still serving.
+    let lost = lost_answer && matches!(skip, Some(Stop::Failed));
+    let stopped = matches!(skip, Some(Stop::Failed | Stop::Error(_))) && !lost;
     let shared = wanted.is_some();
     if (wanted.is_some() || donor) && !stopped {
         session.forgive_unanswered(config.session.timeout).await;
@@ -552,6 +555,9 @@ struct Executor<'a> {
     /// `on_error: next` requests answered with an error (allowed) and with a result (judged).
     errors_allowed: usize,
     results_judged: usize,
+    /// The steps stopped on an answer lost by a server proven to lose answers (see
+    /// [`crate::session::Pace`]): the session may still serve the next scenario.
+    lost_answer: bool,
     /// The session is shared and an earlier scenario did its handshake: the default
     /// `initialize` step only checks the scenario's `requires` against it.
     handshake_done: bool,
@@ -586,6 +592,7 @@ impl<'a> Executor<'a> {
             fresh: 0,
             errors_allowed: 0,
             results_judged: 0,
+            lost_answer: false,
             handshake_done: false,
         }
     }
@@ -633,6 +640,8 @@ impl<'a> Executor<'a> {
             SessionError::Timeout { .. } | SessionError::Unusable { .. } => self.severity,
             _ => Severity::Failure,
         };
+        self.lost_answer =
+            matches!(e, SessionError::Timeout { .. }) && self.session.loses_answers();
         self.findings.push(f);
         Stop::Failed
     }

@@ -161,13 +161,16 @@ impl Executor<'_> {
                 // No answer, or an error a server SHOULD send (to input it may also just
                 // drop): once a later request is answered, the server has handled the
                 // message, so the wait ends there (a barrier), not at the window.
-                let wait = match expect {
+                let (wait, bounded) = match expect {
                     ResponseExpectation::Nothing(_) | ResponseExpectation::Error { .. } => {
                         self.collect();
                         self.session.barrier(window, BARRIER_GRACE).await;
-                        Duration::ZERO
+                        (Duration::ZERO, None)
                     }
-                    _ => window,
+                    _ => match id_of(id) {
+                        Some(rid) => self.session.answer_window(&rid, window),
+                        None => (window, None),
+                    },
                 };
                 let reply = match id {
                     Value::Null => self.null_id_response(wait).await,
@@ -194,10 +197,16 @@ impl Executor<'_> {
                             None => self
                                 .fail(
                                     line,
-                                    format!(
-                                        "no response with id {id} arrived within {}",
-                                        humantime::format_duration(window)
-                                    ),
+                                    match bounded {
+                                        Some(why) => format!(
+                                            "no response with id {id} arrived within {} ({why})",
+                                            humantime::format_duration(wait)
+                                        ),
+                                        None => format!(
+                                            "no response with id {id} arrived within {}",
+                                            humantime::format_duration(window)
+                                        ),
+                                    },
                                     None,
                                 )
                                 .cause(Cause::Unanswered),
