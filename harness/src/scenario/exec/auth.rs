@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::http::HttpStop;
 use crate::check::auth::{self as rules, Challenge};
-use crate::scenario::model::auth::AuthCheck;
+use crate::scenario::model::auth::{AuthCheck, ProtectedCheck};
 use crate::session::{RawHttp, RawHttpError, Session};
 use crate::transport::http::{HttpRecord, POST_ACCEPT, stateless_headers};
 
@@ -79,9 +79,10 @@ pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Judged, Http
         )));
     };
     let mut cx = Ctx { session, handle };
-    if check == AuthCheck::TokenRequired {
-        return cx.token_required().await;
-    }
+    let check = match check {
+        AuthCheck::TokenRequired => return cx.token_required().await,
+        AuthCheck::Protected(check) => check,
+    };
     let problems = judge(check, &mut cx).await?;
     Ok(Judged {
         problems,
@@ -90,12 +91,12 @@ pub async fn run(check: AuthCheck, session: &mut Session) -> Result<Judged, Http
 }
 
 /// Runs a check of a protected server; `Ok` holds the broken expectations.
-async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpStop> {
+async fn judge(check: ProtectedCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpStop> {
     let anonymous = cx.protected().await?;
     let tokens = cx.handle.options().auth_tokens.clone();
     match check {
-        AuthCheck::Unauthenticated401 => cx.unauthenticated(&anonymous).await,
-        AuthCheck::BearerChallenge => {
+        ProtectedCheck::Unauthenticated401 => cx.unauthenticated(&anonymous).await,
+        ProtectedCheck::BearerChallenge => {
             require_401(&anonymous)?;
             Ok(match anonymous.bearer() {
                 Some(_) => vec![],
@@ -105,15 +106,17 @@ async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpSt
                 )],
             })
         }
-        AuthCheck::MetadataDiscoverable => cx.discoverable(&anonymous).await,
-        AuthCheck::ChallengeResourceMetadata => cx.challenge_resource_metadata(&anonymous).await,
-        AuthCheck::ChallengeScope => cx.challenge_scope(&anonymous).await,
-        AuthCheck::InvalidToken401 => cx.rejected(INVALID_TOKEN, "an invalid token").await,
-        AuthCheck::ExpiredToken401 => {
+        ProtectedCheck::MetadataDiscoverable => cx.discoverable(&anonymous).await,
+        ProtectedCheck::ChallengeResourceMetadata => {
+            cx.challenge_resource_metadata(&anonymous).await
+        }
+        ProtectedCheck::ChallengeScope => cx.challenge_scope(&anonymous).await,
+        ProtectedCheck::InvalidToken401 => cx.rejected(INVALID_TOKEN, "an invalid token").await,
+        ProtectedCheck::ExpiredToken401 => {
             let t = given(&tokens.expired, "an expired token", "--expired-token-env")?;
             cx.rejected(&t, "an expired token").await
         }
-        AuthCheck::ForeignToken401 => {
+        ProtectedCheck::ForeignToken401 => {
             let t = given(
                 &tokens.foreign,
                 "a token issued for another resource",
@@ -122,7 +125,7 @@ async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpSt
             cx.rejected(&t, "a token issued for another resource (audience)")
                 .await
         }
-        AuthCheck::InsufficientScope403 | AuthCheck::InsufficientScopeChallenge => {
+        ProtectedCheck::InsufficientScope403 | ProtectedCheck::InsufficientScopeChallenge => {
             let t = given(
                 &tokens.insufficient_scope,
                 "a token without a required scope",
@@ -130,7 +133,7 @@ async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpSt
             )?;
             cx.insufficient_scope(&t, check).await
         }
-        AuthCheck::MetadataResource => {
+        ProtectedCheck::MetadataResource => {
             let (url, doc) = cx.metadata(&anonymous).await?;
             let endpoint = cx.handle.options().url.clone();
             Ok(rules::resource_problem(&doc, &endpoint)
@@ -138,7 +141,7 @@ async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpSt
                 .into_iter()
                 .collect())
         }
-        AuthCheck::MetadataAuthorizationServers => {
+        ProtectedCheck::MetadataAuthorizationServers => {
             let (url, doc) = cx.metadata(&anonymous).await?;
             Ok(match rules::authorization_servers(&doc) {
                 Ok(_) => vec![],
@@ -147,13 +150,9 @@ async fn judge(check: AuthCheck, cx: &mut Ctx<'_>) -> Result<Vec<String>, HttpSt
                 )],
             })
         }
-        AuthCheck::AuthorizationServerMetadata | AuthCheck::AuthorizationServerIssuer => {
+        ProtectedCheck::AuthorizationServerMetadata | ProtectedCheck::AuthorizationServerIssuer => {
             cx.authorization_servers(&anonymous, check).await
         }
-        // Judged by `run` before any of these: it asks whether the server is protected.
-        AuthCheck::TokenRequired => Err(HttpStop::Error(
-            "token-required reached the checks of a protected server".into(),
-        )),
     }
 }
 
@@ -333,7 +332,7 @@ impl Ctx<'_> {
     async fn insufficient_scope(
         &mut self,
         token: &str,
-        check: AuthCheck,
+        check: ProtectedCheck,
     ) -> Result<Vec<String>, HttpStop> {
         let r = self.mcp_request(Some(token)).await?;
         if (200..300).contains(&r.status) {
@@ -343,7 +342,7 @@ impl Ctx<'_> {
                 r.status
             )));
         }
-        if check == AuthCheck::InsufficientScope403 {
+        if check == ProtectedCheck::InsufficientScope403 {
             return Ok(if r.status == 403 {
                 vec![]
             } else {
@@ -376,7 +375,7 @@ impl Ctx<'_> {
     async fn authorization_servers(
         &mut self,
         r: &Reply,
-        check: AuthCheck,
+        check: ProtectedCheck,
     ) -> Result<Vec<String>, HttpStop> {
         let (_, doc) = self.metadata(r).await?;
         let issuers = rules::authorization_servers(&doc).map_err(|p| {
@@ -416,7 +415,7 @@ impl Ctx<'_> {
                 continue;
             };
             let found_problems = match check {
-                AuthCheck::AuthorizationServerIssuer => {
+                ProtectedCheck::AuthorizationServerIssuer => {
                     rules::issuer_problem(&doc, issuer).into_iter().collect()
                 }
                 _ => rules::authorization_server_problems(&doc),

@@ -1,9 +1,21 @@
 //! The `auth` step: one built-in check of a protected HTTP server's authorization
 //! (spec `basic/authorization`); `scenario::exec::auth` runs it.
 
-/// Which authorization rule an `auth` step checks.
+/// Which authorization rule an `auth` step checks: one of a protected server's, or whether
+/// the server is protected at all (the one check that asks before the others can).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AuthCheck {
+    /// A rule of a server that refuses requests without a token.
+    Protected(ProtectedCheck),
+    /// A request without a token is refused, when the user expects the server to be
+    /// protected: a token was given (`--bearer-env`), or `--require-auth` says so (which
+    /// makes it a MUST).
+    TokenRequired,
+}
+
+/// A rule of a protected server's authorization (spec `basic/authorization`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtectedCheck {
     /// A request without a token is answered with 401.
     Unauthenticated401,
     /// That 401 carries a `WWW-Authenticate: Bearer` challenge.
@@ -35,43 +47,62 @@ pub enum AuthCheck {
     AuthorizationServerMetadata,
     /// Each (loopback) authorization server's metadata names its own issuer.
     AuthorizationServerIssuer,
-    /// A request without a token is refused, when the user expects the server to be
-    /// protected: a token was given (`--bearer-env`), or `--require-auth` says so (which
-    /// makes it a MUST).
-    TokenRequired,
 }
+
+use ProtectedCheck as P;
 
 impl AuthCheck {
     /// Every check with its name in scenario files.
     pub const ALL: &'static [(&'static str, AuthCheck)] = &[
-        ("unauthenticated-401", AuthCheck::Unauthenticated401),
-        ("bearer-challenge", AuthCheck::BearerChallenge),
-        ("metadata-discoverable", AuthCheck::MetadataDiscoverable),
+        (
+            "unauthenticated-401",
+            AuthCheck::Protected(P::Unauthenticated401),
+        ),
+        ("bearer-challenge", AuthCheck::Protected(P::BearerChallenge)),
+        (
+            "metadata-discoverable",
+            AuthCheck::Protected(P::MetadataDiscoverable),
+        ),
         (
             "challenge-resource-metadata",
-            AuthCheck::ChallengeResourceMetadata,
+            AuthCheck::Protected(P::ChallengeResourceMetadata),
         ),
-        ("challenge-scope", AuthCheck::ChallengeScope),
-        ("invalid-token-401", AuthCheck::InvalidToken401),
-        ("expired-token-401", AuthCheck::ExpiredToken401),
-        ("foreign-token-401", AuthCheck::ForeignToken401),
-        ("insufficient-scope-403", AuthCheck::InsufficientScope403),
+        ("challenge-scope", AuthCheck::Protected(P::ChallengeScope)),
+        (
+            "invalid-token-401",
+            AuthCheck::Protected(P::InvalidToken401),
+        ),
+        (
+            "expired-token-401",
+            AuthCheck::Protected(P::ExpiredToken401),
+        ),
+        (
+            "foreign-token-401",
+            AuthCheck::Protected(P::ForeignToken401),
+        ),
+        (
+            "insufficient-scope-403",
+            AuthCheck::Protected(P::InsufficientScope403),
+        ),
         (
             "insufficient-scope-challenge",
-            AuthCheck::InsufficientScopeChallenge,
+            AuthCheck::Protected(P::InsufficientScopeChallenge),
         ),
-        ("metadata-resource", AuthCheck::MetadataResource),
+        (
+            "metadata-resource",
+            AuthCheck::Protected(P::MetadataResource),
+        ),
         (
             "metadata-authorization-servers",
-            AuthCheck::MetadataAuthorizationServers,
+            AuthCheck::Protected(P::MetadataAuthorizationServers),
         ),
         (
             "authorization-server-metadata",
-            AuthCheck::AuthorizationServerMetadata,
+            AuthCheck::Protected(P::AuthorizationServerMetadata),
         ),
         (
             "authorization-server-issuer",
-            AuthCheck::AuthorizationServerIssuer,
+            AuthCheck::Protected(P::AuthorizationServerIssuer),
         ),
         ("token-required", AuthCheck::TokenRequired),
     ];
