@@ -41,7 +41,8 @@ fn run_mode(mode: &str, limit: Duration) -> Run {
         .args(["--format", "json", "--output"])
         .arg(&out)
         .args(SUBSET)
-        .args(["--jobs", "2", "--startup-timeout", "5s", "--timeout", "3s"])
+        .args(["--jobs", "2", "--startup-timeout", startup_timeout(mode)])
+        .args(["--timeout", "3s"])
         .args(["--deadline", "100s", "--env", &marker, "--"])
         .arg(&hostile)
         .args(["--mode", mode])
@@ -105,6 +106,16 @@ fn run_mode(mode: &str, limit: Duration) -> Run {
         run.peak_rss_kib / 1024
     );
     run
+}
+
+/// The start-up allowance for `mode`: 5 s, but for the 64 MiB `initialize` answer, which
+/// mcpcheck judges once the whole line has gone by, and which a debug build of the fixture
+/// takes 4 to 6 s to write on 2 busy cores (the verdict, not the speed, is under test here).
+fn startup_timeout(mode: &str) -> &'static str {
+    match mode {
+        "init-64mb-line" => "20s",
+        _ => "5s",
+    }
 }
 
 fn vm_hwm_kib(status: &str) -> Option<u64> {
