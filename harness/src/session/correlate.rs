@@ -188,13 +188,9 @@ impl Session {
         // A server may need time to start: the first request gets the startup allowance
         // (in 2026-07-28 that is server/discover, or whatever a scenario sends first).
         let starting = method == "initialize" || !self.server_up;
-        let bound = (!starting)
-            .then(|| self.config.pace.bound(&kind, self.config.timeout))
-            .flatten();
-        let timeout = match &bound {
-            _ if starting => self.config.startup_timeout.max(self.config.timeout),
-            Some(bound) => bound.after,
-            None => self.config.timeout,
+        let (timeout, bounded) = match starting {
+            true => (self.config.startup_timeout.max(self.config.timeout), None),
+            false => self.answer_window(id, self.config.timeout),
         };
         // Only once: a server silent from the start does not stretch every later wait.
         self.server_up = true;
@@ -222,7 +218,7 @@ impl Session {
                 });
             }
             if !self.receive_one(deadline).await {
-                if bound.is_none() && !starting {
+                if bounded.is_none() && !starting {
                     let request = format!("`{method}` (id {id})");
                     self.config.pace.timed_out(&kind, request);
                 }
@@ -231,7 +227,7 @@ impl Session {
                 return Err(SessionError::Timeout {
                     method,
                     after: timeout,
-                    bounded: bound.map(|b| b.because),
+                    bounded,
                 });
             }
         }

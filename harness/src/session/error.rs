@@ -85,13 +85,12 @@ impl Session {
                 after,
                 bounded,
             } => {
-                let mut message = format!(
-                    "`{method}` got no response within {}",
-                    humantime::format_duration(*after)
+                let why = bounded.as_ref().map(|why| format!(" ({why})"));
+                let message = format!(
+                    "`{method}` got no response within {}{}",
+                    humantime::format_duration(*after),
+                    why.unwrap_or_default()
                 );
-                if let Some(why) = bounded {
-                    message.push_str(&format!(" ({why})"));
-                }
                 let f = Finding::new(&rules::SESSION_TIMEOUT, rev, message);
                 match self.transport.partial_line() {
                     Some((len, bytes)) => f
