@@ -16,7 +16,7 @@
 #             written by hand, with their FINDINGS.md ids
 #
 # Environment: MCPCHECK (default target/debug/mcpcheck), MCPCHECK_SCHEMA_DIR, JOBS (default 4),
-# OUT_DIR (default thirdparty/out/strict).
+# PARALLEL (runs at a time, default 2), OUT_DIR (default thirdparty/out/strict).
 # Exit: 0 when every run passed against its baseline; 1 otherwise; 2 for a missing setup.
 set -uo pipefail
 
@@ -32,8 +32,8 @@ for a in "$@"; do
         *) names+=("$a") ;;
     esac
 done
-(( ${#names[@]} )) || names=(everything everything-http fastmcp mcp2-mcpserver mcp1-fastmcp
-                             mcp2-lowlevel mcp2-lowlevel-http official-fixture official-fixture-http)
+(( ${#names[@]} )) || names=(official-fixture fastmcp everything-http mcp2-lowlevel mcp2-mcpserver everything
+                             official-fixture-http mcp1-fastmcp mcp2-lowlevel-http)
 
 for need in "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js" \
             "$here/.venv/bin/python" "$here/.venv-mcp1/bin/python"; do
@@ -72,23 +72,42 @@ target() {
     esac
 }
 
-mkdir -p "$out"
-bad=0
-printf '%-24s %4s %7s  %s\n' run exit wall_s verdict
-for name in "${names[@]}"; do
-    target "$name" || { echo "strict.sh: unknown run $name" >&2; exit 2; }
-    baseline="$here/baselines/$name.yml"
-    args=(run --call-tools all --fail-on warning --jobs "${JOBS:-4}"
-          --report "json=$out/$name.json" --expected-failures "$baseline")
+# One run: its exit code goes to $out/NAME.rc, its wall time (tenths of a second) to NAME.wall.
+strict_run() {
+    local name="$1" baseline="$here/baselines/$1.yml"
+    target "$name"
+    local args=(run --call-tools all --fail-on warning --jobs "${JOBS:-4}"
+                --report "json=$out/$name.json" --expected-failures "$baseline")
     (( update )) && args+=(--update-baseline)
     if [[ -n "$serve" ]]; then args+=(--serve "$serve"); else args+=(-- "${cmd[@]}"); fi
+    local t0 rc
     t0=$(date +%s%N)
     "$mcpcheck" "${args[@]}" > "$out/$name.txt" 2>&1
     rc=$?
-    wall=$(( ($(date +%s%N) - t0) / 100000000 ))
+    echo "$rc" > "$out/$name.rc"
+    echo $(( ($(date +%s%N) - t0) / 100000000 )) > "$out/$name.wall"
+}
+
+mkdir -p "$out"
+for name in "${names[@]}"; do
+    target "$name" || { echo "strict.sh: unknown run $name" >&2; exit 2; }
+    rm -f "$out/$name.rc" "$out/$name.wall"
+done
+# PARALLEL runs at a time (default 2): each mostly waits on its server, and a run's verdict
+# does not depend on another's (its own processes, its own ports).
+for name in "${names[@]}"; do
+    while (( $(jobs -rp | wc -l) >= ${PARALLEL:-2} )); do wait -n; done
+    strict_run "$name" &
+done
+wait
+bad=0
+printf '%-24s %4s %7s  %s\n' run exit wall_s verdict
+for name in "${names[@]}"; do
+    rc="$(cat "$out/$name.rc" 2>/dev/null || echo 2)"
+    wall="$(cat "$out/$name.wall" 2>/dev/null || echo 0)"
     (( rc == 0 )) || bad=1
     printf '%-24s %4s %5s.%s  %s\n' "$name" "$rc" "$((wall / 10))" "$((wall % 10))" \
-        "$(grep -E '^overall:|^(PASS|FAIL):' "$out/$name.txt" | tail -1)"
+        "$(grep -E '^overall:|^(PASS|FAIL)[ :]' "$out/$name.txt" 2>/dev/null | tail -1 | cut -d';' -f1)"
 done
 echo "reports: $out"
 exit "$bad"
