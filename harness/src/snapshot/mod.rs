@@ -27,7 +27,6 @@ pub mod capture;
 pub mod compare;
 pub mod file;
 pub mod shape;
-pub mod stream;
 pub mod yaml;
 
 use std::path::PathBuf;
@@ -184,7 +183,7 @@ impl Capture {
         self.transport(Box::new(transport)).await
     }
 
-    /// Captures over any transport (an in-process stream pair: [`stream::StreamTransport`]).
+    /// Captures over any transport (an in-process stream pair: [`StreamTransport`](crate::transport::stream::StreamTransport)).
     pub async fn transport(
         &self,
         transport: Box<dyn Transport>,

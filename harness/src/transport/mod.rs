@@ -5,7 +5,8 @@
 //! HTTP endpoint.
 //!
 //! [`stdio`] spawns the server ([`framing`] cuts its stdout into frames, [`stderr`] keeps
-//! its stderr, [`reaper`] makes sure it dies with mcpcheck); [`http`] is Streamable HTTP and
+//! its stderr, [`reaper`] makes sure it dies with mcpcheck); [`stream`] speaks the same
+//! lines over an in-process stream pair; [`http`] is Streamable HTTP and
 //! [`legacy_sse`] the HTTP+SSE transport of 2024-11-05, both reading SSE through [`sse_reader`]
 //! (guarded by [`sse_body`]); [`target`] says which one to open. Transports judge nothing:
 //! what may break a rule is reported as data for the session.
@@ -15,11 +16,13 @@ pub mod framing;
 pub mod http;
 pub mod huge_numbers;
 pub mod legacy_sse;
+mod lines;
 pub mod reaper;
 pub mod sse_body;
 pub mod sse_reader;
 pub mod stderr;
 pub mod stdio;
+pub mod stream;
 pub mod target;
 
 use std::future::Future;

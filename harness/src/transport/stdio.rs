@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStdin, Command};
 use tokio::sync::{mpsc, watch};
 
-use super::framing::{DEFAULT_MAX_FRAME, Decoded, NdjsonDecoder};
+use super::framing::DEFAULT_MAX_FRAME;
 use super::{
     BoxFuture, ExitInfo, Inbound, ShutdownReport, ShutdownStage, SlowLine, StderrLog, Transport,
-    TransportError, reaper,
+    TransportError, lines, reaper,
 };
 
 /// How to start a server process.
@@ -239,48 +239,29 @@ impl StdioTransport {
         let (mut child, pgid) = command.spawn_group(Stdio::piped())?;
 
         let stdin = child.stdin.take();
-        let mut stdout = child.stdout.take().expect("stdout is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
         let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
         let (tx, inbound) = mpsc::channel(INBOUND_CAPACITY);
         let (exit_tx, exit) = watch::channel(None);
         let stderr = StderrLog::new(started);
 
         let max_frame = options.max_frame;
-        let stdout_tx = tx.clone();
         let partial = Arc::new(Mutex::new(None));
         let partial_w = partial.clone();
         let slowest = Arc::new(Mutex::new(None));
         let slowest_w = slowest.clone();
-        tokio::spawn(async move {
-            let mut decoder = NdjsonDecoder::new(max_frame);
-            let mut buf = vec![0u8; 64 * 1024];
-            let mut line = LineClock::default();
-            loop {
-                let n = match stdout.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                if let Some(slow) = line.feed(&buf[..n]) {
-                    let mut s = slowest_w.lock().unwrap_or_else(|e| e.into_inner());
-                    if s.is_none_or(|s: SlowLine| slow.took > s.took) {
-                        *s = Some(slow);
-                    }
-                }
-                let items = decoder.push(&buf[..n]);
-                let (len, bytes) = decoder.partial();
-                let snapshot =
-                    (len > 0).then(|| (len, bytes[..bytes.len().min(PARTIAL_QUOTE)].to_vec()));
-                *partial_w.lock().unwrap_or_else(|e| e.into_inner()) = snapshot;
-                for item in items {
-                    if stdout_tx.send(to_inbound(item)).await.is_err() {
-                        return;
-                    }
+        let mut line = LineClock::default();
+        lines::spawn_reader(stdout, max_frame, tx.clone(), move |chunk, decoder| {
+            if let Some(slow) = line.feed(chunk) {
+                let mut s = slowest_w.lock().unwrap_or_else(|e| e.into_inner());
+                if s.is_none_or(|s: SlowLine| slow.took > s.took) {
+                    *s = Some(slow);
                 }
             }
-            for item in decoder.finish() {
-                let _ = stdout_tx.send(to_inbound(item)).await;
-            }
-            let _ = stdout_tx.send(Inbound::Closed).await;
+            let (len, bytes) = decoder.partial();
+            let snapshot =
+                (len > 0).then(|| (len, bytes[..bytes.len().min(PARTIAL_QUOTE)].to_vec()));
+            *partial_w.lock().unwrap_or_else(|e| e.into_inner()) = snapshot;
         });
 
         let log = stderr.clone();
@@ -326,20 +307,10 @@ impl StdioTransport {
     }
 
     async fn write(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
-        let timeout = self.options.write_timeout;
         let stdin = self.stdin.as_mut().ok_or_else(|| {
             TransportError::InputClosed(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
         })?;
-        match tokio::time::timeout(timeout, async {
-            stdin.write_all(bytes).await?;
-            stdin.flush().await
-        })
-        .await
-        {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(TransportError::InputClosed(e)),
-            Err(_) => Err(TransportError::WriteTimeout(timeout)),
-        }
+        lines::write_within(stdin, bytes, self.options.write_timeout).await
     }
 
     async fn wait_exit(&mut self, within: Duration) -> Option<ExitInfo> {
@@ -419,13 +390,6 @@ impl LineClock {
             self.open.get_or_insert((now, 0)).1 += rest.len() as u64;
         }
         slowest
-    }
-}
-
-fn to_inbound(item: Decoded) -> Inbound {
-    match item {
-        Decoded::Frame(f) => Inbound::Frame(f),
-        Decoded::Issue(i) => Inbound::Framing(i),
     }
 }
 

@@ -2,8 +2,8 @@
 //! keys, `required` entries) gives a byte-identical snapshot; a change of order where order
 //! means something (content items) does not.
 
-use mcpcheck::snapshot::stream::StreamTransport;
 use mcpcheck::snapshot::{Capture, Snapshot};
+use mcpcheck::transport::stream::StreamTransport;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

@@ -103,7 +103,7 @@ fn a_changed_tool_schema_fails_the_insta_assertion() {
 /// that answers the handshake and lists one tool.
 #[test]
 fn an_in_process_server_can_be_snapshotted_over_a_stream_pair() {
-    use mcpcheck::snapshot::stream::StreamTransport;
+    use mcpcheck::transport::stream::StreamTransport;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     let runtime = tokio::runtime::Builder::new_current_thread()

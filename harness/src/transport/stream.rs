@@ -1,15 +1,15 @@
 //! A transport over an in-process stream pair (e.g. `tokio::io::duplex`), so a Rust
-//! server's tests can snapshot it without spawning a process. Newline-delimited JSON, as on
-//! stdio, decoded by the same [`NdjsonDecoder`].
+//! server's tests can check or snapshot it without spawning a process. Newline-delimited
+//! JSON, read and written by the same [`lines`] halves as stdio.
 
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use crate::transport::framing::{DEFAULT_MAX_FRAME, Decoded, NdjsonDecoder};
-use crate::transport::{
-    BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
+use super::framing::DEFAULT_MAX_FRAME;
+use super::{
+    BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError, lines,
 };
 
 /// How long one write may block before the peer is judged not to read.
@@ -40,26 +40,7 @@ impl StreamTransport {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let (tx, rx) = mpsc::channel(1024);
-        tokio::spawn(async move {
-            let mut reader = reader;
-            let mut decoder = NdjsonDecoder::new(DEFAULT_MAX_FRAME);
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                let n = match reader.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                for item in decoder.push(&buf[..n]) {
-                    if tx.send(inbound(item)).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            for item in decoder.finish() {
-                let _ = tx.send(inbound(item)).await;
-            }
-            let _ = tx.send(Inbound::Closed).await;
-        });
+        lines::spawn_reader(reader, DEFAULT_MAX_FRAME, tx, |_, _| {});
         StreamTransport {
             writer: Some(Box::new(writer)),
             inbound: rx,
@@ -68,29 +49,13 @@ impl StreamTransport {
     }
 
     async fn write(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
-        let closed = || {
+        let writer = self.writer.as_mut().ok_or_else(|| {
             TransportError::InputClosed(std::io::Error::new(
                 std::io::ErrorKind::BrokenPipe,
                 "stream closed",
             ))
-        };
-        let writer = self.writer.as_mut().ok_or_else(closed)?;
-        let write = async {
-            writer.write_all(bytes).await?;
-            writer.flush().await
-        };
-        match tokio::time::timeout(WRITE_TIMEOUT, write).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(TransportError::InputClosed(e)),
-            Err(_) => Err(TransportError::WriteTimeout(WRITE_TIMEOUT)),
-        }
-    }
-}
-
-fn inbound(item: Decoded) -> Inbound {
-    match item {
-        Decoded::Frame(f) => Inbound::Frame(f),
-        Decoded::Issue(i) => Inbound::Framing(i),
+        })?;
+        lines::write_within(writer, bytes, WRITE_TIMEOUT).await
     }
 }
 
