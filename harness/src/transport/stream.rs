@@ -1,6 +1,6 @@
 //! A transport over an in-process stream pair (e.g. `tokio::io::duplex`), so a Rust
 //! server's tests can check or snapshot it without spawning a process. Newline-delimited
-//! JSON, read and written by the same [`lines`] halves as stdio.
+//! JSON, read and written by the same halves as stdio (`transport::lines`).
 
 use std::time::{Duration, Instant};
 
