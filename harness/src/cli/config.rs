@@ -48,7 +48,7 @@ pub struct AuthSection {
 #[serde(deny_unknown_fields)]
 pub struct ServerSection {
     /// The command: a list of words (no splitting) or one string split like a shell would.
-    pub command: Option<Command>,
+    pub command: Option<CommandLine>,
     /// Environment variables for the server (`--env`).
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
@@ -58,7 +58,7 @@ pub struct ServerSection {
     pub url: Option<String>,
     /// An HTTP server mcpcheck starts for the run (`--serve`), `{port}` replaced; with
     /// `url`, on that URL's port.
-    pub serve: Option<Command>,
+    pub serve: Option<CommandLine>,
     /// HTTP headers for `url`, as `"Name: value"`.
     #[serde(default)]
     pub headers: Vec<String>,
@@ -81,7 +81,7 @@ pub struct ServerSection {
 /// The server command, as TOML lets one write it.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum Command {
+pub enum CommandLine {
     /// One string, split like a shell would (`--server`).
     Line(String),
     /// The words of the command, taken as they are.
@@ -252,10 +252,12 @@ impl Filler<'_> {
                 ));
             }
             args.serve = Some(match serve {
-                Command::Line(l) => l.clone(),
-                Command::Words(w) => crate::transport::stdio::ServerCommand::from_argv(w.clone())
-                    .map_err(|_| UsageError("[server] serve is empty".into()))?
-                    .display(),
+                CommandLine::Line(l) => l.clone(),
+                CommandLine::Words(w) => {
+                    crate::transport::stdio::ServerCommand::from_argv(w.clone())
+                        .map_err(|_| UsageError("[server] serve is empty".into()))?
+                        .display()
+                }
             });
         }
         match (&server.command, &server.url) {
@@ -264,8 +266,8 @@ impl Filler<'_> {
                     "[server] gives both `command` and `url`: keep one".into(),
                 ));
             }
-            (Some(Command::Line(l)), None) => args.stdio.server = Some(l.clone()),
-            (Some(Command::Words(w)), None) => args.command = w.clone(),
+            (Some(CommandLine::Line(l)), None) => args.stdio.server = Some(l.clone()),
+            (Some(CommandLine::Words(w)), None) => args.command = w.clone(),
             (None, Some(url)) => {
                 args.http.url = Some(url.clone());
                 self.http(server, args);
@@ -607,7 +609,7 @@ mod tests {
     #[test]
     fn the_starter_parses_and_names_a_server() {
         let c = Config::parse(STARTER, "starter").unwrap();
-        assert!(matches!(c.server.command, Some(Command::Words(ref w)) if w[0] == "python3"));
+        assert!(matches!(c.server.command, Some(CommandLine::Words(ref w)) if w[0] == "python3"));
     }
 
     #[test]

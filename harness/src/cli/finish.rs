@@ -4,8 +4,9 @@
 use crate::cli::args::ReportArgs;
 use crate::outcome::RunReport;
 use crate::protocol::Revision;
-use crate::report::baseline::{self, Baseline, BaselineError, Comparison};
+use crate::report::baseline::{self, Baseline, BaselineError};
 use crate::report::deterministic::{self, Scrubber};
+use crate::report::expected::Comparison;
 use crate::report::matrix::{Leg, Matrix};
 use crate::report::{self, Input, ReportError};
 

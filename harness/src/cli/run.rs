@@ -16,8 +16,8 @@ use crate::report::human::{self, Detail};
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::events::{Emitter, Event, EventSink};
+use crate::runner::leg::LegPlan;
 use crate::runner::relay::Relay;
-use crate::runner::run::RunPlan;
 use crate::runner::sweep::ProbeConfig;
 use crate::scenario::exec::ExecConfig;
 use crate::schema::{SchemaStore, SearchPath};
@@ -404,7 +404,7 @@ async fn leg(
         // needs a server per scenario.
         isolate: args.isolate || args.reports.deterministic,
     });
-    let plan = RunPlan {
+    let plan = LegPlan {
         probe,
         exec,
         scenarios,
@@ -413,7 +413,7 @@ async fn leg(
         deadline: args.deadline,
         opened: std::sync::Mutex::new(opened),
     };
-    if let Err(e) = crate::runner::run::run(&plan, store.clone(), &events).await {
+    if let Err(e) = crate::runner::leg::run(&plan, store.clone(), &events).await {
         events.emit(Event::HarnessError {
             scenario: None,
             reason: crate::transport::http::redact(&e.to_string(), &secrets),

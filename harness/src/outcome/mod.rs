@@ -7,7 +7,7 @@
 mod finding;
 mod policy;
 mod profile;
-mod run;
+mod report;
 mod scenario;
 mod snapshot;
 mod transcript;
@@ -15,7 +15,7 @@ mod transcript;
 pub use finding::{Cause, Finding, Rule, Severity};
 pub use policy::{CallGrant, Forbidden, OFFICIAL_FIXTURE_TOOLS, ToolPolicy};
 pub use profile::{SchemaStatus, ServerProfile};
-pub use run::{
+pub use report::{
     Counts, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord,
     StepStatus,
 };

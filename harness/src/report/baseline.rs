@@ -11,7 +11,7 @@ use std::path::Path;
 
 use saphyr::{LoadableYamlNode, Yaml};
 
-pub use super::expected::{Comparison, Entry, Failure};
+use super::expected::{Accepted, Comparison, Failure};
 use crate::outcome::{RunReport, Verdict};
 use crate::protocol::Revision;
 
@@ -50,10 +50,10 @@ pub enum BaselineError {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Baseline {
     /// The accepted failures.
-    pub entries: Vec<Entry>,
+    pub entries: Vec<Accepted>,
     /// The official suite's `server:` ids, when the file is (or holds) one of its
     /// expected-failures lists (`baseline_official`); `None` for mcpcheck's own format.
-    pub official: Option<Vec<Entry>>,
+    pub official: Option<Vec<Accepted>>,
 }
 
 impl Baseline {
@@ -130,7 +130,7 @@ impl Baseline {
             if !seen.insert((id.clone(), revision)) {
                 return Err(format!("entry {}: `{id}` is listed twice", n + 1));
             }
-            entries.push(Entry {
+            entries.push(Accepted {
                 id,
                 reason,
                 revision,
@@ -182,7 +182,7 @@ impl Baseline {
     /// Compares a run with this baseline.
     pub fn compare(&self, report: &RunReport) -> Comparison {
         let failures = failures(report);
-        let listed: BTreeMap<&str, &Entry> =
+        let listed: BTreeMap<&str, &Accepted> =
             self.entries.iter().map(|e| (e.id.as_str(), e)).collect();
         let mut c = Comparison::default();
         for f in failures.values() {
@@ -224,9 +224,9 @@ impl Baseline {
         let official = self.official.as_ref().map(|listed| {
             let failing = failures.keys().cloned().collect();
             let ids = super::baseline_official::failing_ids(report, &failing);
-            let mut kept: Vec<Entry> = ids
+            let mut kept: Vec<Accepted> = ids
                 .into_iter()
-                .map(|id| Entry {
+                .map(|id| Accepted {
                     reason: super::baseline_official::REASON.to_owned(),
                     id,
                     revision: None,
@@ -246,10 +246,10 @@ impl Baseline {
                     .iter()
                     .any(|o| o.id == id && !o.official.is_empty())
         };
-        let mut entries: Vec<Entry> = failures
+        let mut entries: Vec<Accepted> = failures
             .into_values()
             .filter(|f| !covered(&f.id))
-            .map(|f| Entry {
+            .map(|f| Accepted {
                 reason: reasons
                     .get(f.id.as_str())
                     .map(|r| (*r).to_owned())

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use saphyr::Yaml;
 
-use super::expected::{Comparison, Entry};
+use super::expected::{Accepted, Comparison};
 use crate::outcome::{RunReport, Verdict};
 
 /// The reason recorded for an entry of the official file (it carries none).
@@ -30,7 +30,7 @@ pub const REASON: &str = "listed under `server:` in the official suite's expecte
 
 /// The `server:` list of an official file, as entries (official ids); `client:` is
 /// ignored. `None` when the document has neither key.
-pub fn parse(doc: &Yaml) -> Result<Option<Vec<Entry>>, String> {
+pub fn parse(doc: &Yaml) -> Result<Option<Vec<Accepted>>, String> {
     let server = doc.as_mapping_get("server");
     if server.is_none() && doc.as_mapping_get("client").is_none() {
         return Ok(None);
@@ -84,7 +84,7 @@ pub fn parse(doc: &Yaml) -> Result<Option<Vec<Entry>>, String> {
                     list.join(", ")
                 ),
             };
-            Entry {
+            Accepted {
                 id,
                 reason,
                 revision: None,
@@ -97,8 +97,8 @@ pub fn parse(doc: &Yaml) -> Result<Option<Vec<Entry>>, String> {
 /// Adds the official entries to `c`: a failure already `unexpected` there whose scenario
 /// names a listed official id becomes expected; the entries no failure confirmed are
 /// stale or unverified.
-pub fn compare(official: &[Entry], report: &RunReport, c: &mut Comparison) {
-    let listed: BTreeMap<&str, &Entry> = official.iter().map(|e| (e.id.as_str(), e)).collect();
+pub fn compare(official: &[Accepted], report: &RunReport, c: &mut Comparison) {
+    let listed: BTreeMap<&str, &Accepted> = official.iter().map(|e| (e.id.as_str(), e)).collect();
     let names = |scenario: &str| -> Vec<&str> {
         report
             .scenarios
@@ -186,7 +186,7 @@ pub fn failing_ids(report: &RunReport, failing: &BTreeSet<String>) -> BTreeSet<S
 }
 
 /// The `server:` list as YAML text.
-pub fn to_yaml(entries: &[Entry]) -> String {
+pub fn to_yaml(entries: &[Accepted]) -> String {
     let mut out = String::from(
         "# The official suite's expected failures (@modelcontextprotocol/conformance), read by\n\
          # mcpcheck too: each id accepts the failures of the mcpcheck scenarios naming it.\n\
@@ -221,7 +221,7 @@ mod tests {
         r
     }
 
-    fn ids(entries: &[super::Entry]) -> Vec<&str> {
+    fn ids(entries: &[super::Accepted]) -> Vec<&str> {
         entries.iter().map(|e| e.id.as_str()).collect()
     }
 

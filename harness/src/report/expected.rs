@@ -1,12 +1,12 @@
 //! What a baseline is made of and what comparing a run with it gives: accepted failures
-//! (`Entry`), the run's failures (`Failure`) and the `Comparison`. Shared by mcpcheck's own
+//! (`Accepted`), the run's failures (`Failure`) and the `Comparison`. Shared by mcpcheck's own
 //! format (`baseline`) and the official suite's (`baseline_official`).
 
 use serde::Serialize;
 
 /// One accepted failure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Entry {
+pub struct Accepted {
     /// The failure's id: a scenario id or a rule id.
     pub id: String,
     /// Why the failure is accepted.
@@ -20,13 +20,13 @@ pub struct Entry {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Comparison {
     /// Failing and listed: accepted.
-    pub expected: Vec<Entry>,
+    pub expected: Vec<Accepted>,
     /// Failing and not listed: fail the run.
     pub unexpected: Vec<Failure>,
     /// Listed but no longer failing: fail the run until removed.
-    pub stale: Vec<Entry>,
+    pub stale: Vec<Accepted>,
     /// Listed scenarios that did not run or were skipped: neither confirmed nor stale.
-    pub unverified: Vec<Entry>,
+    pub unverified: Vec<Accepted>,
 }
 
 impl Comparison {

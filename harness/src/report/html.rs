@@ -502,7 +502,7 @@ fn shutdown_text(s: &ShutdownReport, det: bool) -> String {
 }
 
 /// The baseline comparison, each entry as `id: why`.
-fn baseline_view(b: &super::baseline::Comparison) -> BaselineView {
+fn baseline_view(b: &super::expected::Comparison) -> BaselineView {
     BaselineView {
         expected: b
             .expected

@@ -6,24 +6,24 @@
 
 use serde::Serialize;
 
-use super::{Input, baseline};
+use super::{Input, expected};
 use crate::outcome::RunReport;
 
 /// One leg as the JSON report writes it: the run's own fields, then `deterministic` and
 /// the baseline comparison.
 #[derive(Debug, Serialize)]
-pub struct Leg<'a> {
+pub struct LegObject<'a> {
     #[serde(flatten)]
     run: &'a RunReport,
     deterministic: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<&'a baseline::Comparison>,
+    baseline: Option<&'a expected::Comparison>,
 }
 
-impl<'a> Leg<'a> {
+impl<'a> LegObject<'a> {
     /// The leg of `input`.
     pub fn of(input: &Input<'a>) -> Self {
-        Leg {
+        LegObject {
             run: input.run,
             deterministic: input.deterministic,
             baseline: input.baseline,
@@ -33,5 +33,5 @@ impl<'a> Leg<'a> {
 
 /// Renders the JSON report (pretty-printed).
 pub fn render(input: &Input<'_>) -> Result<String, serde_json::Error> {
-    serde_json::to_string_pretty(&Leg::of(input))
+    serde_json::to_string_pretty(&LegObject::of(input))
 }

@@ -314,7 +314,7 @@ fn failures(w: &mut String, lines: Vec<String>) {
 }
 
 /// The baseline section: its counts, then what is unexpected and what went stale.
-fn baseline(w: &mut String, b: &super::baseline::Comparison) {
+fn baseline(w: &mut String, b: &super::expected::Comparison) {
     let _ = writeln!(w, "### Baseline\n");
     let _ = writeln!(
         w,

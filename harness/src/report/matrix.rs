@@ -169,7 +169,7 @@ pub fn write_json(m: &Matrix<'_>, w: impl std::io::Write) -> Result<(), serde_js
     #[derive(Serialize)]
     #[serde(untagged)]
     enum LegJson<'a> {
-        Ran(super::json::Leg<'a>),
+        Ran(super::json::LegObject<'a>),
         NotSpoken {
             requested_revision: Revision,
             not_spoken: &'a str,
@@ -190,7 +190,7 @@ pub fn write_json(m: &Matrix<'_>, w: impl std::io::Write) -> Result<(), serde_js
         .legs
         .iter()
         .map(|leg| match leg {
-            Leg::Ran(input) => LegJson::Ran(super::json::Leg::of(input)),
+            Leg::Ran(input) => LegJson::Ran(super::json::LegObject::of(input)),
             Leg::NotSpoken { revision, reason } => LegJson::NotSpoken {
                 requested_revision: *revision,
                 not_spoken: reason,

@@ -38,7 +38,7 @@ pub struct Input<'a> {
     /// The run's report.
     pub run: &'a RunReport,
     /// The comparison with `--expected-failures`, when given.
-    pub baseline: Option<&'a baseline::Comparison>,
+    pub baseline: Option<&'a expected::Comparison>,
     /// Times print as placeholders (`--deterministic`).
     pub deterministic: bool,
 }

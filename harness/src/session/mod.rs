@@ -303,9 +303,9 @@ impl Session {
         &self.transcript
     }
 
-    /// Reports every transcript entry recorded from now on to `observer`, as it happens.
-    pub fn observe_transcript(&mut self, observer: transcript::Observer) {
-        self.transcript.observe(observer);
+    /// Reports every transcript entry recorded from now on to `hook`, as it happens.
+    pub fn observe_transcript(&mut self, hook: transcript::RecordHook) {
+        self.transcript.observe(hook);
     }
 
     /// A handle on the server's stderr record (stdio only); it outlives the session.

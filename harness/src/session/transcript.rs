@@ -39,19 +39,19 @@ pub struct Transcript {
     /// Entries recorded so far: the next index.
     recorded: usize,
     dropped: u64,
-    observer: Option<Observer>,
+    hook: Option<RecordHook>,
 }
 
-/// What an [`Observer`] calls: the entry's index and the entry.
-pub type ObserveFn = dyn Fn(usize, &Entry) + Send + Sync;
+/// What an [`RecordHook`] calls: the entry's index and the entry.
+pub type RecordFn = dyn Fn(usize, &Entry) + Send + Sync;
 
 /// Called with each entry as it is recorded: live reporting of frames.
 #[derive(Clone)]
-pub struct Observer(pub std::sync::Arc<ObserveFn>);
+pub struct RecordHook(pub std::sync::Arc<RecordFn>);
 
-impl std::fmt::Debug for Observer {
+impl std::fmt::Debug for RecordHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Observer")
+        f.write_str("RecordHook")
     }
 }
 
@@ -66,13 +66,13 @@ impl Transcript {
             pins: BTreeSet::new(),
             recorded: 0,
             dropped: 0,
-            observer: None,
+            hook: None,
         }
     }
 
-    /// Calls `observer` with every entry recorded from now on.
-    pub fn observe(&mut self, observer: Observer) {
-        self.observer = Some(observer);
+    /// Calls `hook` with every entry recorded from now on.
+    pub fn observe(&mut self, hook: RecordHook) {
+        self.hook = Some(hook);
     }
 
     /// Records an entry and returns its index (stable; the entry itself may later leave
@@ -86,7 +86,7 @@ impl Transcript {
         };
         let index = self.recorded;
         self.recorded += 1;
-        if let Some(o) = &self.observer {
+        if let Some(o) = &self.hook {
             (o.0)(index, &entry);
         }
         if self.head.len() < HEAD {

@@ -12,7 +12,7 @@ use mcpcheck::outcome::{
 };
 use mcpcheck::outcome::{Finding, Severity};
 use mcpcheck::protocol::Revision;
-use mcpcheck::report::{Input, ReportKind, baseline};
+use mcpcheck::report::{Input, ReportKind, baseline, expected};
 use serde_json::json;
 
 fn entry(ms: u64, direction: Direction, text: &str) -> Entry {
@@ -165,7 +165,7 @@ fn sample() -> RunReport {
     report
 }
 
-fn render(kind: ReportKind, baseline: Option<&baseline::Comparison>) -> String {
+fn render(kind: ReportKind, baseline: Option<&expected::Comparison>) -> String {
     let run = sample();
     mcpcheck::report::render(
         kind,

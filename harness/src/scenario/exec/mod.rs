@@ -275,7 +275,7 @@ pub async fn run_leased(
     };
     if observer.listening() {
         let (observer, id) = (observer.clone(), scenario.id.clone());
-        session.observe_transcript(crate::session::transcript::Observer(Arc::new(
+        session.observe_transcript(crate::session::transcript::RecordHook(Arc::new(
             move |index, entry| observer.frame(&id, index, entry),
         )));
     }

@@ -1,4 +1,4 @@
-//! Sending the `http` step's request and reading the answer into an [`Answer`]: a plain
+//! Sending the `http` step's request and reading the answer into an [`HttpReply`]: a plain
 //! body (bounded by the frame limit and the step's `within`), or an SSE stream read by
 //! [`super::sse`] and resumed with GET and `Last-Event-ID` when the step dropped it or
 //! the server closed it before the awaited response. Every exchange goes to the transcript.
@@ -7,7 +7,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::sse::read_events;
-use super::{Answer, SseAcc, SseEnd};
+use super::{HttpReply, SseAcc, SseEnd};
 use crate::scenario::model::http::HttpStep;
 use crate::session::{RawHttp, Session};
 use crate::transport::http::{DEFAULT_RETRY, HttpRecord, MAX_RESUMES};
@@ -19,7 +19,7 @@ pub(super) async fn exchange(
     request: reqwest::Request,
     step: &HttpStep,
     session: &mut Session,
-) -> Result<Answer, String> {
+) -> Result<HttpReply, String> {
     let deadline = tokio::time::Instant::now() + step.within;
     let method = request.method().to_string();
     let url = request.url().to_string();
@@ -78,7 +78,7 @@ pub(super) async fn answer(
     session: &mut Session,
     sent: (String, String, Vec<(String, String)>),
     deadline: tokio::time::Instant,
-) -> Result<Answer, String> {
+) -> Result<HttpReply, String> {
     let (method, url, request_headers) = sent;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
@@ -269,7 +269,7 @@ pub(super) async fn answer(
             }
         }
     }
-    Ok(Answer {
+    Ok(HttpReply {
         status,
         headers,
         body,

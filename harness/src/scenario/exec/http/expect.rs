@@ -4,13 +4,13 @@
 
 use serde_json::Value;
 
-use super::{Answer, HttpStop};
+use super::{HttpReply, HttpStop};
 use crate::scenario::model::http::{HttpExpect, HttpStep, SseShould};
 
 /// Skips a step whose resumability expectations the server gives nothing to check:
 /// no SSE stream, no event ids, no resumption offered (405, allowed), no replay (a MAY).
 /// A broken rule is never skipped.
-pub(super) fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
+pub(super) fn resumability(step: &HttpStep, a: &HttpReply) -> Result<(), HttpStop> {
     if !step.resume && !step.expect.unique_event_ids {
         return Ok(());
     }
@@ -65,7 +65,7 @@ pub(super) fn resumability(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> 
 
 /// Skips a step with `sse:` expectations when the server answered with one JSON body:
 /// priming and polling are about SSE streams, and a JSON answer is allowed.
-pub(super) fn sse_applies(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
+pub(super) fn sse_applies(step: &HttpStep, a: &HttpReply) -> Result<(), HttpStop> {
     if step.expect.sse.is_empty() || a.sse.is_some() || !(200..300).contains(&a.status) {
         return Ok(());
     }
@@ -77,7 +77,7 @@ pub(super) fn sse_applies(step: &HttpStep, a: &Answer) -> Result<(), HttpStop> {
 }
 
 /// The `sse:` SHOULDs the stream broke, one sentence each.
-fn sse_shoulds(step: &HttpStep, a: &Answer) -> Vec<String> {
+fn sse_shoulds(step: &HttpStep, a: &HttpReply) -> Vec<String> {
     let Some(sse) = &a.sse else {
         return Vec::new();
     };
@@ -104,7 +104,7 @@ fn sse_shoulds(step: &HttpStep, a: &Answer) -> Vec<String> {
 }
 
 /// The step's expectations `a` breaks, one sentence each (empty: all held).
-pub(super) fn check(step: &HttpStep, a: &Answer) -> Vec<String> {
+pub(super) fn check(step: &HttpStep, a: &HttpReply) -> Vec<String> {
     let e = &step.expect;
     let mut problems = sse_shoulds(step, a);
     let what = &step.method;

@@ -38,7 +38,7 @@ pub enum HttpStop {
 }
 
 /// What the exchange returned, for the checks.
-pub(super) struct Answer {
+pub(super) struct HttpReply {
     pub(super) status: u16,
     pub(super) headers: reqwest::header::HeaderMap,
     pub(super) body: Vec<u8>,
@@ -47,7 +47,7 @@ pub(super) struct Answer {
     pub(super) sse: Option<SseAcc>,
 }
 
-impl Answer {
+impl HttpReply {
     /// The `Content-Type` of the answer, if it has a readable one.
     pub(super) fn content_type(&self) -> Option<&str> {
         self.headers
@@ -245,7 +245,7 @@ mod tests {
                 ..HttpExpect::default()
             },
         };
-        let answer = Answer {
+        let answer = HttpReply {
             status: 200,
             headers: reqwest::header::HeaderMap::new(),
             body: b"{}".to_vec(),
@@ -256,7 +256,7 @@ mod tests {
         };
         let problems = check(&step, &answer);
         assert_eq!(problems.len(), 3, "{problems:?}");
-        let ok = Answer {
+        let ok = HttpReply {
             status: 202,
             headers: reqwest::header::HeaderMap::new(),
             body: vec![],
@@ -276,7 +276,7 @@ mod tests {
         let not =
             scenario("      expect:\n        response: { id: a, not_code: -32020 }\n").unwrap();
         assert_eq!(not.expect.response_not_code, Some(-32020));
-        let answer = |message: serde_json::Value| Answer {
+        let answer = |message: serde_json::Value| HttpReply {
             status: 400,
             headers: reqwest::header::HeaderMap::new(),
             body: b"{}".to_vec(),
@@ -305,7 +305,7 @@ mod tests {
     #[test]
     fn sse_shoulds_judge_the_first_event_and_an_early_close() {
         let step = scenario("      expect: { sse: [priming, retry] }\n").unwrap();
-        let answer = |sse: SseAcc| Answer {
+        let answer = |sse: SseAcc| HttpReply {
             status: 200,
             headers: reqwest::header::HeaderMap::new(),
             body: vec![],
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("`retry`"), "{problems:?}");
         // A JSON answer is allowed: the scenario is skipped, not failed.
-        let json = Answer {
+        let json = HttpReply {
             sse: None,
             ..answer(SseAcc::default())
         };

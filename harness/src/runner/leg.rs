@@ -1,4 +1,5 @@
-//! One `mcpcheck run`: the protocol sweep, then the scenario suite, told as events.
+//! One leg of `mcpcheck run` (one revision): the protocol sweep, then the scenario suite,
+//! told as events.
 //!
 //! Nothing is returned but a harness error: the terminal, the event log and the report
 //! aggregator learn the outcome from the events, so they cannot disagree.
@@ -18,9 +19,9 @@ use crate::scenario::exec::ExecConfig;
 use crate::schema::SchemaStore;
 use crate::transport::TransportError;
 
-/// Everything a run needs, resolved from the arguments and the config file.
+/// Everything a leg needs, resolved from the arguments and the config file.
 #[derive(Debug)]
-pub struct RunPlan {
+pub struct LegPlan {
     /// The protocol sweep: the server, the session settings, the revision.
     pub probe: ProbeConfig,
     /// How each scenario reaches the server and which tools it may call.
@@ -44,7 +45,7 @@ pub struct RunPlan {
 /// Runs `plan`: `run_started`, the sweep's findings and `sweep_finished`, then every
 /// scenario's events. `run_finished` is the caller's, after the baseline is applied.
 pub async fn run(
-    plan: &RunPlan,
+    plan: &LegPlan,
     store: Arc<SchemaStore>,
     events: &Emitter,
 ) -> Result<(), TransportError> {
