@@ -39,6 +39,40 @@ pub struct RunArgs {
     /// The protocol revision and timeouts.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
+    /// Which scenarios run: the built-in suite, files, globs, a profile.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// How the scenarios run: workers, shared servers, the tools they may call.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+    /// Also compare the server's snapshot with the one accepted in DIR (see `mcpcheck
+    /// snapshot`); a change fails the run and is written beside it as `.snap.new`.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
+    /// How long to wait for each response (e.g. 500ms, 10s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
+    pub timeout: Duration,
+    /// The authorization checks: extra tokens to try, and whether a token is required.
+    #[command(flatten)]
+    pub auth: AuthArgs,
+    /// Limits on the server: the longest line, and the shutdown waits.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// The output format, report files (`--report KIND=PATH`), the baseline.
+    #[command(flatten)]
+    pub reports: ReportArgs,
+    /// Splitting the suite across a CI matrix, and opting out of schema checks.
+    #[command(flatten)]
+    pub ci: CiArgs,
+    /// The whole run's budget (e.g. 90s, 10m): when it passes, running scenarios are cut
+    /// off and the rest are blocked, and the run ends with what is known (exit 1).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = duration)]
+    pub deadline: Duration,
+}
+
+/// Which scenarios run.
+#[derive(Debug, Default, Args)]
+pub struct SelectArgs {
     /// Also run the built-in suite when scenario files are given.
     #[arg(long)]
     pub builtin: bool,
@@ -52,6 +86,11 @@ pub struct RunArgs {
     /// official suite's scenarios (their `official` ids), for an SDK's fixture server.
     #[arg(long, value_enum, value_name = "PROFILE")]
     pub profile: Option<crate::scenario::official::Profile>,
+}
+
+/// How the scenarios run: workers, shared servers, the tools they may call.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
     /// Scenarios run in parallel (default: three per core, at most 32: runs mostly wait).
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
@@ -73,13 +112,11 @@ pub struct RunArgs {
     /// Tool arguments from the config file (`[run] tool-args`); `--tool-args` wins per tool.
     #[arg(skip)]
     pub tool_args_inline: std::collections::BTreeMap<String, serde_json::Value>,
-    /// Also compare the server's snapshot with the one accepted in DIR (see `mcpcheck
-    /// snapshot`); a change fails the run and is written beside it as `.snap.new`.
-    #[arg(long, value_name = "DIR")]
-    pub snapshot_dir: Option<PathBuf>,
-    /// How long to wait for each response (e.g. 500ms, 10s, 1m).
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
-    pub timeout: Duration,
+}
+
+/// The authorization checks (HTTP): extra tokens to try, and whether a token is required.
+#[derive(Debug, Default, Args)]
+pub struct AuthArgs {
     /// Environment variable holding an expired token for --url: the `auth/` scenarios
     /// check it is answered with 401 (redacted from every output).
     #[arg(long, value_name = "VAR", requires = "http_target")]
@@ -97,6 +134,11 @@ pub struct RunArgs {
     /// so only you can say this server needs it).
     #[arg(long, requires = "http_target")]
     pub require_auth: bool,
+}
+
+/// Limits on the server: the longest line, and the shutdown waits.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
     /// Longest line accepted from the server, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::framing::DEFAULT_MAX_FRAME)]
     pub max_frame_size: usize,
@@ -106,27 +148,18 @@ pub struct RunArgs {
     /// Shutdown: how long to wait after SIGTERM before SIGKILL.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = duration)]
     pub kill_wait: Duration,
+}
+
+/// What is written where: stdout's format, report files, the baseline, reproducible
+/// output.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
     /// Output format on stdout (or in --output).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the report to this file instead of stdout (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Report files to write (`--report KIND=PATH`).
-    #[command(flatten)]
-    pub reports: ReportArgs,
-    /// Splitting the suite across a CI matrix, and opting out of schema checks.
-    #[command(flatten)]
-    pub ci: CiArgs,
-    /// The whole run's budget (e.g. 90s, 10m): when it passes, running scenarios are cut
-    /// off and the rest are blocked, and the run ends with what is known (exit 1).
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = duration)]
-    pub deadline: Duration,
-}
-
-/// Report files, the baseline and reproducible output.
-#[derive(Debug, Default, Args)]
-pub struct ReportArgs {
     /// Also write a report: KIND=PATH with KIND html, junit, json, markdown, sarif or events
     /// (repeatable; parent directories are created).
     #[arg(long = "report", value_name = "KIND=PATH")]

@@ -30,13 +30,13 @@ pub fn with_auth_tokens(mut target: Target, args: &RunArgs) -> Result<Target, Us
         Ok(Some(token))
     };
     let tokens = &mut options.auth_tokens;
-    tokens.required = args.require_auth;
-    tokens.expired = read("--expired-token-env", &args.expired_token_env)?;
+    tokens.required = args.auth.require_auth;
+    tokens.expired = read("--expired-token-env", &args.auth.expired_token_env)?;
     tokens.insufficient_scope = read(
         "--insufficient-scope-token-env",
-        &args.insufficient_scope_token_env,
+        &args.auth.insufficient_scope_token_env,
     )?;
-    tokens.foreign = read("--foreign-token-env", &args.foreign_token_env)?;
+    tokens.foreign = read("--foreign-token-env", &args.auth.foreign_token_env)?;
     let secrets = [&tokens.expired, &tokens.insufficient_scope, &tokens.foreign]
         .into_iter()
         .flatten()

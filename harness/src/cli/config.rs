@@ -289,13 +289,13 @@ impl Filler<'_> {
             args.http.cacert = server.cacert.as_deref().map(|p| self.path(p));
         }
         if !self.cli_gave("expired_token_env") {
-            args.expired_token_env = server.expired_token_env.clone();
+            args.auth.expired_token_env = server.expired_token_env.clone();
         }
         if !self.cli_gave("insufficient_scope_token_env") {
-            args.insufficient_scope_token_env = server.insufficient_scope_token_env.clone();
+            args.auth.insufficient_scope_token_env = server.insufficient_scope_token_env.clone();
         }
         if !self.cli_gave("foreign_token_env") {
-            args.foreign_token_env = server.foreign_token_env.clone();
+            args.auth.foreign_token_env = server.foreign_token_env.clone();
         }
     }
 
@@ -309,7 +309,7 @@ impl Filler<'_> {
                 "[auth] required = true: authorization applies to an HTTP server; set [server] url or serve".into(),
             ));
         }
-        args.require_auth = required;
+        args.auth.require_auth = required;
         Ok(())
     }
 
@@ -323,7 +323,7 @@ impl Filler<'_> {
                     "[run] tool-args.{tool}: the arguments must be a table, e.g. {{ message = \"hi\" }}"
                 )));
             }
-            args.tool_args_inline.insert(tool.clone(), json);
+            args.exec.tool_args_inline.insert(tool.clone(), json);
         }
         Ok(())
     }
@@ -364,9 +364,14 @@ impl Filler<'_> {
             "shutdown_wait",
             "shutdown-wait",
             &r.shutdown_wait,
-            &mut args.shutdown_wait,
+            &mut args.limits.shutdown_wait,
         )?;
-        self.duration("kill_wait", "kill-wait", &r.kill_wait, &mut args.kill_wait)?;
+        self.duration(
+            "kill_wait",
+            "kill-wait",
+            &r.kill_wait,
+            &mut args.limits.kill_wait,
+        )?;
         self.duration("deadline", "deadline", &r.deadline, &mut args.deadline)
     }
 
@@ -389,19 +394,19 @@ impl Filler<'_> {
     /// profile and what fails it.
     fn policies(&self, r: &RunSection, args: &mut RunArgs) -> Result<(), UsageError> {
         if !self.cli_gave("jobs") && r.jobs.is_some() {
-            args.jobs = r.jobs;
+            args.exec.jobs = r.jobs;
         }
         if !self.cli_gave("isolate")
             && let Some(isolate) = r.isolate
         {
-            args.isolate = isolate;
+            args.exec.isolate = isolate;
         }
         if let Some(policy) = r
             .call_tools
             .as_ref()
             .filter(|_| !self.cli_gave("call_tools"))
         {
-            args.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(
+            args.exec.call_tools = <crate::outcome::ToolPolicy as clap::ValueEnum>::from_str(
                 policy, true,
             )
             .map_err(|_| {
@@ -411,7 +416,7 @@ impl Filler<'_> {
             })?;
         }
         if let Some(name) = r.profile.as_ref().filter(|_| !self.cli_gave("profile")) {
-            args.profile = Some(
+            args.select.profile = Some(
                 <crate::scenario::official::Profile as clap::ValueEnum>::from_str(name, true)
                     .map_err(|_| {
                         UsageError(format!(
@@ -437,16 +442,16 @@ impl Filler<'_> {
     /// largest frame read.
     fn selection(&self, r: &RunSection, args: &mut RunArgs) -> Result<(), UsageError> {
         if !self.cli_gave("include") && !r.include.is_empty() {
-            args.include = r.include.clone();
+            args.select.include = r.include.clone();
         }
         if !self.cli_gave("exclude") && !r.exclude.is_empty() {
-            args.exclude = r.exclude.clone();
+            args.select.exclude = r.exclude.clone();
         }
         if !self.cli_gave("scenarios") && !r.scenarios.is_empty() {
             args.scenarios = r.scenarios.iter().map(|p| self.path(p)).collect();
         }
         if !self.cli_gave("builtin") {
-            args.builtin |= r.builtin.unwrap_or(false);
+            args.select.builtin |= r.builtin.unwrap_or(false);
         }
         if !self.cli_gave("schema_dir")
             && let Some(d) = &r.schema_dir
@@ -467,7 +472,7 @@ impl Filler<'_> {
         if !self.cli_gave("max_frame_size")
             && let Some(n) = r.max_frame_size
         {
-            args.max_frame_size = n;
+            args.limits.max_frame_size = n;
         }
         Ok(())
     }

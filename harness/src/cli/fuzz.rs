@@ -31,22 +31,9 @@ pub struct FuzzArgs {
     /// The revision, the start-up allowance and the schemas.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
-    /// Stop after this long (e.g. 60s, 5m). Default 60s unless --iterations is given.
-    #[arg(long, value_name = "DURATION", value_parser = duration)]
-    pub duration: Option<Duration>,
-    /// Stop after this many cases (sequences of 1 to 6 messages).
-    #[arg(long, value_name = "N")]
-    pub iterations: Option<u64>,
-    /// Seed of the random generator: the same seed sends the same inputs. Default: from the clock (printed).
-    #[arg(long, value_name = "S")]
-    pub seed: Option<u64>,
-    /// Directory for reproducer scenario files.
-    #[arg(long, value_name = "DIR", default_value = "mcpcheck-fuzz")]
-    pub out: PathBuf,
-    /// Print the cases that would be sent (after the handshake and the tools/prompts/resources
-    /// lists, which are sent), without sending them.
-    #[arg(long)]
-    pub dry_run: bool,
+    /// How long the campaign runs, its seed, and where reproducers go.
+    #[command(flatten)]
+    pub campaign: CampaignArgs,
     /// Which tools may be called: none, readonly (annotated readOnlyHint) or all.
     #[arg(long, value_enum, default_value_t = ToolPolicy::Readonly)]
     pub call_tools: ToolPolicy,
@@ -68,6 +55,27 @@ pub struct FuzzArgs {
     /// Write the JSON report to this file (the human summary still prints).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// One fuzzing campaign: when it stops, what it sends, where its reproducers go.
+#[derive(Debug, Args)]
+pub struct CampaignArgs {
+    /// Stop after this long (e.g. 60s, 5m). Default 60s unless --iterations is given.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub duration: Option<Duration>,
+    /// Stop after this many cases (sequences of 1 to 6 messages).
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u64>,
+    /// Seed of the random generator: the same seed sends the same inputs. Default: from the clock (printed).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Directory for reproducer scenario files.
+    #[arg(long, value_name = "DIR", default_value = "mcpcheck-fuzz")]
+    pub out: PathBuf,
+    /// Print the cases that would be sent (after the handshake and the tools/prompts/resources
+    /// lists, which are sent), without sending them.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Resolves `mcpcheck fuzz` arguments.
@@ -108,14 +116,14 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         ));
     }
     let limits = Limits {
-        duration: match (args.duration, args.iterations) {
+        duration: match (args.campaign.duration, args.campaign.iterations) {
             (Some(d), _) => Some(d),
             (None, None) => Some(Duration::from_secs(60)),
             (None, Some(_)) => None,
         },
-        iterations: args.iterations,
+        iterations: args.campaign.iterations,
     };
-    let seed = args.seed.unwrap_or_else(|| {
+    let seed = args.campaign.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -135,8 +143,8 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         },
         limits,
         seed,
-        out_dir: Some(args.out.clone()),
-        dry_run: args.dry_run,
+        out_dir: Some(args.campaign.out.clone()),
+        dry_run: args.campaign.dry_run,
         tools: args.call_tools,
         allow_destructive: args.allow_destructive,
         memory_limit_mib: args.memory_limit,

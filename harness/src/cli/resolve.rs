@@ -93,10 +93,10 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     )?;
     let (timeout, session) = session_config(args)?;
     let stdio = StdioOptions {
-        max_frame: args.max_frame_size,
+        max_frame: args.limits.max_frame_size,
         shutdown: ShutdownWaits {
-            after_close: args.shutdown_wait,
-            after_term: args.kill_wait,
+            after_close: args.limits.shutdown_wait,
+            after_term: args.limits.kill_wait,
         },
         write_timeout: timeout,
     };
@@ -115,7 +115,12 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 /// `mcpcheck run --url`: the endpoint, its headers and its bearer token.
 fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let (timeout, session) = session_config(args)?;
-    let target = http_target(&args.http, args.max_frame_size, session.revision, timeout)?;
+    let target = http_target(
+        &args.http,
+        args.limits.max_frame_size,
+        session.revision,
+        timeout,
+    )?;
     let target = super::auth::with_auth_tokens(target, args)?;
     Ok((
         ProbeConfig { target, session },
@@ -230,10 +235,10 @@ pub fn http_options(
 
 /// Flags shared by every transport: frame limit, timeouts, revision.
 fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageError> {
-    if args.max_frame_size < 1024 {
+    if args.limits.max_frame_size < 1024 {
         return Err(UsageError(format!(
             "--max-frame-size {}: must be at least 1024 bytes",
-            args.max_frame_size
+            args.limits.max_frame_size
         )));
     }
     let timeout = args.timeout;

@@ -44,8 +44,8 @@ pub async fn run(mut args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Resul
 async fn checks(mut args: RunArgs) -> anyhow::Result<ExitCode> {
     // Usage errors first, before any probe starts a server.
     let tool_args = Arc::new({
-        let mut all = args.tool_args_inline.clone();
-        all.extend(resolve::tool_args(args.tool_args.as_deref())?);
+        let mut all = args.exec.tool_args_inline.clone();
+        all.extend(resolve::tool_args(args.exec.tool_args.as_deref())?);
         all
     });
     let (planned, opened) = legs::plan(&mut args).await?;
@@ -137,7 +137,7 @@ impl Legs {
         mut opened: crate::runner::auto::Opened,
         tool_args: &Arc<std::collections::BTreeMap<String, serde_json::Value>>,
     ) -> Vec<anyhow::Result<Ran>> {
-        let jobs = args.jobs.unwrap_or_else(default_jobs);
+        let jobs = args.exec.jobs.unwrap_or_else(default_jobs);
         // One set of slots for every leg: `--jobs` bounds the servers of the whole run.
         let slots = Arc::new(Semaphore::new(jobs.max(1)));
         let runs: Vec<usize> = (0..self.planned.len())
@@ -319,7 +319,7 @@ fn write_output(
     // anstream strips the colors for NO_COLOR, a non-terminal stdout, or a file.
     let json =
         || crate::report::render_matrix(crate::report::ReportKind::Json, matrix).map(&redact);
-    match (args.format, &args.output) {
+    match (args.reports.format, &args.reports.output) {
         (Format::Human, None) => {}
         (Format::Human, Some(path)) => {
             std::fs::write(path, human()).with_context(|| format!("writing {}", path.display()))?
@@ -377,14 +377,19 @@ async fn leg(
     } = planned;
     probe.target = resolve::detect(probe.target, args.http.transport, probe.session.revision).await;
     probe.session.calls = crate::outcome::CallGrant {
-        policy: args.call_tools,
+        policy: args.exec.call_tools,
         opted_in: Arc::new(tool_args.keys().cloned().collect()),
-        official_fixture: args.profile == Some(crate::scenario::official::Profile::OfficialFixture),
+        official_fixture: args.select.profile
+            == Some(crate::scenario::official::Profile::OfficialFixture),
         allow_destructive: false,
     };
-    let scenarios =
-        resolve::scenarios(&args.scenarios, args.builtin, &args.include, &args.exclude)?;
-    let scenarios = crate::scenario::official::select(args.profile, scenarios);
+    let scenarios = resolve::scenarios(
+        &args.scenarios,
+        args.select.builtin,
+        &args.select.include,
+        &args.select.exclude,
+    )?;
+    let scenarios = crate::scenario::official::select(args.select.profile, scenarios);
     let scenarios = super::ci::partition(&args.ci, scenarios);
     // A bearer token never leaves the process, whatever echoed it: every report file and
     // every printed line goes through this.
@@ -396,13 +401,13 @@ async fn leg(
     let exec = Arc::new(ExecConfig {
         target: probe.target.clone(),
         session: probe.session.clone(),
-        tools: args.call_tools,
+        tools: args.exec.call_tools,
         tool_args: tool_args.clone(),
         negotiation: Default::default(),
         // Which scenario opens a shared session and which reuses one depends on timing
         // (with more than one job), and so do their transcripts: deterministic output
         // needs a server per scenario.
-        isolate: args.isolate || args.reports.deterministic,
+        isolate: args.exec.isolate || args.reports.deterministic,
     });
     let plan = LegPlan {
         probe,
@@ -448,7 +453,7 @@ async fn snapshot(
     };
     let capture = crate::snapshot::Capture {
         options: crate::snapshot::SnapshotOptions {
-            call_tools: args.call_tools,
+            call_tools: args.exec.call_tools,
             ..Default::default()
         },
         session: probe.session.clone(),
@@ -500,7 +505,7 @@ impl Sinks {
         } else {
             Detail::Normal
         };
-        let prints = !(args.format == Format::Json && args.output.is_none());
+        let prints = !(args.reports.format == Format::Json && args.reports.output.is_none());
         let terminal = Arc::new(Terminal::new(
             detail,
             prints,

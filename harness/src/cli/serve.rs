@@ -60,7 +60,7 @@ pub async fn start(args: &mut RunArgs) -> anyhow::Result<Option<Served>> {
         options.ca_pem = Some(super::resolve::read_cacert(file)?);
     }
     let process = Background::spawn(&command)?;
-    let grace = args.kill_wait;
+    let grace = args.limits.kill_wait;
     ready(&process, &options, args.protocol.startup_timeout).await?;
     args.http.url = Some(url.to_string());
     Ok(Some(Served { process, grace }))
