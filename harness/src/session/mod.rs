@@ -169,7 +169,8 @@ pub struct Session {
     transport: Box<dyn Transport>,
     /// Decides every `tools/call` before it leaves; shared with raw HTTP exchanges.
     gate: Arc<Mutex<ToolGate>>,
-    schemas: Arc<SchemaStore>,
+    /// Schema validation: the store, and what it checked or could not.
+    schema: validate::SchemaRecord,
     config: SessionConfig,
     /// The revision spoken now: requested until the server answers `initialize`.
     revision: Revision,
@@ -190,9 +191,6 @@ pub struct Session {
     server_up: bool,
     stdout_closed: bool,
     exit: Option<ExitInfo>,
-    schema_checked: usize,
-    schema_skipped: Option<String>,
-    schema_source: Option<(String, bool)>,
     profile: Option<ServerProfile>,
     /// The session's default handshake (`initialize`, or `server/discover` at
     /// 2026-07-28), once done: what the scenarios that share the session see of it.
@@ -238,7 +236,7 @@ impl Session {
         Session {
             transport,
             gate: Arc::new(Mutex::new(ToolGate::new(config.calls.clone()))),
-            schemas,
+            schema: validate::SchemaRecord::new(schemas),
             revision: config.revision,
             config,
             transcript: Transcript::new(started),
@@ -252,9 +250,6 @@ impl Session {
             server_up: false,
             stdout_closed: false,
             exit: None,
-            schema_checked: 0,
-            schema_skipped: None,
-            schema_source: None,
             profile: None,
             opening: None,
             lowest_log_level: None,
@@ -406,7 +401,7 @@ impl Session {
 
     /// The schema of the revision spoken now, if one is at hand.
     pub fn schema(&self) -> Arc<Result<crate::schema::SchemaSet, String>> {
-        self.schemas.get(self.revision)
+        self.schema.get(self.revision)
     }
 
     /// The client's request to close stdin early (a scenario testing exit behaviour).

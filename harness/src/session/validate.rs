@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{SchemaStatus, Session};
 use crate::check::schema::{self as schema_check, MessageKind};
 use crate::protocol::Revision;
-use crate::schema::{SchemaStore, SchemaTarget};
+use crate::schema::{SchemaSet, SchemaStore, SchemaTarget};
 
 impl Session {
     /// Whether `store` judges this session's revision as the session's own store did (both
@@ -18,17 +18,18 @@ impl Session {
     /// `--no-schema`), goes on as the leg's sweep only then.
     pub fn schemas_agree(&self, store: &SchemaStore) -> bool {
         let has = |s: &SchemaStore| s.get(self.revision).is_ok();
-        self.schemas.is_disabled() == store.is_disabled() && has(&self.schemas) == has(store)
+        let own = &self.schema.store;
+        own.is_disabled() == store.is_disabled() && has(own) == has(store)
     }
 
     /// Validates what comes from now on with `store`.
     pub fn use_schemas(&mut self, store: Arc<SchemaStore>) {
-        self.schemas = store;
+        self.schema.store = store;
     }
 
     /// The result definition of a client request `method` in `revision`.
     pub(super) fn result_definition(&self, revision: Revision, method: &str) -> Option<String> {
-        let set = self.schemas.get(revision);
+        let set = self.schema.store.get(revision);
         let set = set.as_ref().as_ref().ok()?;
         set.methods()
             .client_requests
@@ -60,9 +61,9 @@ impl Session {
         kind: MessageKind,
     ) {
         let rev = self.revision;
-        let set = self.schemas.get(rev);
+        let set = self.schema.store.get(rev);
         let Ok(set) = set.as_ref() else {
-            self.note_schema_skip(rev);
+            self.schema.note_skip(rev);
             return;
         };
         let def = match kind {
@@ -79,16 +80,6 @@ impl Session {
         }
     }
 
-    /// Remembers the first reason a schema was not at hand.
-    fn note_schema_skip(&mut self, revision: Revision) {
-        if self.schema_skipped.is_none() {
-            let set = self.schemas.get(revision);
-            if let Err(reason) = set.as_ref() {
-                self.schema_skipped = Some(reason.clone());
-            }
-        }
-    }
-
     /// Validates `instance` (found at `pointer` in the frame) and records violations.
     pub(super) fn validate(
         &mut self,
@@ -98,41 +89,95 @@ impl Session {
         index: Option<usize>,
         pointer: &str,
     ) {
-        let set = self.schemas.get(revision);
-        let set = match set.as_ref() {
-            Ok(set) => set,
-            Err(_) => {
-                self.note_schema_skip(revision);
-                return;
-            }
+        let set = self.schema.store.get(revision);
+        let Ok(set) = set.as_ref() else {
+            self.schema.note_skip(revision);
+            return;
         };
-        if self.schema_source.is_none() {
-            self.schema_source = Some((set.located.path.display().to_string(), set.located.pinned));
-        }
-        match set.validate(target, instance) {
-            Ok(violations) => {
-                self.schema_checked += 1;
-                let findings = schema_check::violations(target, violations, revision, pointer);
-                self.push_all(findings, index);
-            }
-            Err(reason) => self.schema_skipped = Some(reason),
+        if let Some(violations) = self.schema.validate(set, target, instance) {
+            let findings = schema_check::violations(target, violations, revision, pointer);
+            self.push_all(findings, index);
         }
     }
 
     /// Whether schema checks ran in this session, and on how many messages.
     pub(super) fn schema_status(&self) -> SchemaStatus {
-        match (&self.schema_skipped, &self.schema_source) {
-            _ if self.schemas.is_disabled() => SchemaStatus::Disabled {
+        self.schema.status(self.revision)
+    }
+}
+
+/// What schema validation did in one session: the store it validates with, how many
+/// messages it checked, where their schema came from, and the first reason a schema was
+/// not at hand. A session that checked nothing says why, never that it passed.
+#[derive(Debug)]
+pub(super) struct SchemaRecord {
+    store: Arc<SchemaStore>,
+    checked: usize,
+    skipped: Option<String>,
+    /// The schema file and whether it is the pinned official one.
+    source: Option<(String, bool)>,
+}
+
+impl SchemaRecord {
+    pub(super) fn new(store: Arc<SchemaStore>) -> Self {
+        SchemaRecord {
+            store,
+            checked: 0,
+            skipped: None,
+            source: None,
+        }
+    }
+
+    /// The schema set of `revision`, as the store has it.
+    pub(super) fn get(&self, revision: Revision) -> Arc<Result<SchemaSet, String>> {
+        self.store.get(revision)
+    }
+
+    /// Remembers the first reason a schema was not at hand.
+    fn note_skip(&mut self, revision: Revision) {
+        if self.skipped.is_none()
+            && let Err(reason) = self.store.get(revision).as_ref()
+        {
+            self.skipped = Some(reason.clone());
+        }
+    }
+
+    /// Validates `instance` with `set`, counting it: its violations, or `None` when the
+    /// schema could not judge it (the reason is kept as a skip).
+    fn validate(
+        &mut self,
+        set: &SchemaSet,
+        target: &SchemaTarget,
+        instance: &Value,
+    ) -> Option<Vec<crate::schema::Violation>> {
+        self.source
+            .get_or_insert_with(|| (set.located.path.display().to_string(), set.located.pinned));
+        match set.validate(target, instance) {
+            Ok(violations) => {
+                self.checked += 1;
+                Some(violations)
+            }
+            Err(reason) => {
+                self.skipped = Some(reason);
+                None
+            }
+        }
+    }
+
+    /// Whether checks ran at `revision`, and on how many messages.
+    fn status(&self, revision: Revision) -> SchemaStatus {
+        match (&self.skipped, &self.source) {
+            _ if self.store.is_disabled() => SchemaStatus::Disabled {
                 reason: crate::schema::DISABLED.to_owned(),
             },
-            (Some(reason), _) if self.schema_checked == 0 => SchemaStatus::Skipped {
+            (Some(reason), _) if self.checked == 0 => SchemaStatus::Skipped {
                 reason: reason.clone(),
             },
             (_, Some((source, pinned))) => SchemaStatus::Checked {
-                revision: self.revision,
+                revision,
                 source: source.clone(),
                 pinned: *pinned,
-                messages: self.schema_checked,
+                messages: self.checked,
             },
             (Some(reason), None) => SchemaStatus::Skipped {
                 reason: reason.clone(),
@@ -140,6 +185,66 @@ impl Session {
             (None, None) => SchemaStatus::Skipped {
                 reason: "no message needed a schema check".into(),
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_dir;
+    use crate::schema::{Origin, SearchPath};
+
+    fn store(dir: std::path::PathBuf) -> Arc<SchemaStore> {
+        Arc::new(SchemaStore::new(SearchPath {
+            dirs: vec![(dir, Origin::Flag)],
+        }))
+    }
+
+    const REV: Revision = Revision::V2025_11_25;
+
+    #[test]
+    fn nothing_checked_is_a_skip_with_its_reason_never_a_pass() {
+        let record = SchemaRecord::new(store(test_dir::schema_dir()));
+        assert!(matches!(
+            record.status(REV),
+            SchemaStatus::Skipped { reason } if reason.contains("no message")
+        ));
+        let mut missing = SchemaRecord::new(store("/nonexistent-mcpcheck-schemas".into()));
+        missing.note_skip(REV);
+        let SchemaStatus::Skipped { reason } = missing.status(REV) else {
+            panic!("a missing schema must be a skip: {:?}", missing.status(REV));
+        };
+        assert!(!reason.is_empty());
+    }
+
+    #[test]
+    fn a_disabled_store_says_so_whatever_ran() {
+        let mut record = SchemaRecord::new(Arc::new(SchemaStore::disabled()));
+        record.note_skip(REV);
+        assert!(matches!(record.status(REV), SchemaStatus::Disabled { .. }));
+    }
+
+    #[test]
+    fn checked_messages_are_counted_with_their_source() {
+        let mut record = SchemaRecord::new(store(test_dir::schema_dir()));
+        let set = record.get(REV);
+        let set = set.as_ref().as_ref().expect("the 2025-11-25 schema");
+        let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        let target = SchemaTarget::Definition("JSONRPCResponse".into());
+        for _ in 0..3 {
+            assert!(record.validate(set, &target, &ping).is_some());
+        }
+        // A later skip does not hide the messages that were checked.
+        record.skipped = Some("a later reason".into());
+        match record.status(REV) {
+            SchemaStatus::Checked {
+                messages, pinned, ..
+            } => {
+                assert_eq!(messages, 3);
+                assert!(pinned, "the tests' schemas are the pinned ones");
+            }
+            other => panic!("expected Checked: {other:?}"),
         }
     }
 }
