@@ -63,7 +63,7 @@ impl Session {
         if self.requests.settled() {
             return true;
         }
-        if self.transport.pid().is_none() || self.stdout_closed {
+        if self.transport.pid().is_none() || self.peer.stdout_closed {
             return false;
         }
         let probe = self.probe_method();
@@ -95,6 +95,6 @@ impl Session {
     /// comes, and to collect notifications.
     pub async fn pump(&mut self, window: Duration) {
         let deadline = tokio::time::Instant::now() + window;
-        while !self.stdout_closed && self.receive_one(deadline).await {}
+        while !self.peer.stdout_closed && self.receive_one(deadline).await {}
     }
 }

@@ -187,13 +187,13 @@ impl Session {
         let kind = self.requests.kind_of(id).unwrap_or_default().to_owned();
         // A server may need time to start: the first request gets the startup allowance
         // (in 2026-07-28 that is server/discover, or whatever a scenario sends first).
-        let starting = method == "initialize" || !self.server_up;
+        let starting = method == "initialize" || !self.peer.up;
         let (timeout, bounded) = match starting {
             true => (self.config.startup_timeout.max(self.config.timeout), None),
             false => self.answer_window(id, self.config.timeout),
         };
         // Only once: a server silent from the start does not stretch every later wait.
-        self.server_up = true;
+        self.peer.up = true;
         let mut deadline = tokio::time::Instant::now() + timeout;
         let mut extensions = 0;
         loop {
@@ -209,12 +209,12 @@ impl Session {
                 extensions += 1;
                 deadline = tokio::time::Instant::now() + timeout;
             }
-            if self.stdout_closed {
+            if self.peer.stdout_closed {
                 self.requests.drop_pending(id);
                 self.await_exit_info().await;
                 return Err(SessionError::Closed {
                     method,
-                    exit: self.exit.clone(),
+                    exit: self.peer.exit.clone(),
                 });
             }
             if !self.receive_one(deadline).await {
@@ -234,11 +234,11 @@ impl Session {
     }
 
     async fn await_exit_info(&mut self) {
-        if self.exit.is_some() {
+        if self.peer.exit.is_some() {
             return;
         }
         let deadline = tokio::time::Instant::now() + EXIT_GRACE;
-        while self.exit.is_none() {
+        while self.peer.exit.is_none() {
             match tokio::time::timeout_at(deadline, self.transport.recv()).await {
                 Ok(Some(item)) => self.ingest(item).await,
                 _ => break,
@@ -279,10 +279,10 @@ impl Session {
     /// before `initialize`) also waits for a slow server to start, as `wait_reply` does,
     /// so a verdict does not depend on how loaded the machine is.
     pub fn window_for_first_answer(&mut self, window: Duration) -> Duration {
-        if self.server_up {
+        if self.peer.up {
             return window;
         }
-        self.server_up = true;
+        self.peer.up = true;
         window.max(self.config.startup_timeout)
     }
 
@@ -296,7 +296,7 @@ impl Session {
             }
             // It came, unusable: `unusable_answer` tells why.
             if self.requests.is_spoiled(id)
-                || self.stdout_closed
+                || self.peer.stdout_closed
                 || !self.receive_one(deadline).await
             {
                 return None;
@@ -313,11 +313,11 @@ impl Session {
     /// Waits up to `window` for the server process to end.
     pub async fn wait_exit(&mut self, window: Duration) -> Option<ExitInfo> {
         let deadline = tokio::time::Instant::now() + window;
-        while self.exit.is_none() {
+        while self.peer.exit.is_none() {
             match tokio::time::timeout_at(deadline, self.transport.recv()).await {
                 Ok(Some(item)) => self.ingest(item).await,
                 Ok(None) => {
-                    self.stdout_closed = true;
+                    self.peer.stdout_closed = true;
                     // Output is closed; the exit itself may still be on its way.
                     if tokio::time::Instant::now() >= deadline {
                         break;
@@ -327,7 +327,7 @@ impl Session {
                 Err(_) => break,
             }
         }
-        self.exit.clone()
+        self.peer.exit.clone()
     }
     /// After an invalid frame, still resolves the request it plainly answers, so a
     /// server with one defect gets judged on the rest instead of timing out everywhere;
@@ -426,7 +426,7 @@ impl Session {
                 true
             }
             Ok(None) => {
-                self.stdout_closed = true;
+                self.peer.stdout_closed = true;
                 true
             }
             Err(_) => false,
@@ -436,7 +436,7 @@ impl Session {
     /// After a timeout the client should cancel the request (spec: `basic/lifecycle#timeouts`);
     /// `initialize` is never cancelled.
     async fn cancel_after_timeout(&mut self, id: &RequestId, method: &str) {
-        if method == "initialize" || self.stdout_closed {
+        if method == "initialize" || self.peer.stdout_closed {
             return;
         }
         let params = json!({ "requestId": id.to_value(), "reason": "mcpcheck: timed out waiting for the response" });

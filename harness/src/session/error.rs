@@ -139,7 +139,7 @@ impl Session {
                 ),
             ),
             SessionError::Send { method, source } => {
-                let message = match &self.exit {
+                let message = match &self.peer.exit {
                     Some(exit) => {
                         format!("the server ended ({exit}) before `{method}` could be sent")
                     }

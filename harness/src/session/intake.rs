@@ -21,14 +21,14 @@ impl Session {
             }
             Inbound::Framing(issue) => self.ingest_framing(issue).await,
             Inbound::Closed => {
-                self.stdout_closed = true;
+                self.peer.stdout_closed = true;
                 self.transcript
                     .push(Direction::Event, "server closed its output");
             }
             Inbound::Exited(exit) => {
                 self.transcript
                     .push(Direction::Event, format!("server process ended: {exit}"));
-                self.exit = Some(exit);
+                self.peer.exit = Some(exit);
             }
             Inbound::Http(record) => {
                 // Something the server did on a stream (SSE resumption, an early close) may

@@ -187,10 +187,8 @@ pub struct Session {
     /// Findings past [`MAX_PER_RULE`] of one rule: counted, not kept.
     suppressed: std::collections::BTreeMap<String, u64>,
     initialized_sent: bool,
-    /// A reply has been waited for (the start-up allowance is spent).
-    server_up: bool,
-    stdout_closed: bool,
-    exit: Option<ExitInfo>,
+    /// What the server process has shown of its state: up, output closed, exited.
+    peer: PeerState,
     profile: Option<ServerProfile>,
     /// The session's default handshake (`initialize`, or `server/discover` at
     /// 2026-07-28), once done: what the scenarios that share the session see of it.
@@ -225,6 +223,25 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// What a session has seen of the server's state. Each only ever turns on: a server that
+/// answered stays up, a closed output stays closed, an exit is final.
+#[derive(Debug, Default)]
+struct PeerState {
+    /// A reply has been waited for (the start-up allowance is spent).
+    up: bool,
+    /// The server's output ended: it can send nothing more.
+    stdout_closed: bool,
+    /// How the server process ended, once it has.
+    exit: Option<ExitInfo>,
+}
+
+impl PeerState {
+    /// Neither its output closed nor the process ended.
+    fn alive(&self) -> bool {
+        !self.stdout_closed && self.exit.is_none()
+    }
+}
+
 impl Session {
     /// A session over `transport`, checking against `schemas`; times count from `started`.
     pub fn new(
@@ -247,9 +264,7 @@ impl Session {
             unsolicited: VecDeque::new(),
             suppressed: std::collections::BTreeMap::new(),
             initialized_sent: false,
-            server_up: false,
-            stdout_closed: false,
-            exit: None,
+            peer: PeerState::default(),
             profile: None,
             opening: None,
             lowest_log_level: None,
@@ -275,7 +290,7 @@ impl Session {
 
     /// True once the server can send nothing more (its output closed).
     pub fn is_closed(&self) -> bool {
-        self.stdout_closed
+        self.peer.stdout_closed
     }
 
     /// What the server said about itself, once the handshake (or discover) is done.

@@ -67,8 +67,7 @@ impl Session {
     /// answering the handshake (`handshake::Opening::broke`: what it does on every frame).
     fn clean(&self) -> bool {
         let known = |rule: &str| self.broke_on_opening(rule);
-        !self.stdout_closed
-            && self.exit.is_none()
+        self.peer.alive()
             && self.requests.settled()
             && self.raw_partial_line.is_empty()
             && !(self.findings.iter()).any(|f| f.severity == Severity::Failure && !known(&f.rule))
