@@ -106,8 +106,10 @@ for name in "${names[@]}"; do
     rc="$(cat "$out/$name.rc" 2>/dev/null || echo 2)"
     wall="$(cat "$out/$name.wall" 2>/dev/null || echo 0)"
     (( rc == 0 )) || bad=1
-    printf '%-24s %4s %5s.%s  %s\n' "$name" "$rc" "$((wall / 10))" "$((wall % 10))" \
-        "$(grep -E '^overall:|^(PASS|FAIL)[ :]' "$out/$name.txt" 2>/dev/null | tail -1 | cut -d';' -f1)"
+    # The matrix's verdict, or (one leg) how the run compared with its baseline.
+    verdict="$(grep -E '^overall:|^baseline:' "$out/$name.txt" 2>/dev/null | tail -1)"
+    [[ -n "$verdict" ]] || verdict="$(grep -E '^(PASS|FAIL)[ :]' "$out/$name.txt" 2>/dev/null | tail -1 | cut -d';' -f1)"
+    printf '%-24s %4s %5s.%s  %s\n' "$name" "$rc" "$((wall / 10))" "$((wall % 10))" "$verdict"
 done
 echo "reports: $out"
 exit "$bad"
