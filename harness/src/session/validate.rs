@@ -29,7 +29,7 @@ impl Session {
 
     /// The result definition of a client request `method` in `revision`.
     pub(super) fn result_definition(&self, revision: Revision, method: &str) -> Option<String> {
-        let set = self.schema.store.get(revision);
+        let set = self.schema.get(revision);
         let set = set.as_ref().as_ref().ok()?;
         set.methods()
             .client_requests
@@ -61,7 +61,7 @@ impl Session {
         kind: MessageKind,
     ) {
         let rev = self.revision;
-        let set = self.schema.store.get(rev);
+        let set = self.schema.get(rev);
         let Ok(set) = set.as_ref() else {
             self.schema.note_skip(rev);
             return;
@@ -89,7 +89,7 @@ impl Session {
         index: Option<usize>,
         pointer: &str,
     ) {
-        let set = self.schema.store.get(revision);
+        let set = self.schema.get(revision);
         let Ok(set) = set.as_ref() else {
             self.schema.note_skip(revision);
             return;

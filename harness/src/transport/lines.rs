@@ -117,7 +117,7 @@ mod tests {
             .filter(|i| matches!(i, Inbound::Framing(_)))
             .count();
         // `not json`, the object split over two lines (two bad lines), the unterminated end.
-        assert!(issues >= 3, "{got:?}");
+        assert_eq!(issues, 4, "{got:?}");
         assert_eq!(got.last(), Some(&Inbound::Closed), "{got:?}");
         assert_eq!(*seen.lock().unwrap(), input.len());
     }
