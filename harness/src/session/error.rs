@@ -129,14 +129,11 @@ impl Session {
             }
             SessionError::Send {
                 method,
-                source: TransportError::WriteTimeout(after),
+                source: TransportError::WriteTimeout(stall),
             } => Finding::new(
                 &rules::SESSION_NOT_READING,
                 rev,
-                format!(
-                    "writing `{method}` blocked for {}: the server is not reading its input",
-                    humantime::format_duration(*after)
-                ),
+                format!("writing `{method}`: {stall}: the server is not reading its input"),
             ),
             SessionError::Send { method, source } => {
                 let message = match &self.peer.exit {

@@ -9,7 +9,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::framing::{Decoded, NdjsonDecoder};
-use super::{Inbound, TransportError};
+use super::{Inbound, Stalled, TransportError, WriteStall};
 
 /// Bytes read at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -60,24 +60,55 @@ pub(crate) fn spawn_reader<R, W>(
     });
 }
 
-/// Writes and flushes `bytes` within `timeout`: a peer that stops reading fills the pipe,
-/// and the write would otherwise wait for ever.
+/// How many times the stall wait a whole write may take: a server that keeps taking bytes
+/// is reading, however slowly (a runtime starved of CPU on a busy machine), but one that
+/// takes a byte now and then must not hold the run for ever.
+const WHOLE_WRITE_STALLS: u32 = 6;
+
+/// Writes and flushes `bytes`, giving up when the peer takes no byte for `stall`, or has
+/// not taken all of them in [`WHOLE_WRITE_STALLS`] times that: a peer that stops reading
+/// fills the pipe, and the write would otherwise wait for ever. Progress, not the size of
+/// the write, decides: a 100 KB burst to a slow but reading server is not a stuck one.
 pub(crate) async fn write_within<W>(
     writer: &mut W,
     bytes: &[u8],
-    timeout: Duration,
+    stall: Duration,
 ) -> Result<(), TransportError>
 where
     W: AsyncWrite + Unpin + ?Sized,
 {
-    let write = async {
-        writer.write_all(bytes).await?;
-        writer.flush().await
+    let whole = stall * WHOLE_WRITE_STALLS;
+    let end = tokio::time::Instant::now() + whole;
+    let give_up = |how, taken| {
+        let waited = match how {
+            Stalled::Idle => stall,
+            Stalled::Slow => whole,
+        };
+        TransportError::WriteTimeout(WriteStall {
+            how,
+            taken,
+            total: bytes.len(),
+            waited,
+        })
     };
-    match tokio::time::timeout(timeout, write).await {
+    let mut taken = 0;
+    while taken < bytes.len() {
+        let wait = stall.min(end.saturating_duration_since(tokio::time::Instant::now()));
+        match tokio::time::timeout(wait, writer.write(&bytes[taken..])).await {
+            Ok(Ok(0)) => {
+                let closed = std::io::Error::from(std::io::ErrorKind::WriteZero);
+                return Err(TransportError::InputClosed(closed));
+            }
+            Ok(Ok(n)) => taken += n,
+            Ok(Err(e)) => return Err(TransportError::InputClosed(e)),
+            Err(_) if wait < stall => return Err(give_up(Stalled::Slow, taken)),
+            Err(_) => return Err(give_up(Stalled::Idle, taken)),
+        }
+    }
+    match tokio::time::timeout(stall, writer.flush()).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(TransportError::InputClosed(e)),
-        Err(_) => Err(TransportError::WriteTimeout(timeout)),
+        Err(_) => Err(give_up(Stalled::Idle, taken)),
     }
 }
 
@@ -122,13 +153,54 @@ mod tests {
         assert_eq!(*seen.lock().unwrap(), input.len());
     }
 
-    /// A peer that never reads: the write gives up at its timeout instead of waiting.
+    /// A peer that never reads: the write gives up at its stall wait instead of waiting,
+    /// and says how much the peer took.
     #[tokio::test]
     async fn a_write_nobody_reads_times_out() {
         let (_peer, mut ours) = tokio::io::duplex(8);
         let err = write_within(&mut ours, &[b'x'; 64], Duration::from_millis(50))
             .await
             .unwrap_err();
-        assert!(matches!(err, TransportError::WriteTimeout(_)), "{err:?}");
+        let TransportError::WriteTimeout(stall) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            (stall.how, stall.taken, stall.total),
+            (Stalled::Idle, 8, 64)
+        );
+    }
+
+    /// A peer that reads slowly but steadily gets the whole write, though it takes several
+    /// times the stall wait; one that reads a byte now and then is given up on as slow.
+    #[tokio::test]
+    async fn progress_decides_not_the_time_the_whole_write_takes() {
+        async fn read_every(mut peer: tokio::io::DuplexStream, pause: Duration, chunk: usize) {
+            let mut buf = vec![0u8; chunk];
+            loop {
+                tokio::time::sleep(pause).await;
+                if matches!(peer.read(&mut buf).await, Ok(0) | Err(_)) {
+                    break;
+                }
+            }
+        }
+        let stall = Duration::from_millis(200);
+        let (peer, mut ours) = tokio::io::duplex(16);
+        let reader = tokio::spawn(read_every(peer, Duration::from_millis(20), 16));
+        // 20 reads of 16 bytes, 20 ms apart: about 400 ms, twice the stall wait.
+        write_within(&mut ours, &[b'x'; 320], stall).await.unwrap();
+        drop(ours);
+        reader.await.unwrap();
+
+        let (peer, mut ours) = tokio::io::duplex(1);
+        // A byte every 20 ms: never idle for 200 ms, but 320 bytes would take 6.4 s.
+        let _reader = tokio::spawn(read_every(peer, Duration::from_millis(20), 1));
+        let err = write_within(&mut ours, &[b'x'; 320], stall)
+            .await
+            .unwrap_err();
+        let TransportError::WriteTimeout(stall) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(stall.how, Stalled::Slow, "{stall:?}");
+        assert!(stall.taken > 1 && stall.taken < 320, "{stall:?}");
     }
 }

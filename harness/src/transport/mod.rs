@@ -116,6 +116,46 @@ pub enum ShutdownStage {
     Disconnected,
 }
 
+/// How a write to a server that does not read its input was given up: the bytes it took
+/// of the write, and how long it was waited for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteStall {
+    /// Whether the server stopped taking bytes, or took them too slowly to finish.
+    pub how: Stalled,
+    /// Bytes the server took before the write was given up.
+    pub taken: usize,
+    /// Bytes the write had to deliver.
+    pub total: usize,
+    /// How long it waited: for one more byte ([`Stalled::Idle`]), or for the whole write.
+    pub waited: Duration,
+}
+
+/// How a write stalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stalled {
+    /// The server took no byte at all for the wait.
+    Idle,
+    /// The server kept taking bytes, but too few to finish the write in time.
+    Slow,
+}
+
+impl std::fmt::Display for WriteStall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let waited = humantime::format_duration(self.waited);
+        let (taken, total) = (self.taken, self.total);
+        match self.how {
+            Stalled::Idle => write!(
+                f,
+                "the server took no input for {waited} (after {taken} of {total} bytes)"
+            ),
+            Stalled::Slow => write!(
+                f,
+                "the server took only {taken} of {total} bytes in {waited}"
+            ),
+        }
+    }
+}
+
 /// Errors a transport can hit. Each is a harness or setup problem unless the session
 /// decides it is the server's fault (a closed pipe after a crash, say).
 #[derive(Debug, thiserror::Error)]
@@ -135,9 +175,9 @@ pub enum TransportError {
     /// Writing failed: the server closed its stdin.
     #[error("the server closed its input: {0}")]
     InputClosed(std::io::Error),
-    /// A write blocked longer than this: the server does not read.
-    #[error("writing to the server took longer than {0:?}; it is not reading its input")]
-    WriteTimeout(Duration),
+    /// A write made no progress, or too little: the server does not read its input.
+    #[error("{0}: it is not reading its input")]
+    WriteTimeout(WriteStall),
     /// An HTTP problem, in words (secrets redacted).
     #[error("HTTP: {0}")]
     Http(String),

@@ -212,14 +212,7 @@ fn byte_at_a_time() {
 /// when it shut its session down, and every scenario's (the sweep's session is kept for
 /// the shared scenarios when it found no wall, and shut down in one of their windows).
 fn shutdown_findings(report: &Value) -> Vec<String> {
-    let scenarios = report["scenarios"].as_array().into_iter().flatten();
-    let lists = std::iter::once(&report["findings"])
-        .chain(scenarios.flat_map(|s| [&s["findings"], &s["protocol"]]));
-    lists
-        .flat_map(|l| l.as_array().into_iter().flatten())
-        .filter(|f| f["rule"] == "stdio.exit-on-stdin-close")
-        .filter_map(|f| f["message"].as_str().map(str::to_owned))
-        .collect()
+    findings_where(report, |f| f["rule"] == "stdio.exit-on-stdin-close")
 }
 
 #[test]
@@ -456,4 +449,41 @@ fn answers_held_in_an_unflushed_stdout_block_the_scenarios_awaiting_them() {
         .expect("lifecycle/server-info ran");
     assert_eq!(info, "pass", "it awaits no answer after the handshake");
     assert!(eventually(5, || processes_with_env(&marker).is_empty()));
+}
+
+/// The messages of every finding `keep` keeps, the sweep's and the scenarios'.
+fn findings_where(report: &Value, keep: impl Fn(&Value) -> bool) -> Vec<String> {
+    let scenarios = report["scenarios"].as_array().into_iter().flatten();
+    std::iter::once(&report["findings"])
+        .chain(scenarios.flat_map(|s| [&s["findings"], &s["protocol"]]))
+        .flat_map(|l| l.as_array().into_iter().flatten())
+        .filter(|f| keep(f))
+        .filter_map(|f| f["message"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn stops_reading_its_input() {
+    // The handshake and the small scenarios fit in what it reads; the 1,000-request burst
+    // fills its 4 KiB pipe and is given up once nothing more is taken for the timeout.
+    let run = run_mode("stops-reading", MINUTE);
+    assert_eq!(run.code, 1, "{}", run.text);
+    let said = findings_where(&run.report, |f| {
+        f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("is not reading its input"))
+    });
+    assert_eq!(said.len(), 1, "{said:?}\n{}", run.text);
+    assert!(
+        said[0].contains("writing `(raw bytes)`: the server took no input for 3s (after "),
+        "{said:?}"
+    );
+    let burst = verdicts(&run.report)
+        .into_iter()
+        .find(|(id, ..)| id == "stdio/burst-1000-requests");
+    assert!(
+        matches!(&burst, Some((_, v, _)) if v == "fail"),
+        "{burst:?}\n{}",
+        run.text
+    );
 }
