@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{Executor, Stop};
-use crate::check::{Finding, Severity};
+use crate::check::Severity;
 use crate::protocol::RequestId;
 
 /// Growth per request above which a burst is a warning: the server keeps something per
@@ -51,10 +51,8 @@ impl Executor<'_> {
         } else {
             return Ok(());
         };
-        let mut f = Finding::custom(
-            self.rule.clone(),
+        let mut f = self.filing.finding(
             severity,
-            self.spec.clone(),
             format!(
                 "{measured} (a warning above {} KiB, a failure above {} KiB) ({}:{line})",
                 WARN_BYTES_PER_REQUEST / 1024.0,
@@ -92,7 +90,7 @@ impl Executor<'_> {
                 .expect_reply(RequestId::String(id.clone()), method);
         }
         self.collect();
-        self.mark = self.inbox.len();
+        self.inbox.mark();
         self.session
             .send_raw(text.into_bytes())
             .await

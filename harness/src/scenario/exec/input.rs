@@ -62,7 +62,7 @@ impl Executor<'_> {
                 .await
                 .map_err(|e| self.session_failure(&e))?;
             if method == "tools/call" {
-                self.tool_calls_sent += 1;
+                self.coverage.tool_call_sent();
             }
             reply = self.reply_to(&id).await?;
         }

@@ -16,20 +16,26 @@
 
 mod auth;
 mod burst;
+mod coverage;
 mod http;
+mod inbox;
 mod input;
+mod live;
 mod negotiate;
 mod paginate;
 mod request;
 mod step;
 mod wait;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
 
+use self::coverage::Coverage;
+use self::inbox::Inbox;
+use self::live::Live;
 use super::builtin_vars;
 use super::model::{Scenario, Template, TransportKind};
 use super::observe::{Attribution, Observer, Unobserved};
@@ -38,7 +44,7 @@ use super::template::Vars;
 use crate::check::{Finding, Severity};
 use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
-use crate::session::{Session, SessionConfig, SessionError, ShutdownWatch, Unsolicited};
+use crate::session::{Session, SessionConfig, SessionError, ShutdownWatch};
 use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
@@ -297,7 +303,7 @@ pub async fn run_leased(
     exec.handshake_done = reused;
     exec.capabilities = config.session.client_capabilities.clone();
     exec.set_revision_vars();
-    exec.observer = observer.clone();
+    exec.live = Live::new(observer.clone());
     // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
     exec.vars.insert(
         TOOL_ARGS.into(),
@@ -309,13 +315,8 @@ pub async fn run_leased(
         mut findings,
         unchecked,
         skipped_steps,
-        tool_calls_sent,
-        policy_skips,
-        loop_runs,
-        not_exercised,
-        session_findings_reported,
-        errors_allowed,
-        results_judged,
+        coverage,
+        live,
         lost_answer,
         ..
     } = exec;
@@ -354,7 +355,11 @@ pub async fn run_leased(
         (session.finish().await, None, None)
     };
     // Findings of the shutdown and of what arrived on the way out.
-    for f in record.findings.iter().skip(session_findings_reported) {
+    for f in record
+        .findings
+        .iter()
+        .skip(live.session_findings_reported())
+    {
         report_finding(observer.as_ref(), &scenario.id, &rule, f);
     }
     let stderr = match stderr_log {
@@ -373,37 +378,13 @@ pub async fn run_leased(
     let transcript = record
         .transcript
         .window(findings.iter_mut().chain(protocol.iter_mut()));
-    // Nothing of what the scenario checks exists on this server (a deciding loop never
-    // ran, or an awaited notification never came): not a pass.
-    let unexercised = not_exercised.or_else(|| {
-        loop_runs
-            .values()
-            .find(|(n, counted, _)| *counted && *n == 0)
-            .map(|(_, _, list)| format!("nothing to check: no element of `{list}` to run on"))
-    });
     let verdict = match (skip, broken(&findings)) {
         (Some(Stop::Skip(reason)), _) => Verdict::Skip { reason },
         (Some(Stop::Refused(reason)), None) => Verdict::Skip { reason },
         (Some(Stop::Error(reason)), _) => Verdict::Error { reason },
         (_, Some(verdict)) => verdict,
-
-        // Every tool call the scenario meant to make was forbidden by the policy: nothing
-        // was checked, so it is a skip, not a pass.
-        _ if tool_calls_sent == 0 && !policy_skips.is_empty() => Verdict::Skip {
-            reason: format!(
-                "every tools/call was skipped by --call-tools ({} calls)",
-                policy_skips.len()
-            ),
-        },
-        _ if unexercised.is_some() => Verdict::Skip {
-            reason: unexercised.unwrap_or_default(),
-        },
-        _ if errors_allowed > 0 && results_judged == 0 => Verdict::Skip {
-            reason: format!(
-                "nothing to judge: all {errors_allowed} requests were answered with an error, which the spec allows"
-            ),
-        },
-        _ => Verdict::Pass,
+        // No failure: a pass only if something was checked.
+        _ => coverage.verdict(),
     };
     let mut done = outcome(
         verdict,
@@ -414,7 +395,7 @@ pub async fn run_leased(
         skipped_steps,
         stderr,
     );
-    done.policy_skips = policy_skips;
+    done.policy_skips = coverage.into_policy_skips();
     done.fixture_calls = fixture_calls;
     Ran {
         outcome: done,
@@ -512,6 +493,20 @@ enum Stop {
     Refused(String),
 }
 
+/// The rule a scenario files its findings under: its id unless it names one, at its
+/// severity, citing its spec section.
+struct Filing {
+    rule: String,
+    severity: Severity,
+    spec: String,
+}
+
+impl Filing {
+    fn finding(&self, severity: Severity, message: String) -> Finding {
+        Finding::custom(self.rule.clone(), severity, self.spec.clone(), message)
+    }
+}
+
 struct Executor<'a> {
     scenario: &'a Scenario,
     session: Session,
@@ -519,42 +514,20 @@ struct Executor<'a> {
     findings: Vec<Finding>,
     unchecked: Vec<String>,
     skipped_steps: Vec<String>,
-    /// `tools/call` requests actually sent (the policy may skip others).
-    tool_calls_sent: usize,
-    /// Why each `tools/call` the policy skipped was forbidden.
-    policy_skips: Vec<crate::outcome::Forbidden>,
-    /// Per `for_each` step (by line): iterations run, whether it decides the verdict when
-    /// it never runs, and the list's name.
-    loop_runs: BTreeMap<usize, (usize, bool, String)>,
+    /// What the steps exercised: whether a run without failures checked anything.
+    coverage: Coverage,
     /// How many `for_each` bodies the current step is inside.
     depth: usize,
-    /// Set by an `expect: notification` with `otherwise: skip` that saw nothing.
-    not_exercised: Option<String>,
     /// Messages the server sent on its own, not yet matched by an expectation.
-    inbox: VecDeque<Unsolicited>,
-    /// Inbox length when the last raw bytes were sent: a null-id response older than
-    /// that cannot answer them.
-    mark: usize,
-    /// Whether the session was settled before the scenario's first notification or raw
-    /// bytes (`Executor::settle`).
-    settled: bool,
-    spec: String,
-    severity: Severity,
-    rule: String,
-    /// Where steps and findings are reported as they happen (nowhere by default).
-    observer: Arc<dyn Observer>,
+    inbox: Inbox,
+    /// The rule the scenario's findings are filed under.
+    filing: Filing,
+    /// Where steps and findings are reported as they happen.
+    live: Live,
     /// The client capabilities the session declares (in `${probe_params}`).
     capabilities: Value,
-    /// Steps started so far (the `step` number reported to the observer).
-    steps_started: usize,
-    /// Findings already reported: the executor's, and the session's.
-    findings_reported: usize,
-    session_findings_reported: usize,
     /// Fresh values handed out so far (`${unique}`, progress tokens).
     fresh: u64,
-    /// `on_error: next` requests answered with an error (allowed) and with a result (judged).
-    errors_allowed: usize,
-    results_judged: usize,
     /// The steps stopped on an answer lost by a server proven to lose answers (see
     /// [`crate::session::Pace`]): the session may still serve the next scenario.
     lost_answer: bool,
@@ -572,26 +545,18 @@ impl<'a> Executor<'a> {
             findings: Vec::new(),
             unchecked: Vec::new(),
             skipped_steps: Vec::new(),
-            tool_calls_sent: 0,
-            policy_skips: Vec::new(),
-            loop_runs: BTreeMap::new(),
+            coverage: Coverage::default(),
             depth: 0,
-            not_exercised: None,
-            inbox: VecDeque::new(),
-            mark: 0,
-            settled: false,
-            spec,
-            severity: scenario.severity,
-            rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
+            inbox: Inbox::default(),
+            filing: Filing {
+                rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
+                severity: scenario.severity,
+                spec,
+            },
             session,
-            observer: Arc::new(Unobserved),
+            live: Live::new(Arc::new(Unobserved)),
             capabilities: Value::Null,
-            steps_started: 0,
-            findings_reported: 0,
-            session_findings_reported: 0,
             fresh: 0,
-            errors_allowed: 0,
-            results_judged: 0,
             lost_answer: false,
             handshake_done: false,
         }
@@ -612,10 +577,8 @@ impl<'a> Executor<'a> {
     }
 
     fn fail(&mut self, line: usize, message: String, frame: Option<usize>) -> Finding {
-        let mut f = Finding::custom(
-            self.rule.clone(),
-            self.severity,
-            self.spec.clone(),
+        let mut f = self.filing.finding(
+            self.filing.severity,
             format!("{message} ({}:{line})", self.scenario.source),
         );
         if let Some(i) = frame {
@@ -633,11 +596,11 @@ impl<'a> Executor<'a> {
             };
         };
         // The server failed this scenario's own request: that is this scenario's failure.
-        f.rule = self.rule.clone();
+        f.rule = self.filing.rule.clone();
         // A server that is gone fails whatever the scenario; silence in a SHOULD-level
         // scenario (say, no answer to malformed input) is only as bad as that scenario.
         f.severity = match e {
-            SessionError::Timeout { .. } | SessionError::Unusable { .. } => self.severity,
+            SessionError::Timeout { .. } | SessionError::Unusable { .. } => self.filing.severity,
             _ => Severity::Failure,
         };
         self.lost_answer =
@@ -649,7 +612,7 @@ impl<'a> Executor<'a> {
     /// Records a call the gate refused (the summary counts it, the report lists it) and
     /// stops the steps it belongs to.
     fn refused(&mut self, refused: crate::session::Refused, line: Option<usize>) -> Stop {
-        self.policy_skips.push(refused.why);
+        self.coverage.tool_call_refused(refused.why);
         let at = match line {
             Some(line) => format!("{}:{line}: {refused}", self.scenario.source),
             None => format!("{}: {refused}", self.scenario.source),

@@ -43,7 +43,7 @@ impl Executor<'_> {
                 // not serve `resources/templates/list`), so an error on the first page
                 // judges nothing. A later page's error breaks a cursor the server issued.
                 if let (OnError::Next, None, Some(e)) = (on_error, &cursor, reply.error()) {
-                    self.errors_allowed += 1;
+                    self.coverage.error_allowed();
                     return Err(Stop::Next(format!(
                         "`{method}` answered error {} ({}), which the spec allows; nothing to judge",
                         e.code, e.message
@@ -58,7 +58,7 @@ impl Executor<'_> {
                 return Err(Stop::Failed);
             };
             if on_error == OnError::Next && cursor.is_none() {
-                self.results_judged += 1;
+                self.coverage.result_judged();
             }
             if let Some(page) = result.get(key).and_then(Value::as_array) {
                 items.extend(page.iter().cloned());

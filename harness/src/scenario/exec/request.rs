@@ -75,7 +75,7 @@ impl Executor<'_> {
             Err(e) => return Err(self.session_failure(&e)),
         }
         if method == "tools/call" {
-            self.tool_calls_sent += 1;
+            self.coverage.tool_call_sent();
         }
         Ok(Some((id, method, params)))
     }
@@ -107,13 +107,13 @@ impl Executor<'_> {
         match reply {
             Ok(reply) if r.on_error == OnError::Next => {
                 if let Outcome::Error(e) = &reply.outcome {
-                    self.errors_allowed += 1;
+                    self.coverage.error_allowed();
                     return Err(Stop::Next(format!(
                         "`{method}` answered error {} ({}), which the spec allows; nothing to judge",
                         e.code, e.message
                     )));
                 }
-                self.results_judged += 1;
+                self.coverage.result_judged();
                 self.after_reply(r, &reply, &method, &id);
                 Ok(())
             }

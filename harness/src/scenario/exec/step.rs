@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 
-use super::report_finding;
 use super::{Executor, Stop};
 use crate::check::Severity;
 use crate::protocol::Outcome;
@@ -23,22 +22,21 @@ impl Executor<'_> {
     /// is not their doing, so a barrier lets it arrive and what the scenario waits for
     /// counts from here. A fresh session and a shared one then see the same.
     async fn settle(&mut self) {
-        if std::mem::replace(&mut self.settled, true) {
+        if !self.inbox.settle_once() {
             return;
         }
         self.session.settle(SETTLE).await;
         self.collect();
-        self.mark = self.inbox.len();
+        self.inbox.mark();
     }
 
     pub(super) async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
-            if !self.observer.listening() {
+            if !self.live.observer.listening() {
                 Box::pin(self.run_step(step)).await?;
                 continue;
             }
-            let n = self.steps_started;
-            self.steps_started += 1;
+            let n = self.live.next_step();
             let before = (self.findings.len(), self.skipped_steps.len());
             let start = StepStart {
                 step: n,
@@ -46,7 +44,7 @@ impl Executor<'_> {
                 depth: self.depth,
                 action: action(&step.kind),
             };
-            self.observer.step_started(&self.scenario.id, start);
+            self.live.observer.step_started(&self.scenario.id, start);
             let done = Box::pin(self.run_step(step)).await;
             self.step_finished(n, step.line, before, &done);
             done?;
@@ -63,19 +61,12 @@ impl Executor<'_> {
         done: &Result<(), Stop>,
     ) {
         let id = &self.scenario.id;
-        for f in &self.findings[self.findings_reported.min(self.findings.len())..] {
-            report_finding(self.observer.as_ref(), id, &self.rule, f);
-        }
-        self.findings_reported = self.findings.len();
-        for f in self
-            .session
-            .findings()
-            .iter()
-            .skip(self.session_findings_reported)
-        {
-            report_finding(self.observer.as_ref(), id, &self.rule, f);
-        }
-        self.session_findings_reported = self.session.findings().len();
+        self.live.report_new(
+            id,
+            &self.filing.rule,
+            &self.findings,
+            self.session.findings(),
+        );
         let raised = |s: Severity| {
             self.findings
                 .get(findings..)
@@ -99,7 +90,7 @@ impl Executor<'_> {
             },
             Ok(()) => StepEnd::Passed,
         };
-        self.observer.step_finished(id, n, line, status);
+        self.live.observer.step_finished(id, n, line, status);
     }
 
     #[expect(
@@ -210,7 +201,7 @@ impl Executor<'_> {
                 self.settle().await;
                 self.register_raw_requests(&bytes);
                 self.collect();
-                self.mark = self.inbox.len();
+                self.inbox.mark();
                 self.session
                     .send_raw(bytes.into_bytes())
                     .await
@@ -275,9 +266,7 @@ impl Executor<'_> {
                 // what the scenario checks: if it never has anything to run on, nothing
                 // was checked (see `run`).
                 let counted = !filter.is_empty() || self.depth == 0;
-                self.loop_runs
-                    .entry(line)
-                    .or_insert((0, counted, list.clone()));
+                self.coverage.loop_entered(line, list, counted);
                 for item in items {
                     if !filter.is_empty() {
                         let schema = self.session.schema();
@@ -289,9 +278,7 @@ impl Executor<'_> {
                             continue;
                         }
                     }
-                    if let Some(r) = self.loop_runs.get_mut(&line) {
-                        r.0 += 1;
-                    }
+                    self.coverage.loop_ran(line);
                     self.vars.insert(bind.clone(), item);
                     self.depth += 1;
                     let done = self.run_steps(steps).await;

@@ -35,10 +35,10 @@ impl Executor<'_> {
                 let deadline = tokio::time::Instant::now() + *within;
                 loop {
                     self.collect();
-                    if let Some(pos) = self.inbox.iter().position(
+                    if let Some(pos) = self.inbox.queue.iter().position(
                         |u| matches!(&u.message, Message::Notification(n) if &n.method == method),
                     ) {
-                        let u = self.inbox.remove(pos).expect("found above");
+                        let u = self.inbox.queue.remove(pos).expect("found above");
                         let value = message_value(&u.message);
                         if let Some(p) = first_by {
                             self.none_before(pos, &value, p, method, line);
@@ -55,8 +55,9 @@ impl Executor<'_> {
                     let now = tokio::time::Instant::now();
                     if now >= deadline || self.session.is_closed() {
                         if *skip_if_absent && !self.session.is_closed() {
-                            self.not_exercised =
-                                Some(format!("the server sent no `{method}` (nothing to check)"));
+                            self.coverage.not_exercised(format!(
+                                "the server sent no `{method}` (nothing to check)"
+                            ));
                             return Ok(());
                         }
                         let f = self.fail(
@@ -83,11 +84,12 @@ impl Executor<'_> {
             Expectation::Nothing { within, methods } => {
                 // Only what arrives during the window counts, not what came before it.
                 self.collect();
-                let before = self.inbox.len();
+                let before = self.inbox.queue.len();
                 self.session.barrier(*within, BARRIER_GRACE).await;
                 self.collect();
                 let unwanted: Vec<Unsolicited> = self
                     .inbox
+                    .queue
                     .iter()
                     .skip(before)
                     .filter(|u| match &u.message {
@@ -239,6 +241,7 @@ impl Executor<'_> {
         };
         let earlier: Vec<(String, Option<usize>)> = self
             .inbox
+            .queue
             .iter()
             .take(pos)
             .filter_map(|u| match &u.message {
@@ -343,15 +346,16 @@ impl Executor<'_> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             self.collect();
-            let mark = self.mark.min(self.inbox.len());
+            let mark = self.inbox.marked();
             if let Some(pos) = self
                 .inbox
+                .queue
                 .iter()
                 .skip(mark)
                 .position(|u| matches!(&u.message, Message::Response(r) if r.id.is_none()))
                 .map(|p| p + mark)
             {
-                let u = self.inbox.remove(pos)?;
+                let u = self.inbox.queue.remove(pos)?;
                 if let Message::Response(r) = u.message {
                     return Some(Reply {
                         frame: u.frame,
@@ -371,7 +375,7 @@ impl Executor<'_> {
     }
 
     pub(super) fn collect(&mut self) {
-        self.inbox.extend(self.session.take_unsolicited());
+        self.inbox.queue.extend(self.session.take_unsolicited());
     }
 }
 
@@ -390,10 +394,11 @@ impl Executor<'_> {
             self.collect();
             let found = self
                 .inbox
+                .queue
                 .iter()
                 .position(|u| matches!(&u.message, Message::Request(r) if r.method == method));
             if let Some(pos) = found {
-                let u = self.inbox.remove(pos).expect("found above");
+                let u = self.inbox.queue.remove(pos).expect("found above");
                 let what = format!("the server's `{method}` request");
                 self.apply_checks(checks, &message_value(&u.message), "", u.frame, &what);
                 return Ok(());
