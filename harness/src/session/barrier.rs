@@ -86,7 +86,7 @@ impl Session {
     /// elsewhere it waits for nothing.
     pub async fn settle(&mut self, window: Duration) {
         let stdio = self.transport.pid().is_some();
-        if stdio && self.config.revision.has_handshake() && self.initialized_sent {
+        if stdio && self.config.revision.has_handshake() && self.sent.initialized {
             self.barrier(window, Duration::ZERO).await;
         }
     }

@@ -55,12 +55,7 @@ impl Session {
             .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities"))
             .cloned()
             .unwrap_or_else(|| json!({}));
-        let earlier = self.declared_so_far.clone();
-        if let (Value::Object(all), Value::Object(now)) = (&mut self.declared_so_far, &declared) {
-            for (k, v) in now {
-                all.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
+        let earlier = self.sent.declare(&declared);
         Some((declared, earlier))
     }
 
@@ -100,7 +95,7 @@ impl Session {
         let bytes = request_json(&id, method, params.as_ref());
         self.admit(&bytes)?;
         if method == "subscriptions/listen" {
-            self.listens.push(id.to_value());
+            self.sent.listens.push(id.to_value());
         }
         let requested = params
             .as_ref()
@@ -109,7 +104,7 @@ impl Session {
             .and_then(Value::as_str)
             .and_then(crate::check::stateless::log_rank);
         if let Some(rank) = requested {
-            self.lowest_log_level = Some(self.lowest_log_level.map_or(rank, |l| l.min(rank)));
+            self.sent.log_level_requested(rank);
         }
         let declared = self.declared_by(params.as_ref());
         let progress_token = params
@@ -173,7 +168,7 @@ impl Session {
                 // A scenario that sends it itself (`skip_initialized`) completes the
                 // handshake as the default one would.
                 if method == "notifications/initialized" && self.profile.is_some() {
-                    self.initialized_sent = true;
+                    self.sent.initialized = true;
                 }
                 Ok(())
             }
@@ -529,7 +524,7 @@ impl Session {
         base: &str,
     ) {
         let rev = self.revision;
-        self.log_level_set = pending.log_level.or(self.log_level_set);
+        self.sent.log_level_set = pending.log_level.or(self.sent.log_level_set);
         let mut result_def = self.result_definition(pending.revision, &pending.method);
         if !pending.revision.has_handshake() {
             let typed = check::stateless::result_type(result, rev, base);

@@ -130,7 +130,7 @@ impl Session {
         self.remember_handshake(handshake, &reply);
         if !handshake.skip_initialized {
             self.notify("notifications/initialized", None).await?;
-            self.initialized_sent = true;
+            self.sent.initialized = true;
         }
         Ok((profile, reply))
     }

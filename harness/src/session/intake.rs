@@ -112,27 +112,27 @@ impl Session {
                 if n.method == "notifications/message" {
                     let f = check::stateless::log_message(
                         n.params.as_ref(),
-                        self.lowest_log_level,
+                        self.sent.lowest_log_level,
                         self.revision,
                     );
                     self.push_all(f, index);
                     let f = check::logging::below_set_level(
                         n.params.as_ref(),
-                        self.log_level_set,
+                        self.sent.log_level_set,
                         self.revision,
                     );
                     self.push_all(f, index);
                 }
                 let f = check::stateless::change_notification(
                     &n.method,
-                    !self.listens.is_empty(),
+                    !self.sent.listens.is_empty(),
                     self.revision,
                 );
                 self.push_all(f, index);
                 let f = check::stateless::subscription_id(
                     &n.method,
                     n.params.as_ref(),
-                    &self.listens,
+                    &self.sent.listens,
                     self.revision,
                     base,
                 );

@@ -4,8 +4,9 @@
 //! The work is split by responsibility: `correlate` (requests and responses by id),
 //! `handshake`, `intake` (recording, checking), `framing` (stdio anomalies), `anomaly`
 //! (HTTP stream anomalies), `raw` (raw writes), `server_requests`, `validate` (schemas),
-//! `shutdown`, `error` (failed requests as findings), [`transcript`] (the wire record) and
-//! [`stateless`] (2026-07-28). The rules themselves are pure functions in [`crate::check`].
+//! `shutdown`, `error` (failed requests as findings), `kept` (findings, capped per rule),
+//! `sent` (what the client asked so far), `watch` (scenarios waiting on the shutdown),
+//! [`transcript`] (the wire record) and [`stateless`] (2026-07-28). The rules themselves are pure functions in [`crate::check`].
 
 mod anomaly;
 mod barrier;
@@ -15,12 +16,14 @@ mod framing;
 pub mod gate;
 mod handshake;
 mod intake;
+mod kept;
 mod pace;
 mod raw;
 mod raw_http;
 mod requests;
 #[cfg(test)]
 mod scripted;
+mod sent;
 mod server_requests;
 mod shutdown;
 pub mod stateless;
@@ -157,9 +160,6 @@ pub struct SessionRecord {
     pub stderr_tail: Vec<String>,
 }
 
-/// Findings of one rule kept per session; more are counted (see `Session::finish`).
-pub const MAX_PER_RULE: usize = 100;
-
 /// Messages the server sent on its own kept for scenarios to look at.
 const MAX_UNSOLICITED: usize = 10_000;
 
@@ -175,7 +175,8 @@ pub struct Session {
     /// The revision spoken now: requested until the server answers `initialize`.
     revision: Revision,
     transcript: Transcript,
-    findings: Vec<Finding>,
+    /// The findings so far, capped per rule.
+    findings: kept::Kept,
     /// Every request sent, by id: allocation, the awaited, the answered, the given up.
     requests: requests::RequestBook,
     /// The last `progress` value seen per progress token.
@@ -184,34 +185,17 @@ pub struct Session {
     /// (the fuzzer's split frames) is read when its line is complete, as the server reads it.
     raw_partial_line: Vec<u8>,
     unsolicited: VecDeque<Unsolicited>,
-    /// Findings past [`MAX_PER_RULE`] of one rule: counted, not kept.
-    suppressed: std::collections::BTreeMap<String, u64>,
-    initialized_sent: bool,
+    /// What the messages sent so far asked of the server.
+    sent: sent::Sent,
     /// What the server process has shown of its state: up, output closed, exited.
     peer: PeerState,
     profile: Option<ServerProfile>,
     /// The session's default handshake (`initialize`, or `server/discover` at
     /// 2026-07-28), once done: what the scenarios that share the session see of it.
     opening: Option<handshake::Opening>,
-    /// The lowest log level a request sent so far set in its `_meta` (2026-07-28 logging),
-    /// as a rank in `check::stateless::LOG_LEVELS`.
-    lowest_log_level: Option<usize>,
-    /// 2026-07-28: the client capabilities the requests sent so far declared in `_meta`,
-    /// merged (to tell a capability carried over from an earlier request).
-    declared_so_far: Value,
-    /// The minimum log level the last answered `logging/setLevel` set (handshake
-    /// revisions), as a rank in `check::stateless::LOG_LEVELS`.
-    log_level_set: Option<usize>,
-    /// The ids of the `subscriptions/listen` requests sent (2026-07-28): change
-    /// notifications may come once there is one, each naming its own in `_meta`.
-    listens: Vec<Value>,
     /// Scenarios that handed the session back and wait for what its shutdown shows of
-    /// their rule (`watch::ShutdownWatch`).
-    watchers: Vec<watch::Watcher>,
-    /// How many findings the window held when a scenario closed the server's input
-    /// (`expect: exit`): the shutdown began there, and what the server wrote on its way
-    /// out from then on belongs to the shutdown the watchers wait for.
-    input_closed_at: Option<usize>,
+    /// their rule (`watch::ShutdownWatch`), and where the shutdown began.
+    watchers: watch::Watchers,
 }
 
 impl std::fmt::Debug for Session {
@@ -257,22 +241,16 @@ impl Session {
             revision: config.revision,
             config,
             transcript: Transcript::new(started),
-            findings: Vec::new(),
+            findings: kept::Kept::default(),
             requests: requests::RequestBook::default(),
             progress: ProgressHistory::default(),
             raw_partial_line: Vec::new(),
             unsolicited: VecDeque::new(),
-            suppressed: std::collections::BTreeMap::new(),
-            initialized_sent: false,
+            sent: sent::Sent::default(),
             peer: PeerState::default(),
             profile: None,
             opening: None,
-            lowest_log_level: None,
-            declared_so_far: json!({}),
-            log_level_set: None,
-            listens: Vec::new(),
-            watchers: Vec::new(),
-            input_closed_at: None,
+            watchers: watch::Watchers::default(),
         }
     }
 
@@ -386,18 +364,14 @@ impl Session {
         self.keep_finding(finding);
     }
 
-    /// Keeps a finding unless its rule already has [`MAX_PER_RULE`] in this session (a
-    /// server repeating one fault a million times costs a count, not a million findings).
+    /// Keeps a finding (up to the cap of its rule), and the frame it points at.
     fn keep_finding(&mut self, finding: Finding) {
-        let same = self.findings.iter().filter(|f| f.rule == finding.rule);
-        if self.findings.len() >= MAX_PER_RULE && same.count() >= MAX_PER_RULE {
-            *self.suppressed.entry(finding.rule).or_default() += 1;
-            return;
-        }
-        if let Some(frame) = finding.frame {
+        let frame = finding.frame;
+        if self.findings.keep(finding)
+            && let Some(frame) = frame
+        {
             self.transcript.pin(frame);
         }
-        self.findings.push(finding);
     }
 
     /// Keeps a message the server sent on its own for the scenario's next look, dropping
@@ -421,7 +395,7 @@ impl Session {
 
     /// The client's request to close stdin early (a scenario testing exit behaviour).
     pub async fn close_input(&mut self) {
-        self.input_closed_at.get_or_insert(self.findings.len());
+        self.watchers.input_closed(self.findings.len());
         self.transport.close_input().await;
     }
 

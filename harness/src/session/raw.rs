@@ -71,7 +71,7 @@ impl Session {
         for line in bytes.split(|b| *b == b'\n') {
             for request in raw_requests(line) {
                 if request.method == "subscriptions/listen" {
-                    self.listens.push(request.id.to_value());
+                    self.sent.listens.push(request.id.to_value());
                 }
                 let Some(token) = request.progress_token else {
                     continue;

@@ -20,7 +20,7 @@ impl Session {
         let rev = self.revision;
         let method = request.method.as_str();
         self.push_all(
-            lifecycle::request_before_initialized(method, self.initialized_sent, rev),
+            lifecycle::request_before_initialized(method, self.sent.initialized, rev),
             index,
         );
         self.push_all(check::stateless::server_request(method, rev), index);

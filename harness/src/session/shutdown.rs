@@ -12,7 +12,7 @@ impl Session {
         // What the shutdown finds is told to the scenarios watching for it: from here, or
         // from an earlier closing of the input in this window (the server may have written
         // its last words then).
-        let before = self.input_closed_at.unwrap_or(self.findings.len());
+        let before = self.watchers.shutdown_from(self.findings.len());
         // Only requests mcpcheck already gave up on count: an answer to one still in
         // flight may just be slow (a loaded machine), while an answer that missed its
         // whole timeout and then came the moment stdin closed was held in a buffer. Over
@@ -76,18 +76,10 @@ impl Session {
             )),
             _ => {}
         }
-        for (rule, more) in std::mem::take(&mut self.suppressed) {
-            if let Some(last) = self.findings.iter_mut().rev().find(|f| f.rule == rule) {
-                last.message.push_str(&format!(
-                    " (and {more} more like it in this session, not listed)"
-                ));
-            }
-        }
+        let findings = self.findings.take();
         if !self.watchers.is_empty() {
             let how = format!("shutdown: {:?} after {:?}", report.stage, report.took);
-            for watcher in std::mem::take(&mut self.watchers) {
-                watcher.tell(&self.findings[before..], &self.transcript, &how);
-            }
+            (self.watchers).tell_all(&findings[before..], &self.transcript, &how);
         }
         let schema = self.schema_status();
         let (stderr_bytes, stderr_tail) = match self.transport.stderr() {
@@ -96,7 +88,7 @@ impl Session {
         };
         SessionRecord {
             transcript: self.transcript,
-            findings: self.findings,
+            findings,
             schema,
             shutdown: Some(report),
             stderr_bytes,

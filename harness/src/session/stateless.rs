@@ -140,7 +140,7 @@ impl Session {
         if adopt {
             self.profile = Some(profile.clone());
             // There is no `notifications/initialized`: the server may act at once.
-            self.initialized_sent = true;
+            self.sent.initialized = true;
         }
         Ok((profile, reply))
     }

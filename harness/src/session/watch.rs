@@ -39,6 +39,46 @@ impl ShutdownWatch {
     }
 }
 
+/// The session's side of its watches: who waits, and where its shutdown began.
+#[derive(Debug, Default)]
+pub(super) struct Watchers {
+    /// Scenarios that handed the session back and wait for what its shutdown shows of
+    /// their rule.
+    waiting: Vec<Watcher>,
+    /// How many findings the window held when a scenario closed the server's input
+    /// (`expect: exit`): the shutdown began there, and what the server wrote on its way
+    /// out from then on belongs to the shutdown the watchers wait for.
+    input_closed_at: Option<usize>,
+}
+
+impl Watchers {
+    /// The input was closed with `findings` findings in the window (the first time counts).
+    pub(super) fn input_closed(&mut self, findings: usize) {
+        self.input_closed_at.get_or_insert(findings);
+    }
+
+    /// Where the shutdown's findings start, when the session ends holding `findings`.
+    pub(super) fn shutdown_from(&self, findings: usize) -> usize {
+        self.input_closed_at.unwrap_or(findings)
+    }
+
+    /// A new window: its input is open.
+    pub(super) fn new_window(&mut self) {
+        self.input_closed_at = None;
+    }
+
+    /// Tells every watcher what the shutdown found (see [`Watcher::tell`]).
+    pub(super) fn tell_all(&mut self, findings: &[Finding], transcript: &Transcript, how: &str) {
+        for watcher in std::mem::take(&mut self.waiting) {
+            watcher.tell(findings, transcript, how);
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.waiting.is_empty()
+    }
+}
+
 /// The session's side of a watch.
 #[derive(Debug)]
 pub(super) struct Watcher {
@@ -86,7 +126,7 @@ impl Session {
     /// Leaves a watch for the findings of `rule` that this session's shutdown will bring.
     pub fn watch_shutdown(&mut self, rule: &str) -> ShutdownWatch {
         let (tx, rx) = oneshot::channel();
-        self.watchers.push(Watcher {
+        self.watchers.waiting.push(Watcher {
             rule: rule.to_owned(),
             tx,
         });

@@ -18,17 +18,15 @@ impl Session {
     pub fn begin_window(&mut self, started: Instant) {
         self.requests.begin_window();
         self.transcript = Transcript::new(started);
-        self.findings.clear();
-        self.input_closed_at = None;
-        self.suppressed.clear();
+        self.findings.take();
+        self.watchers.new_window();
         self.unsolicited.clear();
         // Progress tokens are the scenario's (`mcpcheck-1`, ...): a new scenario's token
         // is a new token, not a continuation of the last one with that name.
         self.progress = ProgressHistory::default();
         // 2026-07-28 carries nothing from one request to the next: the log levels and
         // client capabilities that count are those of the new scenario's own requests.
-        self.lowest_log_level = None;
-        self.declared_so_far = serde_json::json!({});
+        self.sent.new_window();
     }
 
     /// Keeps the session from allocating `ids`, which the scenario will choose itself
@@ -48,7 +46,7 @@ impl Session {
     /// of the session broken in this window (a broken rule may mean a confused server; a
     /// SHOULD-level one, such as a missing optional field, does not).
     pub fn reusable(&self) -> bool {
-        self.profile.is_some() && self.initialized_sent && self.clean()
+        self.profile.is_some() && self.sent.initialized && self.clean()
     }
 
     /// Whether a session a scenario opened itself can serve the shared ones after it
@@ -58,7 +56,7 @@ impl Session {
     /// sends, as it would on a new server).
     pub fn donatable(&self) -> bool {
         let opened = self.reusable() && self.opening.is_some();
-        let unopened = self.profile.is_none() && !self.initialized_sent && self.clean();
+        let unopened = self.profile.is_none() && !self.sent.initialized && self.clean();
         opened || unopened
     }
 
@@ -71,7 +69,7 @@ impl Session {
             && self.requests.settled()
             && self.raw_partial_line.is_empty()
             && !(self.findings.iter()).any(|f| f.severity == Severity::Failure && !known(&f.rule))
-            && self.suppressed.keys().all(|rule| known(rule))
+            && self.findings.suppressed_rules().all(known)
     }
 
     /// Whether a request of this session already used `id` (a request may not reuse one
@@ -87,7 +85,7 @@ impl Session {
         let started = self.transcript.started();
         SessionRecord {
             transcript: std::mem::replace(&mut self.transcript, Transcript::new(started)),
-            findings: std::mem::take(&mut self.findings),
+            findings: self.findings.take(),
             schema,
             shutdown: None,
             stderr_bytes: self.stderr().map_or(0, |log| log.total_bytes()),
