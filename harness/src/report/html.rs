@@ -97,16 +97,10 @@ struct LegPage {
     not_spoken: Option<String>,
     verdict: &'static str,
     verdict_text: String,
-    server: String,
-    identity: Option<String>,
-    revision: String,
-    requested_revision: String,
-    capabilities: Option<String>,
-    instructions: Option<String>,
-    schema: String,
-    duration: String,
-    version: &'static str,
-    format_version: u32,
+    /// The "server" table.
+    server: ServerView,
+    /// Which mcpcheck wrote the leg, and how long it took.
+    run: RunView,
     counts: Counts,
     tally: Tally,
     areas: Vec<AreaTotals>,
@@ -114,11 +108,39 @@ struct LegPage {
     official: Vec<super::official_checks::OfficialRow>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
     snapshot: Option<crate::snapshot::SnapshotComparison>,
+    /// What the server process left: its stderr's end, how it shut down.
+    process: ProcessView,
+    baseline: Option<BaselineView>,
+    sections: Vec<Section>,
+}
+
+/// What ran, and what it said of itself.
+#[derive(Default, Serialize)]
+struct ServerView {
+    /// The command line or URL.
+    command: String,
+    identity: Option<String>,
+    revision: String,
+    requested_revision: String,
+    capabilities: Option<String>,
+    instructions: Option<String>,
+    schema: String,
+}
+
+/// Which mcpcheck wrote the leg, and how long it took.
+#[derive(Default, Serialize)]
+struct RunView {
+    duration: String,
+    version: &'static str,
+    format_version: u32,
+}
+
+/// What the server process left: its stderr's end, how it shut down.
+#[derive(Default, Serialize)]
+struct ProcessView {
     stderr_bytes: u64,
     stderr_tail: Vec<String>,
     shutdown: Option<String>,
-    baseline: Option<BaselineView>,
-    sections: Vec<Section>,
 }
 
 #[derive(Serialize)]
@@ -340,24 +362,30 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
         not_spoken: None,
         verdict,
         verdict_text,
-        server: r.server.clone(),
-        identity: summary::server_identity(r),
-        revision: r.revision.to_string(),
-        requested_revision: r.requested_revision.to_string(),
-        capabilities: profile.and_then(|p| serde_json::to_string_pretty(&p.capabilities).ok()),
-        instructions: profile.and_then(|p| p.instructions.clone()),
-        schema: schema_text(&r.schema),
-        duration: ms(r.duration_ms, det),
-        version: r.mcpcheck_version,
-        format_version: r.format_version,
+        server: ServerView {
+            command: r.server.clone(),
+            identity: summary::server_identity(r),
+            revision: r.revision.to_string(),
+            requested_revision: r.requested_revision.to_string(),
+            capabilities: profile.and_then(|p| serde_json::to_string_pretty(&p.capabilities).ok()),
+            instructions: profile.and_then(|p| p.instructions.clone()),
+            schema: schema_text(&r.schema),
+        },
+        run: RunView {
+            duration: ms(r.duration_ms, det),
+            version: r.mcpcheck_version,
+            format_version: r.format_version,
+        },
         counts: r.counts,
         tally: r.tally,
         areas: summary::by_area(&r.scenarios),
         official: super::official_checks::rows(&r.scenarios),
         snapshot: r.snapshot.clone(),
-        stderr_bytes: r.stderr.bytes,
-        stderr_tail: r.stderr.tail.clone(),
-        shutdown: r.shutdown.as_ref().map(|s| shutdown_text(s, det)),
+        process: ProcessView {
+            stderr_bytes: r.stderr.bytes,
+            stderr_tail: r.stderr.tail.clone(),
+            shutdown: r.shutdown.as_ref().map(|s| shutdown_text(s, det)),
+        },
         baseline: input.baseline.map(baseline_view),
         sections,
     }
@@ -550,7 +578,7 @@ fn page(m: &Matrix<'_>) -> Page {
     Page {
         title: legs
             .first()
-            .map(|l| format!("mcpcheck report: {}", l.server))
+            .map(|l| format!("mcpcheck report: {}", l.server.command))
             .unwrap_or_else(|| "mcpcheck".into()),
         verdict,
         verdict_text,
@@ -570,10 +598,16 @@ fn not_spoken(revision: crate::protocol::Revision, reason: &str) -> LegPage {
         not_spoken: Some(reason.to_owned()),
         verdict: "skip",
         verdict_text: "NOT SPOKEN".into(),
-        revision: revision.to_string(),
-        requested_revision: revision.to_string(),
-        version: env!("CARGO_PKG_VERSION"),
-        format_version: crate::outcome::REPORT_FORMAT_VERSION,
+        server: ServerView {
+            revision: revision.to_string(),
+            requested_revision: revision.to_string(),
+            ..ServerView::default()
+        },
+        run: RunView {
+            version: env!("CARGO_PKG_VERSION"),
+            format_version: crate::outcome::REPORT_FORMAT_VERSION,
+            ..RunView::default()
+        },
         ..LegPage::default()
     }
 }
