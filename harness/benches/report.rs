@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcpcheck::outcome::{
-    Counts, Direction, Entry, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
-    ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, Tally, Verdict as V,
+    Direction, Entry, FailOn, RunReport, ScenarioOutcome, SchemaStatus, ServerProfile, Verdict as V,
 };
 use mcpcheck::outcome::{Finding, Severity};
 use mcpcheck::protocol::Revision;
@@ -97,35 +96,18 @@ fn synthetic() -> RunReport {
             }
         })
         .collect();
-    let mut report = RunReport {
-        format_version: REPORT_FORMAT_VERSION,
-        mcpcheck_version: "bench",
-        server: "synthetic-server".into(),
-        requested_revision: Revision::V2025_11_25,
-        revision: Revision::V2025_11_25,
-        profile: Some(ServerProfile {
-            protocol_version: Some("2025-11-25".into()),
-            capabilities: json!({"tools": {}}),
-            server_info: json!({"name": "synthetic", "version": "1"}),
-            instructions: None,
-            supported_versions: vec![],
-        }),
-        partition: None,
-        verdict: Verdict::Pass,
-        fail_on: FailOn::Failure,
-        counts: Counts::default(),
-        steps: vec![],
-        findings: vec![],
-        schema: SchemaStatus::Skipped {
-            reason: "bench".into(),
-        },
-        shutdown: None,
-        stderr: StderrSummary::default(),
-        duration_ms: 0,
-        transcript: vec![],
-        snapshot: None,
-        scenarios: vec![],
-        tally: Tally::default(),
+    let mut report = RunReport::empty("synthetic-server", Revision::V2025_11_25);
+    report.mcpcheck_version = "bench";
+    report.profile = Some(ServerProfile {
+        protocol_version: Some("2025-11-25".into()),
+        capabilities: json!({"tools": {}}),
+        server_info: json!({"name": "synthetic", "version": "1"}),
+        instructions: None,
+        supported_versions: vec![],
+    });
+    report.fail_on = FailOn::Failure;
+    report.sweep.schema = SchemaStatus::Skipped {
+        reason: "bench".into(),
     };
     report.add_scenarios(scenarios, 4000);
     report

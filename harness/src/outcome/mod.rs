@@ -17,7 +17,7 @@ pub use policy::{CallGrant, Forbidden, OFFICIAL_FIXTURE_TOOLS, ToolPolicy};
 pub use profile::{SchemaStatus, ServerProfile};
 pub use report::{
     Counts, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord,
-    StepStatus,
+    StepStatus, SweepRecord,
 };
 pub use scenario::{ScenarioOutcome, Tally, Verdict};
 pub use snapshot::{AreaOutcome, SnapshotComparison, SnapshotStatus};

@@ -75,6 +75,25 @@ impl FailOn {
     }
 }
 
+/// What the protocol sweep found: its steps and findings, whether its messages were
+/// schema-checked, and what its server process left.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepRecord {
+    /// The sweep's findings by severity.
+    pub counts: Counts,
+    /// The sweep's steps.
+    pub steps: Vec<StepRecord>,
+    /// The sweep's findings (a scenario's are in its outcome).
+    pub findings: Vec<Finding>,
+    /// Whether the sweep's messages were schema-checked.
+    pub schema: SchemaStatus,
+    /// How the sweep's server process ended (stdio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shutdown: Option<ShutdownReport>,
+    /// The sweep server's stderr.
+    pub stderr: StderrSummary,
+}
+
 /// The complete outcome of `mcpcheck run`, as written to the JSON report.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
@@ -98,19 +117,9 @@ pub struct RunReport {
     pub verdict: RunVerdict,
     /// What fails the run (`--fail-on`).
     pub fail_on: FailOn,
-    /// The sweep's findings by severity.
-    pub counts: Counts,
-    /// The sweep's steps.
-    pub steps: Vec<StepRecord>,
-    /// The sweep's findings (a scenario's are in its outcome).
-    pub findings: Vec<Finding>,
-    /// Whether the sweep's messages were schema-checked.
-    pub schema: SchemaStatus,
-    /// How the sweep's server process ended (stdio).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shutdown: Option<ShutdownReport>,
-    /// The sweep server's stderr.
-    pub stderr: StderrSummary,
+    /// What the protocol sweep found (its fields sit at the top level of the JSON).
+    #[serde(flatten)]
+    pub sweep: SweepRecord,
     /// Wall time of the whole run.
     pub duration_ms: u64,
     /// The sweep's wire transcript.
@@ -137,14 +146,16 @@ impl RunReport {
             partition: None,
             verdict: RunVerdict::Pass,
             fail_on: FailOn::default(),
-            counts: Counts::default(),
-            steps: Vec::new(),
-            findings: Vec::new(),
-            schema: SchemaStatus::Skipped {
-                reason: "nothing was checked yet".into(),
+            sweep: SweepRecord {
+                counts: Counts::default(),
+                steps: Vec::new(),
+                findings: Vec::new(),
+                schema: SchemaStatus::Skipped {
+                    reason: "nothing was checked yet".into(),
+                },
+                shutdown: None,
+                stderr: StderrSummary::default(),
             },
-            shutdown: None,
-            stderr: StderrSummary::default(),
             duration_ms: 0,
             transcript: Vec::new(),
             scenarios: Vec::new(),
@@ -172,6 +183,7 @@ impl RunReport {
     fn judge(&mut self) {
         let threshold = self.fail_on.threshold();
         let finding_fails = self
+            .sweep
             .findings
             .iter()
             .chain(self.scenarios.iter().flat_map(|o| &o.protocol))

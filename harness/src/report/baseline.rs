@@ -359,6 +359,7 @@ pub fn failures(report: &RunReport) -> BTreeMap<String, Failure> {
         }
     }
     let loose = report
+        .sweep
         .findings
         .iter()
         .chain(report.scenarios.iter().flat_map(|o| &o.protocol))

@@ -113,7 +113,7 @@ pub fn compare(official: &[Accepted], report: &RunReport, c: &mut Comparison) {
     let rule_names = |rule: &str| -> Vec<&str> {
         let threshold = report.fail_on.threshold();
         let breaks = |f: &crate::outcome::Finding| f.rule == rule && f.severity >= threshold;
-        if report.findings.iter().any(breaks) {
+        if report.sweep.findings.iter().any(breaks) {
             return Vec::new();
         }
         let sessions: Vec<_> = report
@@ -295,7 +295,7 @@ mod tests {
         listed.protocol.push(broke.clone());
         let mut r = report(vec![listed]);
         assert!(b.compare(&r).passes());
-        r.findings.push(broke);
+        r.sweep.findings.push(broke);
         let c = b.compare(&r);
         assert_eq!(
             c.unexpected

@@ -131,30 +131,32 @@ pub fn apply(report: &mut RunReport, scrubber: &Scrubber) {
             scrubber.scrub_in_place(i);
         }
     }
-    if let SchemaStatus::Checked { source, .. } = &mut report.schema {
+    if let SchemaStatus::Checked { source, .. } = &mut report.sweep.schema {
         scrubber.scrub_in_place(source);
     }
-    if let SchemaStatus::Skipped { reason } = &mut report.schema {
+    if let SchemaStatus::Skipped { reason } = &mut report.sweep.schema {
         scrubber.scrub_in_place(reason);
     }
-    if let Some(s) = &mut report.shutdown {
+    if let Some(s) = &mut report.sweep.shutdown {
         s.took = Duration::ZERO;
     }
-    for step in &mut report.steps {
+    for step in &mut report.sweep.steps {
         if let StepStatus::Skipped { reason } = &mut step.status {
             scrubber.scrub_in_place(reason);
         }
     }
     report
+        .sweep
         .findings
         .iter_mut()
         .for_each(|f| scrubber.scrub_finding(f));
     report
+        .sweep
         .stderr
         .tail
         .iter_mut()
         .for_each(|l| scrubber.scrub_in_place(l));
-    settle_transcript(&mut report.transcript, &mut report.findings, scrubber);
+    settle_transcript(&mut report.transcript, &mut report.sweep.findings, scrubber);
     for o in &mut report.scenarios {
         o.duration_ms = 0;
         if let Verdict::Skip { reason } | Verdict::Error { reason } | Verdict::Blocked { reason } =

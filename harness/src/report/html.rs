@@ -369,22 +369,22 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
             requested_revision: r.requested_revision.to_string(),
             capabilities: profile.and_then(|p| serde_json::to_string_pretty(&p.capabilities).ok()),
             instructions: profile.and_then(|p| p.instructions.clone()),
-            schema: schema_text(&r.schema),
+            schema: schema_text(&r.sweep.schema),
         },
         run: RunView {
             duration: ms(r.duration_ms, det),
             version: r.mcpcheck_version,
             format_version: r.format_version,
         },
-        counts: r.counts,
+        counts: r.sweep.counts,
         tally: r.tally,
         areas: summary::by_area(&r.scenarios),
         official: super::official_checks::rows(&r.scenarios),
         snapshot: r.snapshot.clone(),
         process: ProcessView {
-            stderr_bytes: r.stderr.bytes,
-            stderr_tail: r.stderr.tail.clone(),
-            shutdown: r.shutdown.as_ref().map(|s| shutdown_text(s, det)),
+            stderr_bytes: r.sweep.stderr.bytes,
+            stderr_tail: r.sweep.stderr.tail.clone(),
+            shutdown: r.sweep.shutdown.as_ref().map(|s| shutdown_text(s, det)),
         },
         baseline: input.baseline.map(baseline_view),
         sections,
@@ -409,14 +409,14 @@ fn leg_verdict(input: &Input<'_>) -> (&'static str, String) {
 /// The protocol sweep's section, the first: its steps, findings and frames, open when it
 /// failed.
 fn sweep_section(r: &RunReport, prefix: &str, det: bool) -> Section {
-    let sweep_findings: Vec<&Finding> = r.findings.iter().collect();
+    let sweep_findings: Vec<&Finding> = r.sweep.findings.iter().collect();
     Section {
         anchor: format!("{prefix}s0"),
         id: "protocol sweep".into(),
         title: "Handshake, ping and the list methods of every declared capability".into(),
-        verdict: if r.counts.failures > 0 {
+        verdict: if r.sweep.counts.failures > 0 {
             "fail"
-        } else if r.counts.warnings > 0 {
+        } else if r.sweep.counts.warnings > 0 {
             "warn"
         } else {
             "pass"
@@ -424,8 +424,9 @@ fn sweep_section(r: &RunReport, prefix: &str, det: bool) -> Section {
         reason: None,
         spec: None,
         duration: String::new(),
-        open: r.counts.failures > 0,
+        open: r.sweep.counts.failures > 0,
         steps: r
+            .sweep
             .steps
             .iter()
             .map(|s| StepView {
@@ -442,6 +443,7 @@ fn sweep_section(r: &RunReport, prefix: &str, det: bool) -> Section {
             })
             .collect(),
         findings: r
+            .sweep
             .findings
             .iter()
             .map(|f| finding("s0", f, &r.transcript))

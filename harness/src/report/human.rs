@@ -106,7 +106,7 @@ pub fn header(report: &RunReport) -> String {
             report.revision, report.requested_revision
         );
     }
-    match &report.schema {
+    match &report.sweep.schema {
         SchemaStatus::Checked {
             revision,
             source,
@@ -134,7 +134,7 @@ pub fn header(report: &RunReport) -> String {
         }
     }
     let _ = writeln!(w);
-    for step in &report.steps {
+    for step in &report.sweep.steps {
         match &step.status {
             StepStatus::Passed => {
                 let _ = writeln!(w, "  pass  {}", step.name);
@@ -147,10 +147,10 @@ pub fn header(report: &RunReport) -> String {
             }
         }
     }
-    if !report.findings.is_empty() {
+    if !report.sweep.findings.is_empty() {
         let _ = writeln!(w);
     }
-    for f in &report.findings {
+    for f in &report.sweep.findings {
         out.push_str(&finding(report, f));
     }
     out
@@ -159,6 +159,7 @@ pub fn header(report: &RunReport) -> String {
 /// Only the sweep's MUST-level findings (for `--quiet`).
 pub fn header_failures(report: &RunReport) -> String {
     report
+        .sweep
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Failure)
@@ -248,7 +249,7 @@ pub fn scenario(o: &ScenarioOutcome) -> String {
 pub fn footer(report: &RunReport) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let c = report.counts;
+    let c = report.sweep.counts;
     let verdict = match (report.verdict, report.fail_on) {
         (RunVerdict::Pass, _) => "PASS",
         (RunVerdict::Fail, crate::outcome::FailOn::Failure) => "FAIL",
@@ -290,7 +291,7 @@ pub fn footer(report: &RunReport) -> String {
     }
     // Beside the verdict too, not only in the header: a PASS without schema checks is a
     // weaker claim.
-    if let crate::outcome::SchemaStatus::Disabled { reason } = &report.schema {
+    if let crate::outcome::SchemaStatus::Disabled { reason } = &report.sweep.schema {
         let _ = writeln!(w, "note: schema checks DISABLED ({reason})");
     }
     out

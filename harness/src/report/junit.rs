@@ -89,7 +89,7 @@ fn build(input: &Input<'_>) -> Report {
         protocol.add_property(Property::new("serverInfo", id));
     }
     // A run without schema checks says so where CI dashboards show suite properties.
-    match &r.schema {
+    match &r.sweep.schema {
         SchemaStatus::Checked { .. } => {}
         SchemaStatus::Skipped { reason } => {
             protocol.add_property(Property::new("schema", format!("SKIPPED: {reason}")));
@@ -101,7 +101,7 @@ fn build(input: &Input<'_>) -> Report {
             ));
         }
     }
-    for step in &r.steps {
+    for step in &r.sweep.steps {
         let status = match &step.status {
             StepStatus::Passed => TestCaseStatus::success(),
             StepStatus::Failed => {
@@ -121,7 +121,7 @@ fn build(input: &Input<'_>) -> Report {
     }
     protocol.add_test_case(findings_case(
         "protocol/findings",
-        r.findings.iter().collect(),
+        r.sweep.findings.iter().collect(),
     ));
     let loose: Vec<&Finding> = summary::scenario_protocol_failures(r)
         .into_iter()

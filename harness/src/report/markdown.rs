@@ -146,7 +146,7 @@ fn facts(w: &mut String, input: &Input<'_>) {
         format!("{} (requested {})", r.revision, r.requested_revision)
     };
     let _ = writeln!(w, "| revision | {rev} |");
-    match &r.schema {
+    match &r.sweep.schema {
         crate::session::SchemaStatus::Disabled { reason } => {
             let _ = writeln!(w, "| schema | **⚠️ DISABLED**: {} |", escape(reason));
         }
@@ -161,7 +161,7 @@ fn facts(w: &mut String, input: &Input<'_>) {
         format!("{} ms", r.duration_ms)
     };
     let _ = writeln!(w, "| duration | {duration} |");
-    let c = r.counts;
+    let c = r.sweep.counts;
     let _ = writeln!(
         w,
         "| protocol sweep | {} failures, {} warnings, {} notes |",
@@ -220,6 +220,7 @@ fn snapshot_table(w: &mut String, r: &RunReport) {
 fn failure_lines(r: &RunReport) -> Vec<String> {
     let mut lines = Vec::new();
     for f in r
+        .sweep
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Failure)

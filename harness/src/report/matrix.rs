@@ -136,7 +136,7 @@ impl LegRow {
                     fail: t.fail + t.blocked,
                     warn: t.warn,
                     skip: t.skip,
-                    sweep_failures: input.run.counts.failures,
+                    sweep_failures: input.run.sweep.counts.failures,
                     reason: None,
                 }
             }

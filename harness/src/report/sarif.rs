@@ -90,7 +90,7 @@ fn items(r: &RunReport) -> Vec<Item<'_>> {
     let normaliser = Normaliser::new();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for f in &r.findings {
+    for f in &r.sweep.findings {
         seen.insert(normaliser.fingerprint(f, None));
         out.push(Item {
             finding: f,
@@ -420,7 +420,7 @@ fn invocation(r: &RunReport) -> Invocation {
             .build()
     };
     let mut notes = Vec::new();
-    match &r.schema {
+    match &r.sweep.schema {
         SchemaStatus::Disabled { reason } => notes.push(note(
             "warning",
             format!("schema validation DISABLED: {reason}"),

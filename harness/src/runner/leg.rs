@@ -79,7 +79,7 @@ pub async fn run(
         known,
         kept,
     } = swept;
-    for f in &sweep.findings {
+    for f in &sweep.sweep.findings {
         events.emit_with(|| Event::Finding {
             scenario: None,
             scope: FindingScope::Sweep,
@@ -88,8 +88,8 @@ pub async fn run(
     }
     events.emit(Event::SweepFinished {
         revision: sweep.revision,
-        failures: sweep.counts.failures,
-        warnings: sweep.counts.warnings,
+        failures: sweep.sweep.counts.failures,
+        warnings: sweep.sweep.counts.warnings,
         report: Box::new(sweep),
     });
     suite::run(

@@ -11,7 +11,7 @@ use super::walls::{SILENT_AFTER, Walls};
 use crate::check::rules;
 use crate::outcome::{
     Counts, FailOn, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
-    StepRecord, StepStatus, Tally,
+    StepRecord, StepStatus, SweepRecord, Tally,
 };
 use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
@@ -386,14 +386,16 @@ impl Sweep {
                 RunVerdict::Pass
             },
             fail_on: FailOn::default(),
-            counts,
-            steps,
-            findings,
-            schema: record.schema,
-            shutdown: record.shutdown,
-            stderr: StderrSummary {
-                bytes: record.stderr_bytes,
-                tail: record.stderr_tail,
+            sweep: SweepRecord {
+                counts,
+                steps,
+                findings,
+                schema: record.schema,
+                shutdown: record.shutdown,
+                stderr: StderrSummary {
+                    bytes: record.stderr_bytes,
+                    tail: record.stderr_tail,
+                },
             },
             duration_ms: started.elapsed().as_millis() as u64,
             transcript,
@@ -562,36 +564,17 @@ async fn paginate(
 
 /// The sweep's report when the run's deadline cut it off: nothing is known but that.
 pub fn cut_off(config: &ProbeConfig, reason: &str, took: std::time::Duration) -> RunReport {
-    RunReport {
-        format_version: REPORT_FORMAT_VERSION,
-        mcpcheck_version: env!("CARGO_PKG_VERSION"),
-        server: config.target.describe(),
-        requested_revision: config.session.revision,
-        revision: config.session.revision,
-        profile: None,
-        partition: None,
-        verdict: RunVerdict::Fail,
-        fail_on: FailOn::default(),
-        counts: Counts::default(),
-        steps: vec![StepRecord {
-            name: "sweep".into(),
-            status: StepStatus::Skipped {
-                reason: reason.into(),
-            },
-        }],
-        findings: Vec::new(),
-        schema: crate::outcome::SchemaStatus::Skipped {
+    let mut report = RunReport::empty(config.target.describe(), config.session.revision);
+    report.verdict = RunVerdict::Fail;
+    report.sweep.steps = vec![StepRecord {
+        name: "sweep".into(),
+        status: StepStatus::Skipped {
             reason: reason.into(),
         },
-        shutdown: None,
-        stderr: StderrSummary {
-            bytes: 0,
-            tail: Vec::new(),
-        },
-        duration_ms: took.as_millis() as u64,
-        transcript: Vec::new(),
-        scenarios: Vec::new(),
-        tally: Tally::default(),
-        snapshot: None,
-    }
+    }];
+    report.sweep.schema = crate::outcome::SchemaStatus::Skipped {
+        reason: reason.into(),
+    };
+    report.duration_ms = took.as_millis() as u64;
+    report
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use mcpcheck::outcome::{
     Counts, Direction, Entry, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict as Verdict,
-    ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, StepRecord, StepStatus, Tally,
-    Verdict as V,
+    ScenarioOutcome, SchemaStatus, ServerProfile, StderrSummary, StepRecord, StepStatus,
+    SweepRecord, Tally, Verdict as V,
 };
 use mcpcheck::outcome::{Finding, Severity};
 use mcpcheck::protocol::Revision;
@@ -133,28 +133,30 @@ fn sample() -> RunReport {
         partition: None,
         verdict: Verdict::Pass,
         fail_on: FailOn::Failure,
-        counts: Counts::of(std::slice::from_ref(&sweep_warning)),
-        steps: vec![
-            StepRecord {
-                name: "initialize".into(),
-                status: StepStatus::Passed,
-            },
-            StepRecord {
-                name: "resources/list".into(),
-                status: StepStatus::Skipped {
-                    reason: "resources not declared".into(),
+        sweep: SweepRecord {
+            counts: Counts::of(std::slice::from_ref(&sweep_warning)),
+            steps: vec![
+                StepRecord {
+                    name: "initialize".into(),
+                    status: StepStatus::Passed,
                 },
+                StepRecord {
+                    name: "resources/list".into(),
+                    status: StepStatus::Skipped {
+                        reason: "resources not declared".into(),
+                    },
+                },
+            ],
+            findings: vec![sweep_warning],
+            schema: SchemaStatus::Checked {
+                revision: Revision::V2025_11_25,
+                source: "<schema-dir>/2025-11-25/schema.json".into(),
+                pinned: true,
+                messages: 4,
             },
-        ],
-        findings: vec![sweep_warning],
-        schema: SchemaStatus::Checked {
-            revision: Revision::V2025_11_25,
-            source: "<schema-dir>/2025-11-25/schema.json".into(),
-            pinned: true,
-            messages: 4,
+            shutdown: None,
+            stderr: StderrSummary::default(),
         },
-        shutdown: None,
-        stderr: StderrSummary::default(),
         duration_ms: 1234,
         transcript: vec![],
         snapshot: None,
