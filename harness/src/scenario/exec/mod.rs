@@ -20,6 +20,7 @@ mod coverage;
 mod http;
 mod inbox;
 mod input;
+mod leased;
 mod live;
 mod negotiate;
 mod paginate;
@@ -29,7 +30,6 @@ mod wait;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::Value;
 
@@ -37,18 +37,16 @@ use self::coverage::Coverage;
 use self::inbox::Inbox;
 use self::live::Live;
 use super::builtin_vars;
-use super::model::{Scenario, Template, TransportKind};
+use super::model::{Scenario, Template};
 use super::observe::{Attribution, Observer, Unobserved};
-use super::synth::TOOL_ARGS;
 use super::template::Vars;
 use crate::check::{Finding, Severity};
-use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig, SessionError, ShutdownWatch};
-use crate::transport::StderrExcerpt;
 use crate::transport::target::Target;
 
 use crate::outcome::{ScenarioOutcome, ToolPolicy, Verdict};
+pub use leased::{Lease, Ran, Wanted, run_leased};
 pub use negotiate::NegotiationProbe;
 
 /// What a scenario run needs.
@@ -91,319 +89,6 @@ pub async fn run_observed(
         .outcome
 }
 
-/// What [`run_leased`] leaves: the outcome, the session when it may serve another
-/// scenario, and, for a scenario that handed back a session whose shutdown it judges
-/// (`share::judges_shutdown`), the watch its verdict still waits on ([`settle`]).
-#[derive(Debug)]
-pub struct Ran {
-    /// The scenario's outcome (final unless `watch` is some).
-    pub outcome: ScenarioOutcome,
-    /// The session, for the next scenario.
-    pub session: Option<Session>,
-    /// What the outcome still waits for.
-    pub watch: Option<ShutdownWatch>,
-}
-
-/// Asked once a scenario's steps are done: whether another scenario may still want its
-/// shared session (if not, the scenario shuts it down, and the shutdown is in its window).
-pub type Wanted = Box<dyn FnOnce() -> bool + Send>;
-
-/// Where a scenario's session comes from, and where it goes when the scenario is done.
-pub enum Lease {
-    /// A server of its own, shut down with the scenario (`--isolate`, and every scenario
-    /// `share::needs_fresh` names).
-    Fresh,
-    /// A server of its own, handed to the shared scenarios afterwards when the scenario
-    /// leaves it as they would want it (`share::donates`, `Session::donatable`);
-    /// otherwise shut down with the scenario.
-    Donor {
-        /// As for [`Lease::Shared`]: the ids the shared scenarios choose themselves.
-        chosen: Arc<[RequestId]>,
-    },
-    /// A session shared with other scenarios: an earlier scenario's (its handshake
-    /// done), or `None` to open one (this scenario's handshake opens it). When `wanted`
-    /// says so, a session still healthy afterwards is handed back for the next scenario;
-    /// otherwise, or when it is not healthy, it is shut down within this scenario.
-    Shared {
-        /// The session an earlier scenario left (boxed: a session is large).
-        session: Option<Box<Session>>,
-        /// Whether another scenario may still want it.
-        wanted: Wanted,
-        /// Ids the suite's shared scenarios choose themselves, which the session never
-        /// allocates (so no scenario has to wait for a session that has not used them).
-        chosen: Arc<[RequestId]>,
-    },
-}
-
-/// [`run_observed`] on the session `lease` gives; returns the session when it may serve
-/// another scenario. Only what happened during this scenario's window is its outcome:
-/// its transcript, findings and stderr start when it starts.
-#[expect(
-    clippy::too_many_lines,
-    reason = "split pending in session/scenario rewrite"
-)]
-pub async fn run_leased(
-    scenario: &Scenario,
-    config: &ExecConfig,
-    schemas: Arc<SchemaStore>,
-    observer: Arc<dyn Observer>,
-    lease: Lease,
-) -> Ran {
-    let started = Instant::now();
-    let ran = |outcome, session| Ran {
-        outcome,
-        session,
-        watch: None,
-    };
-    let revision = config.session.revision;
-    let spec = scenario.spec_url(revision);
-    const NOT_STARTED: &str = "no server was started for this scenario";
-    let not_started = || StderrExcerpt::NotCaptured {
-        reason: NOT_STARTED.into(),
-    };
-    // Skipped before it started (its duration is still the time it took to decide).
-    let skipped = |verdict| ScenarioOutcome {
-        duration_ms: started.elapsed().as_millis() as u64,
-        ..ScenarioOutcome::not_run(
-            &scenario.id,
-            &scenario.title,
-            spec.clone(),
-            scenario.official.clone(),
-            verdict,
-            NOT_STARTED,
-        )
-    };
-    let outcome = |verdict, findings, protocol, transcript, unchecked, skipped_steps, stderr| {
-        ScenarioOutcome {
-            id: scenario.id.clone(),
-            title: scenario.title.clone(),
-            spec: spec.clone(),
-            official: scenario.official.clone(),
-            verdict,
-            findings,
-            protocol,
-            unchecked,
-            skipped_steps,
-            policy_skips: Vec::new(),
-            fixture_calls: 0,
-            duration_ms: started.elapsed().as_millis() as u64,
-            transcript,
-            stderr,
-        }
-    };
-    if !scenario.revisions.contains(&revision) {
-        let list = scenario
-            .revisions
-            .iter()
-            .map(|r| r.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let reason = format!("applies to {list}; this run speaks {revision}");
-        return ran(skipped(Verdict::Skip { reason }), lease.into_session());
-    }
-    let kind = config.target.kind();
-    if !scenario.transports.contains(&kind) {
-        let name = match kind {
-            TransportKind::Stdio => "stdio",
-            TransportKind::Http => "Streamable HTTP",
-        };
-        let reason = format!("not for the {name} transport");
-        return ran(skipped(Verdict::Skip { reason }), lease.into_session());
-    }
-    if let Some(check) = scenario.negotiation() {
-        // Its own fresh sessions, one per version asked: no session for the scenario. A
-        // donor may hand on the one that asked the leg's own revision.
-        let donor = matches!(lease, Lease::Donor { .. });
-        let negotiated = negotiate::run(
-            check,
-            scenario,
-            config,
-            schemas,
-            &spec,
-            observer.as_ref(),
-            donor,
-        )
-        .await;
-        let stderr = StderrExcerpt::NotCaptured {
-            reason: "not kept: the scenario's sessions were the negotiation probe's".into(),
-        };
-        let done = outcome(
-            negotiated.verdict,
-            negotiated.findings,
-            negotiated.protocol,
-            negotiated.transcript,
-            vec![],
-            vec![],
-            stderr,
-        );
-        let kept = negotiated.kept;
-        let session = match (lease, kept) {
-            (Lease::Donor { chosen }, Some(mut kept)) => {
-                kept.never_allocate(chosen.iter().cloned());
-                Some(kept)
-            }
-            (lease, _) => lease.into_session(),
-        };
-        return ran(done, session);
-    }
-    let (wanted, kept, chosen, donor) = match lease {
-        Lease::Fresh => (None, None, None, false),
-        Lease::Donor { chosen } => (None, None, Some(chosen), true),
-        Lease::Shared {
-            session,
-            wanted,
-            chosen,
-        } => (Some(wanted), session, Some(chosen), false),
-    };
-    let reused = kept.is_some();
-    let mut session = match kept {
-        Some(mut session) => {
-            session.begin_window(started);
-            *session
-        }
-        None => match config.target.open(started) {
-            Ok(transport) => Session::new(transport, schemas, config.session.clone(), started),
-            Err(e) => {
-                let failed = outcome(
-                    Verdict::Error {
-                        reason: e.to_string(),
-                    },
-                    vec![],
-                    vec![],
-                    vec![],
-                    vec![],
-                    vec![],
-                    not_started(),
-                );
-                return ran(failed, None);
-            }
-        },
-    };
-    if observer.listening() {
-        let (observer, id) = (observer.clone(), scenario.id.clone());
-        session.observe_transcript(crate::session::transcript::RecordHook(Arc::new(
-            move |index, entry| observer.frame(&id, index, entry),
-        )));
-    }
-    // The ids it chooses itself are never the session's to allocate, whatever the order.
-    session.reserve_ids(super::share::explicit_ids(scenario));
-    if let Some(chosen) = chosen {
-        session.never_allocate(chosen.iter().cloned());
-    }
-    let stderr_log = session.stderr_log();
-    // A fresh server's stderr is all the scenario's, even what it wrote before this line
-    // (its start-up banner may already have been read); a kept one's starts here.
-    let stderr_mark = match &stderr_log {
-        Some(log) if reused => log.mark(),
-        _ => 0,
-    };
-    // A shared session's gate counts for every scenario it served: this one's are the rest.
-    let fixture_mark = session.fixture_calls();
-    let mut exec = Executor::new(scenario, session, spec.clone());
-    exec.handshake_done = reused;
-    exec.capabilities = config.session.client_capabilities.clone();
-    exec.set_revision_vars();
-    exec.live = Live::new(observer.clone());
-    // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
-    exec.vars.insert(
-        TOOL_ARGS.into(),
-        Value::Object(config.tool_args.as_ref().clone().into_iter().collect()),
-    );
-    let skip = exec.run_steps(&scenario.steps).await.err();
-    let Executor {
-        session,
-        mut findings,
-        unchecked,
-        skipped_steps,
-        coverage,
-        live,
-        lost_answer,
-        ..
-    } = exec;
-    let mut session = session;
-    let fixture_calls = session.fixture_calls() - fixture_mark;
-    // A request of its own the server read and ignored (invalid JSON-RPC it need not
-    // answer), or one whose answer it lost as it loses others, need not cost the next
-    // scenario a server: a ping shows it is still serving.
-    let lost = lost_answer && matches!(skip, Some(Stop::Failed));
-    let stopped = matches!(skip, Some(Stop::Failed | Stop::Error(_))) && !lost;
-    let shared = wanted.is_some();
-    if (wanted.is_some() || donor) && !stopped {
-        session.forgive_unanswered(config.session.timeout).await;
-    }
-    let healthy = match donor {
-        true => session.donatable() && !stopped,
-        false => {
-            session.reusable()
-                && !stopped
-                && !super::share::ends_session(
-                    scenario,
-                    revision,
-                    config.tools,
-                    !config.tool_args.is_empty(),
-                )
-                && wanted.is_some_and(|wanted| wanted())
-        }
-    };
-    let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
-    let (record, session, watch) = if healthy {
-        // Handed back: the shutdown it judges comes later, in another window.
-        let watch = (shared && super::share::judges_shutdown(scenario, revision))
-            .then(|| session.watch_shutdown(&rule));
-        (session.take_window(), Some(session), watch)
-    } else {
-        (session.finish().await, None, None)
-    };
-    // Findings of the shutdown and of what arrived on the way out.
-    for f in record
-        .findings
-        .iter()
-        .skip(live.session_findings_reported())
-    {
-        report_finding(observer.as_ref(), &scenario.id, &rule, f);
-    }
-    let stderr = match stderr_log {
-        Some(log) => log.excerpt_since(
-            stderr_mark,
-            crate::transport::stderr::EXCERPT_HEAD,
-            crate::transport::stderr::EXCERPT_TAIL,
-        ),
-        None => StderrExcerpt::NotCaptured {
-            reason: "not captured: the server is not a process mcpcheck started".into(),
-        },
-    };
-    let (mine, mut protocol): (Vec<_>, Vec<_>) =
-        record.findings.into_iter().partition(|f| f.rule == rule);
-    findings.extend(mine);
-    let transcript = record
-        .transcript
-        .window(findings.iter_mut().chain(protocol.iter_mut()));
-    let verdict = match (skip, broken(&findings)) {
-        (Some(Stop::Skip(reason)), _) => Verdict::Skip { reason },
-        (Some(Stop::Refused(reason)), None) => Verdict::Skip { reason },
-        (Some(Stop::Error(reason)), _) => Verdict::Error { reason },
-        (_, Some(verdict)) => verdict,
-        // No failure: a pass only if something was checked.
-        _ => coverage.verdict(),
-    };
-    let mut done = outcome(
-        verdict,
-        findings,
-        protocol,
-        transcript,
-        unchecked,
-        skipped_steps,
-        stderr,
-    );
-    done.policy_skips = coverage.into_policy_skips();
-    done.fixture_calls = fixture_calls;
-    Ran {
-        outcome: done,
-        session,
-        watch,
-    }
-}
-
 /// Completes the outcome of a scenario that handed back a session whose shutdown it
 /// judges ([`Ran::watch`]): the shutdown's findings of its rule join its own, with the
 /// frames they point at, and decide its verdict as its own would have.
@@ -439,29 +124,6 @@ pub(super) fn broken(findings: &[Finding]) -> Option<Verdict> {
         Some(Severity::Failure) => Some(Verdict::Fail),
         Some(Severity::Warning) => Some(Verdict::Warn),
         _ => None,
-    }
-}
-
-impl std::fmt::Debug for Lease {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Lease::Fresh => f.write_str("Fresh"),
-            Lease::Donor { .. } => f.write_str("Donor"),
-            Lease::Shared { session, .. } => f
-                .debug_struct("Shared")
-                .field("session", session)
-                .finish_non_exhaustive(),
-        }
-    }
-}
-
-impl Lease {
-    /// The session a scenario that never started leaves for the next one.
-    pub fn into_session(self) -> Option<Session> {
-        match self {
-            Lease::Fresh | Lease::Donor { .. } => None,
-            Lease::Shared { session, .. } => session.map(|s| *s),
-        }
     }
 }
 
