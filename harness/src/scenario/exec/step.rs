@@ -7,7 +7,10 @@ use super::{Executor, Stop};
 use crate::check::Severity;
 use crate::protocol::Outcome;
 use crate::scenario::matcher::{MatchContext, check_all};
-use crate::scenario::model::{Expectation, Initialize, Step, StepKind, Template};
+use crate::scenario::model::http::HttpStep;
+use crate::scenario::model::{
+    Check, Expectation, Initialize, InitializeOverrides, RequestStep, Step, StepKind, Template,
+};
 use crate::scenario::observe::{StepEnd, StepStart};
 use crate::scenario::template::UNIQUE;
 use crate::session::Handshake;
@@ -93,10 +96,6 @@ impl Executor<'_> {
         self.live.observer.step_finished(id, n, line, status);
     }
 
-    #[expect(
-        clippy::too_many_lines,
-        reason = "split pending in session/scenario rewrite"
-    )]
     pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
         let line = step.line;
         // `${unique}`: a new value for every step run, each loop iteration included.
@@ -104,88 +103,7 @@ impl Executor<'_> {
         self.vars.insert(UNIQUE.into(), Value::String(unique));
         match &step.kind {
             StepKind::Initialize(Initialize::None) => Ok(()),
-            StepKind::Initialize(Initialize::Handshake(o)) => {
-                let handshake = Handshake {
-                    protocol_version: match &o.protocol_version {
-                        Some(t) => Some(self.render_text(t, line)?),
-                        None => None,
-                    },
-                    capabilities: o.capabilities.clone(),
-                    skip_initialized: o.skip_initialized,
-                };
-                // Asking, in so many words, for the revision the session speaks is the
-                // default handshake (a shared session's, or one it keeps for others).
-                let asked = self.session.revision();
-                let handshake = Handshake {
-                    protocol_version: handshake
-                        .protocol_version
-                        .filter(|v| !(asked.has_handshake() && v == asked.as_str())),
-                    ..handshake
-                };
-                let shared = self
-                    .session
-                    .profile()
-                    .filter(|_| self.handshake_done && handshake == Handshake::default());
-                let profile = match shared {
-                    // A shared session's handshake, done in an earlier scenario's window:
-                    // its expectations are checked on the answer the session kept.
-                    Some(profile) => {
-                        let profile = profile.clone();
-                        if let Some(expect) = &o.expect {
-                            let Some(mut reply) = self.session.handshake_reply().cloned() else {
-                                return Err(Stop::Error(
-                                    "the shared session kept no handshake answer".into(),
-                                ));
-                            };
-                            // The frame is in the opening scenario's window: the answer is
-                            // quoted here, for the evidence of a finding.
-                            let answer = match &reply.outcome {
-                                Outcome::Result(r) => format!("result {r}"),
-                                Outcome::Error(e) => format!("error {} \"{}\"", e.code, e.message),
-                            };
-                            reply.frame = self.session.record_event(format!(
-                                "the handshake of this shared session (in the window of the scenario that opened it) was answered with {}",
-                                crate::protocol::text::quote(&answer, 4000)
-                            ));
-                            self.check_reply(expect, &reply, line, "initialize");
-                        }
-                        profile
-                    }
-                    None => {
-                        let (profile, reply) = match self.session.initialize_with(&handshake).await
-                        {
-                            Ok(r) => r,
-                            Err(e) => return Err(self.session_failure(&e)),
-                        };
-                        if let Some(expect) = &o.expect {
-                            self.check_reply(expect, &reply, line, "initialize");
-                        }
-                        profile
-                    }
-                };
-                self.set_revision_vars();
-                // The scenario applies to the revision actually negotiated, not just the one asked for.
-                let spoken = self.session.revision();
-                if !self.scenario.revisions.contains(&spoken) {
-                    if !self.findings.is_empty() {
-                        // The handshake's own checks failed (a version not echoed, say):
-                        // that verdict stands; the rest of the scenario cannot run.
-                        return Err(Stop::Failed);
-                    }
-                    return Err(Stop::Skip(format!(
-                        "the server negotiated {spoken}, which this scenario does not cover"
-                    )));
-                }
-                match self
-                    .scenario
-                    .requires
-                    .iter()
-                    .find_map(|need| need.unmet(&profile.capabilities))
-                {
-                    Some(why) => Err(Stop::Skip(why)),
-                    None => Ok(()),
-                }
-            }
+            StepKind::Initialize(Initialize::Handshake(o)) => self.initialize_step(o, line).await,
             StepKind::Request(r) => self.request(r).await,
             StepKind::Notify { method, params } => {
                 let method = self.render_text(method, line)?;
@@ -208,21 +126,7 @@ impl Executor<'_> {
                     .map_err(|e| self.session_failure(&e))
             }
             StepKind::Expect(e) => self.expect(e, line).await,
-            StepKind::Concurrent(requests) => {
-                let mut sent = Vec::new();
-                for r in requests {
-                    if let Some((id, method)) = self.send(r).await? {
-                        sent.push((id, method, r));
-                    }
-                }
-                for (id, method, r) in sent {
-                    match self.session.wait_reply(&id).await {
-                        Ok(reply) => self.after_reply(r, &reply, &method, &id),
-                        Err(e) => return Err(self.session_failure(&e)),
-                    }
-                }
-                Ok(())
-            }
+            StepKind::Concurrent(requests) => self.concurrent(requests).await,
             StepKind::Burst { method, count } => self.burst(method, *count, line).await,
             StepKind::Check { value, checks } => {
                 let v = self.render(value, line)?;
@@ -234,64 +138,7 @@ impl Executor<'_> {
                 bind,
                 filter,
                 steps,
-            } => {
-                let filtered = match list.contains('|') {
-                    true => {
-                        Some(self.render(&Template(Value::String(format!("${{{list}}}"))), line)?)
-                    }
-                    false => None,
-                };
-                let items = match filtered.as_ref().or_else(|| self.vars.get(list)) {
-                    Some(Value::Array(items)) => items.clone(),
-                    Some(other) => {
-                        let f = self.fail(
-                            line,
-                            format!(
-                                "`for_each` over `{list}`, which is {}, not a list",
-                                crate::protocol::jsonrpc::type_name(other)
-                            ),
-                            None,
-                        );
-                        self.findings.push(f);
-                        return Err(Stop::Failed);
-                    }
-                    None => {
-                        return Err(Stop::Error(format!(
-                            "{}:{line}: no variable `{list}`",
-                            self.scenario.source
-                        )));
-                    }
-                };
-                // A loop that selects (`where`), or one at the top of the scenario, is
-                // what the scenario checks: if it never has anything to run on, nothing
-                // was checked (see `run`).
-                let counted = !filter.is_empty() || self.depth == 0;
-                self.coverage.loop_entered(line, list, counted);
-                for item in items {
-                    if !filter.is_empty() {
-                        let schema = self.session.schema();
-                        let cx = MatchContext {
-                            vars: &self.vars,
-                            schema: schema.as_ref().as_ref().ok(),
-                        };
-                        if !check_all(filter, &item, cx).mismatches.is_empty() {
-                            continue;
-                        }
-                    }
-                    self.coverage.loop_ran(line);
-                    self.vars.insert(bind.clone(), item);
-                    self.depth += 1;
-                    let done = self.run_steps(steps).await;
-                    self.depth -= 1;
-                    match done {
-                        // An allowed error, or a call the gate refused: on to the next item.
-                        Err(Stop::Next(_) | Stop::Refused(_)) => {}
-                        other => other?,
-                    }
-                }
-                self.vars.remove(bind);
-                Ok(())
-            }
+            } => self.for_each(list, bind, filter, steps, line).await,
             StepKind::Paginate {
                 method,
                 key,
@@ -311,25 +158,7 @@ impl Executor<'_> {
                 self.session.pump(*d).await;
                 Ok(())
             }
-            StepKind::Http(h) => {
-                let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
-                let headers = h
-                    .headers_from
-                    .as_ref()
-                    .map(|t| self.render(t, line))
-                    .transpose()?;
-                match super::http::run(h, body, headers, &mut self.session).await {
-                    Ok(problems) => {
-                        for p in problems {
-                            let f = self.fail(line, p, None);
-                            self.findings.push(f);
-                        }
-                        Ok(())
-                    }
-                    Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
-                    Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
-                }
-            }
+            StepKind::Http(h) => self.http_step(h, line).await,
             StepKind::Auth(check) => match super::auth::run(*check, &mut self.session).await {
                 Ok(judged) => {
                     for p in judged.problems {
@@ -349,6 +178,197 @@ impl Executor<'_> {
             StepKind::Negotiate(_) => Err(Stop::Error(
                 "a `negotiate` step runs only as the scenario's only step".into(),
             )),
+        }
+    }
+}
+
+impl Executor<'_> {
+    /// `initialize`, as the scenario writes it: the session's default handshake (kept from
+    /// an earlier scenario when the session is shared) or one of the scenario's own; then
+    /// the revision and capabilities the scenario needs.
+    async fn initialize_step(&mut self, o: &InitializeOverrides, line: usize) -> Result<(), Stop> {
+        let handshake = Handshake {
+            protocol_version: match &o.protocol_version {
+                Some(t) => Some(self.render_text(t, line)?),
+                None => None,
+            },
+            capabilities: o.capabilities.clone(),
+            skip_initialized: o.skip_initialized,
+        };
+        // Asking, in so many words, for the revision the session speaks is the
+        // default handshake (a shared session's, or one it keeps for others).
+        let asked = self.session.revision();
+        let handshake = Handshake {
+            protocol_version: handshake
+                .protocol_version
+                .filter(|v| !(asked.has_handshake() && v == asked.as_str())),
+            ..handshake
+        };
+        let shared = self
+            .session
+            .profile()
+            .filter(|_| self.handshake_done && handshake == Handshake::default());
+        let profile = match shared {
+            // A shared session's handshake, done in an earlier scenario's window:
+            // its expectations are checked on the answer the session kept.
+            Some(profile) => {
+                let profile = profile.clone();
+                if let Some(expect) = &o.expect {
+                    let Some(mut reply) = self.session.handshake_reply().cloned() else {
+                        return Err(Stop::Error(
+                            "the shared session kept no handshake answer".into(),
+                        ));
+                    };
+                    // The frame is in the opening scenario's window: the answer is
+                    // quoted here, for the evidence of a finding.
+                    let answer = match &reply.outcome {
+                        Outcome::Result(r) => format!("result {r}"),
+                        Outcome::Error(e) => format!("error {} \"{}\"", e.code, e.message),
+                    };
+                    reply.frame = self.session.record_event(format!(
+                        "the handshake of this shared session (in the window of the scenario that opened it) was answered with {}",
+                        crate::protocol::text::quote(&answer, 4000)
+                    ));
+                    self.check_reply(expect, &reply, line, "initialize");
+                }
+                profile
+            }
+            None => {
+                let (profile, reply) = match self.session.initialize_with(&handshake).await {
+                    Ok(r) => r,
+                    Err(e) => return Err(self.session_failure(&e)),
+                };
+                if let Some(expect) = &o.expect {
+                    self.check_reply(expect, &reply, line, "initialize");
+                }
+                profile
+            }
+        };
+        self.set_revision_vars();
+        // The scenario applies to the revision actually negotiated, not just the one asked for.
+        let spoken = self.session.revision();
+        if !self.scenario.revisions.contains(&spoken) {
+            if !self.findings.is_empty() {
+                // The handshake's own checks failed (a version not echoed, say):
+                // that verdict stands; the rest of the scenario cannot run.
+                return Err(Stop::Failed);
+            }
+            return Err(Stop::Skip(format!(
+                "the server negotiated {spoken}, which this scenario does not cover"
+            )));
+        }
+        match self
+            .scenario
+            .requires
+            .iter()
+            .find_map(|need| need.unmet(&profile.capabilities))
+        {
+            Some(why) => Err(Stop::Skip(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// `concurrent`: every request sent before any answer is awaited.
+    async fn concurrent(&mut self, requests: &[RequestStep]) -> Result<(), Stop> {
+        let mut sent = Vec::new();
+        for r in requests {
+            if let Some((id, method)) = self.send(r).await? {
+                sent.push((id, method, r));
+            }
+        }
+        for (id, method, r) in sent {
+            match self.session.wait_reply(&id).await {
+                Ok(reply) => self.after_reply(r, &reply, &method, &id),
+                Err(e) => return Err(self.session_failure(&e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `for_each`: the body once per element of `list` (that passes `filter`), bound to
+    /// `bind`.
+    async fn for_each(
+        &mut self,
+        list: &str,
+        bind: &str,
+        filter: &[Check],
+        steps: &[Step],
+        line: usize,
+    ) -> Result<(), Stop> {
+        let filtered = match list.contains('|') {
+            true => Some(self.render(&Template(Value::String(format!("${{{list}}}"))), line)?),
+            false => None,
+        };
+        let items = match filtered.as_ref().or_else(|| self.vars.get(list)) {
+            Some(Value::Array(items)) => items.clone(),
+            Some(other) => {
+                let f = self.fail(
+                    line,
+                    format!(
+                        "`for_each` over `{list}`, which is {}, not a list",
+                        crate::protocol::jsonrpc::type_name(other)
+                    ),
+                    None,
+                );
+                self.findings.push(f);
+                return Err(Stop::Failed);
+            }
+            None => {
+                return Err(Stop::Error(format!(
+                    "{}:{line}: no variable `{list}`",
+                    self.scenario.source
+                )));
+            }
+        };
+        // A loop that selects (`where`), or one at the top of the scenario, is
+        // what the scenario checks: if it never has anything to run on, nothing
+        // was checked (see `run`).
+        let counted = !filter.is_empty() || self.depth == 0;
+        self.coverage.loop_entered(line, list, counted);
+        for item in items {
+            if !filter.is_empty() {
+                let schema = self.session.schema();
+                let cx = MatchContext {
+                    vars: &self.vars,
+                    schema: schema.as_ref().as_ref().ok(),
+                };
+                if !check_all(filter, &item, cx).mismatches.is_empty() {
+                    continue;
+                }
+            }
+            self.coverage.loop_ran(line);
+            self.vars.insert(bind.to_owned(), item);
+            self.depth += 1;
+            let done = self.run_steps(steps).await;
+            self.depth -= 1;
+            match done {
+                // An allowed error, or a call the gate refused: on to the next item.
+                Err(Stop::Next(_) | Stop::Refused(_)) => {}
+                other => other?,
+            }
+        }
+        self.vars.remove(bind);
+        Ok(())
+    }
+
+    /// A raw `http` step: its problems are the scenario's findings.
+    async fn http_step(&mut self, h: &HttpStep, line: usize) -> Result<(), Stop> {
+        let body = h.body.as_ref().map(|t| self.render(t, line)).transpose()?;
+        let headers = h
+            .headers_from
+            .as_ref()
+            .map(|t| self.render(t, line))
+            .transpose()?;
+        match super::http::run(h, body, headers, &mut self.session).await {
+            Ok(problems) => {
+                for p in problems {
+                    let f = self.fail(line, p, None);
+                    self.findings.push(f);
+                }
+                Ok(())
+            }
+            Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
+            Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
         }
     }
 }

@@ -18,11 +18,18 @@ use crate::transport::StderrLog;
 /// handles messages concurrently may send what an earlier message caused just after the pong.
 const BARRIER_GRACE: Duration = Duration::from_millis(150);
 
+/// What an `expect: notification` waits for.
+struct Awaited<'e> {
+    method: &'e str,
+    within: Duration,
+    checks: &'e [crate::scenario::model::Check],
+    /// No such notification is a skip (nothing to check), not a failure.
+    skip_if_absent: bool,
+    /// The pointer into the notification that none before it may share.
+    first_by: Option<&'e str>,
+}
+
 impl Executor<'_> {
-    #[expect(
-        clippy::too_many_lines,
-        reason = "split pending in session/scenario rewrite"
-    )]
     pub(super) async fn expect(&mut self, e: &Expectation, line: usize) -> Result<(), Stop> {
         match e {
             Expectation::Notification {
@@ -32,49 +39,15 @@ impl Executor<'_> {
                 skip_if_absent,
                 first_by,
             } => {
-                let deadline = tokio::time::Instant::now() + *within;
-                loop {
-                    self.collect();
-                    if let Some(pos) = self.inbox.queue.iter().position(
-                        |u| matches!(&u.message, Message::Notification(n) if &n.method == method),
-                    ) {
-                        let u = self.inbox.queue.remove(pos).expect("found above");
-                        let value = message_value(&u.message);
-                        if let Some(p) = first_by {
-                            self.none_before(pos, &value, p, method, line);
-                        }
-                        self.apply_checks(
-                            checks,
-                            &value,
-                            "",
-                            u.frame,
-                            &format!("the `{method}` notification"),
-                        );
-                        return Ok(());
-                    }
-                    let now = tokio::time::Instant::now();
-                    if now >= deadline || self.session.is_closed() {
-                        if *skip_if_absent && !self.session.is_closed() {
-                            self.coverage.not_exercised(format!(
-                                "the server sent no `{method}` (nothing to check)"
-                            ));
-                            return Ok(());
-                        }
-                        let f = self.fail(
-                            line,
-                            format!(
-                                "no `{method}` notification arrived within {}",
-                                humantime::format_duration(*within)
-                            ),
-                            None,
-                        );
-                        self.findings.push(f);
-                        return Ok(());
-                    }
-                    self.session
-                        .pump((deadline - now).min(Duration::from_millis(50)))
-                        .await;
-                }
+                let awaited = Awaited {
+                    method,
+                    within: *within,
+                    checks,
+                    skip_if_absent: *skip_if_absent,
+                    first_by: first_by.as_deref(),
+                };
+                self.expect_notification(&awaited, line).await;
+                Ok(())
             }
             Expectation::Request {
                 method,
@@ -82,72 +55,11 @@ impl Executor<'_> {
                 checks,
             } => self.server_request(method, *within, checks, line).await,
             Expectation::Nothing { within, methods } => {
-                // Only what arrives during the window counts, not what came before it.
-                self.collect();
-                let before = self.inbox.queue.len();
-                self.session.barrier(*within, BARRIER_GRACE).await;
-                self.collect();
-                let unwanted: Vec<Unsolicited> = self
-                    .inbox
-                    .queue
-                    .iter()
-                    .skip(before)
-                    .filter(|u| match &u.message {
-                        // Servers may notify at any time: only named notifications count.
-                        Message::Notification(n) => methods.contains(&n.method),
-                        other => {
-                            methods.is_empty()
-                                || other
-                                    .method()
-                                    .is_some_and(|m| methods.iter().any(|x| x == m))
-                        }
-                    })
-                    .cloned()
-                    .collect();
-                for u in unwanted {
-                    let what = match &u.message {
-                        Message::Response(_) => "a response".to_owned(),
-                        m => format!("a `{}` {}", m.method().unwrap_or_default(), m.kind()),
-                    };
-                    let f = self.fail(
-                        line,
-                        format!(
-                            "the server sent {what}; nothing was expected within {}",
-                            humantime::format_duration(*within)
-                        ),
-                        u.frame,
-                    );
-                    self.findings.push(f);
-                }
+                self.expect_nothing(*within, methods, line).await;
                 Ok(())
             }
             Expectation::Exit { within, code } => {
-                self.session.close_input().await;
-                match self.session.wait_exit(*within).await {
-                    None => {
-                        let f = self.fail(
-                            line,
-                            format!(
-                                "the server did not exit within {} of its input closing",
-                                humantime::format_duration(*within)
-                            ),
-                            None,
-                        );
-                        self.findings.push(f);
-                    }
-                    Some(exit) => {
-                        if let Some(want) = code
-                            && exit != crate::transport::ExitInfo::Code(*want)
-                        {
-                            let f = self.fail(
-                                line,
-                                format!("the server ended with {exit}; expected exit code {want}"),
-                                None,
-                            );
-                            self.findings.push(f);
-                        }
-                    }
-                }
+                self.expect_exit(*within, *code, line).await;
                 Ok(())
             }
             Expectation::Stderr {
@@ -156,76 +68,213 @@ impl Executor<'_> {
                 present,
             } => self.expect_stderr(pattern, *present, *within, line).await,
             Expectation::Response { id, within, expect } => {
-                let window = match expect {
-                    ResponseExpectation::Nothing(_) => *within,
-                    _ => self.session.window_for_first_answer(*within),
-                };
-                // No answer, or an error a server SHOULD send (to input it may also just
-                // drop): once a later request is answered, the server has handled the
-                // message, so the wait ends there (a barrier), not at the window.
-                let (wait, bounded) = match expect {
-                    ResponseExpectation::Nothing(_) | ResponseExpectation::Error { .. } => {
-                        self.collect();
-                        self.session.barrier(window, BARRIER_GRACE).await;
-                        (Duration::ZERO, None)
-                    }
-                    _ => match id_of(id) {
-                        Some(rid) => self.session.answer_window(&rid, window),
-                        None => (window, None),
-                    },
-                };
-                let reply = match id {
-                    Value::Null => self.null_id_response(wait).await,
-                    other => match id_of(other) {
-                        Some(rid) => self.session.poll_reply(&rid, wait).await,
-                        None => {
-                            return Err(Stop::Error(format!(
-                                "{}:{line}: id {other} is not a string, number or null",
-                                self.scenario.source
-                            )));
-                        }
-                    },
-                };
-                match (reply, expect) {
-                    (None, ResponseExpectation::Nothing(_)) => {}
-                    (None, _) => {
-                        let unusable = id_of(id).and_then(|rid| self.session.unusable_answer(&rid));
-                        let f = match unusable {
-                            Some(why) => self.fail(
-                                line,
-                                format!("the answer to request {id} cannot be used: {why}"),
-                                None,
-                            ),
-                            None => self
-                                .fail(
-                                    line,
-                                    match bounded {
-                                        Some(why) => format!(
-                                            "no response with id {id} arrived within {} ({why})",
-                                            humantime::format_duration(wait)
-                                        ),
-                                        None => format!(
-                                            "no response with id {id} arrived within {}",
-                                            humantime::format_duration(window)
-                                        ),
-                                    },
-                                    None,
-                                )
-                                .cause(Cause::Unanswered),
-                        };
-                        self.findings.push(f);
-                    }
-                    (Some(reply), expect) => {
-                        self.check_reply(expect, &reply, line, &format!("request {id}"))
-                    }
-                }
-                Ok(())
+                self.expect_response(id, *within, expect, line).await
             }
         }
     }
 
-    /// `expect: stderr`. Over HTTP there is no stderr to read: the check cannot run, so
-    /// the scenario is skipped (or keeps the failure it already has), never passed.
+    /// `expect: notification`: the first of `method` since the scenario began, or one
+    /// arriving in time; none is a failure, or a skip when the scenario may do without.
+    async fn expect_notification(&mut self, awaited: &Awaited<'_>, line: usize) {
+        let Awaited {
+            method,
+            within,
+            checks,
+            skip_if_absent,
+            first_by,
+        } = *awaited;
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            self.collect();
+            if let Some(pos) =
+                self.inbox.queue.iter().position(
+                    |u| matches!(&u.message, Message::Notification(n) if n.method == method),
+                )
+            {
+                let u = self.inbox.queue.remove(pos).expect("found above");
+                let value = message_value(&u.message);
+                if let Some(p) = first_by {
+                    self.none_before(pos, &value, p, method, line);
+                }
+                self.apply_checks(
+                    checks,
+                    &value,
+                    "",
+                    u.frame,
+                    &format!("the `{method}` notification"),
+                );
+                return;
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline || self.session.is_closed() {
+                if skip_if_absent && !self.session.is_closed() {
+                    self.coverage
+                        .not_exercised(format!("the server sent no `{method}` (nothing to check)"));
+                    return;
+                }
+                let f = self.fail(
+                    line,
+                    format!(
+                        "no `{method}` notification arrived within {}",
+                        humantime::format_duration(within)
+                    ),
+                    None,
+                );
+                self.findings.push(f);
+                return;
+            }
+            self.session
+                .pump((deadline - now).min(Duration::from_millis(50)))
+                .await;
+        }
+    }
+
+    /// `expect: nothing`: no message (of `methods`, when named) during the window.
+    async fn expect_nothing(&mut self, within: Duration, methods: &[String], line: usize) {
+        // Only what arrives during the window counts, not what came before it.
+        self.collect();
+        let before = self.inbox.queue.len();
+        self.session.barrier(within, BARRIER_GRACE).await;
+        self.collect();
+        let unwanted: Vec<Unsolicited> = self
+            .inbox
+            .queue
+            .iter()
+            .skip(before)
+            .filter(|u| match &u.message {
+                // Servers may notify at any time: only named notifications count.
+                Message::Notification(n) => methods.contains(&n.method),
+                other => {
+                    methods.is_empty()
+                        || other
+                            .method()
+                            .is_some_and(|m| methods.iter().any(|x| x == m))
+                }
+            })
+            .cloned()
+            .collect();
+        for u in unwanted {
+            let what = match &u.message {
+                Message::Response(_) => "a response".to_owned(),
+                m => format!("a `{}` {}", m.method().unwrap_or_default(), m.kind()),
+            };
+            let f = self.fail(
+                line,
+                format!(
+                    "the server sent {what}; nothing was expected within {}",
+                    humantime::format_duration(within)
+                ),
+                u.frame,
+            );
+            self.findings.push(f);
+        }
+    }
+
+    /// `expect: exit`: the input closed, the server ends within `within` (with `code`).
+    async fn expect_exit(&mut self, within: Duration, code: Option<i32>, line: usize) {
+        self.session.close_input().await;
+        match self.session.wait_exit(within).await {
+            None => {
+                let f = self.fail(
+                    line,
+                    format!(
+                        "the server did not exit within {} of its input closing",
+                        humantime::format_duration(within)
+                    ),
+                    None,
+                );
+                self.findings.push(f);
+            }
+            Some(exit) => {
+                if let Some(want) = code
+                    && exit != crate::transport::ExitInfo::Code(want)
+                {
+                    let f = self.fail(
+                        line,
+                        format!("the server ended with {exit}; expected exit code {want}"),
+                        None,
+                    );
+                    self.findings.push(f);
+                }
+            }
+        }
+    }
+
+    /// `expect: response`: the answer to a request sent as raw bytes (by its `id`, or
+    /// with a null id), or none.
+    async fn expect_response(
+        &mut self,
+        id: &Value,
+        within: Duration,
+        expect: &ResponseExpectation,
+        line: usize,
+    ) -> Result<(), Stop> {
+        let window = match expect {
+            ResponseExpectation::Nothing(_) => within,
+            _ => self.session.window_for_first_answer(within),
+        };
+        // No answer, or an error a server SHOULD send (to input it may also just
+        // drop): once a later request is answered, the server has handled the
+        // message, so the wait ends there (a barrier), not at the window.
+        let (wait, bounded) = match expect {
+            ResponseExpectation::Nothing(_) | ResponseExpectation::Error { .. } => {
+                self.collect();
+                self.session.barrier(window, BARRIER_GRACE).await;
+                (Duration::ZERO, None)
+            }
+            _ => match id_of(id) {
+                Some(rid) => self.session.answer_window(&rid, window),
+                None => (window, None),
+            },
+        };
+        let reply = match id {
+            Value::Null => self.null_id_response(wait).await,
+            other => match id_of(other) {
+                Some(rid) => self.session.poll_reply(&rid, wait).await,
+                None => {
+                    return Err(Stop::Error(format!(
+                        "{}:{line}: id {other} is not a string, number or null",
+                        self.scenario.source
+                    )));
+                }
+            },
+        };
+        match (reply, expect) {
+            (None, ResponseExpectation::Nothing(_)) => {}
+            (None, _) => {
+                let unusable = id_of(id).and_then(|rid| self.session.unusable_answer(&rid));
+                let f = match unusable {
+                    Some(why) => self.fail(
+                        line,
+                        format!("the answer to request {id} cannot be used: {why}"),
+                        None,
+                    ),
+                    None => self
+                        .fail(
+                            line,
+                            match bounded {
+                                Some(why) => format!(
+                                    "no response with id {id} arrived within {} ({why})",
+                                    humantime::format_duration(wait)
+                                ),
+                                None => format!(
+                                    "no response with id {id} arrived within {}",
+                                    humantime::format_duration(window)
+                                ),
+                            },
+                            None,
+                        )
+                        .cause(Cause::Unanswered),
+                };
+                self.findings.push(f);
+            }
+            (Some(reply), expect) => {
+                self.check_reply(expect, &reply, line, &format!("request {id}"))
+            }
+        }
+        Ok(())
+    }
+
     /// Fails every notification still in the inbox before `pos` that carries the awaited
     /// notification's value at `pointer`: it came first, where the awaited one must.
     fn none_before(
@@ -268,6 +317,8 @@ impl Executor<'_> {
         }
     }
 
+    /// `expect: stderr`. Over HTTP there is no stderr to read: the check cannot run, so
+    /// the scenario is skipped (or keeps the failure it already has), never passed.
     pub(super) async fn expect_stderr(
         &mut self,
         pattern: &str,

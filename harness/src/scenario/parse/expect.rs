@@ -30,10 +30,6 @@ const EXPECT_KINDS: &[&str] = &[
 ];
 
 /// `expect: { <kind>: ... }`.
-#[expect(
-    clippy::too_many_lines,
-    reason = "split pending in session/scenario rewrite"
-)]
 pub(super) fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expectation> {
     let map = Map::new(ctx, value, "`expect`")?;
     let (kind, _, v) = match map.entries.as_slice() {
@@ -75,147 +71,162 @@ pub(super) fn expectation(ctx: &Ctx<'_>, value: &Node, scope: &Scope) -> R<Expec
             }
         });
     }
-    Ok(match kind {
-        "notification" => {
-            if as_str(v).is_some() {
-                return Ok(Expectation::Notification {
-                    method: plain_string(ctx, v, "the notification method")?.to_owned(),
-                    within: DEFAULT_WITHIN,
-                    checks: Vec::new(),
-                    skip_if_absent: false,
-                    first_by: None,
-                });
-            }
-            let m = Map::new(ctx, v, "`notification`")?;
-            m.only(
-                ctx,
-                &["method", "within", "match", "otherwise", "first_by"],
-                "`notification`",
-            )?;
-            let method =
-                plain_string(ctx, m.require(ctx, "method", "`notification`")?, "`method`")?;
-            let skip_if_absent = match m.get("otherwise") {
-                None => false,
-                Some(o) => match as_str(o) {
-                    Some("fail") => false,
-                    Some("skip") => true,
-                    _ => {
-                        return Err(ctx
-                            .error(o, "`otherwise` is `fail` or `skip`")
-                            .with_hint("`skip`: no such notification means the server does not exercise this, so the scenario is skipped"));
-                    }
-                },
-            };
-            let first_by = match m.get("first_by") {
-                None => None,
-                Some(p) => {
-                    let pointer = plain_string(ctx, p, "`first_by`")?;
-                    check_pointer(ctx, p, pointer)?;
-                    Some(pointer.to_owned())
-                }
-            };
-            Expectation::Notification {
-                method: method.to_owned(),
-                within: within(ctx, &m)?,
-                skip_if_absent,
-                first_by,
-                checks: match m.get("match") {
-                    Some(c) => checks(ctx, c, scope, "`match`", &[])?,
-                    None => Vec::new(),
-                },
-            }
-        }
-        "request" => server_request(ctx, v, scope)?,
-        "nothing" => {
-            if !matches!(v.data, saphyr::YamlDataOwned::Mapping(_)) {
-                return Ok(Expectation::Nothing {
-                    within: duration(ctx, v, "`nothing`")?,
-                    methods: Vec::new(),
-                });
-            }
-            let m = Map::new(ctx, v, "`nothing`")?;
-            m.only(ctx, &["within", "methods"], "`nothing`")?;
-            let within = duration(ctx, m.require(ctx, "within", "`nothing`")?, "`within`")?;
-            let methods = match m.get("methods") {
-                Some(list) => {
-                    let items = super::yaml::string_list(ctx, list, "methods")?;
-                    if items.is_empty() {
-                        return Err(ctx
-                            .error(list, "`methods` is empty")
-                            .with_hint("leave `methods` out to expect no message of any kind"));
-                    }
-                    items
-                        .into_iter()
-                        .map(|(s, n)| plain_string(ctx, n, "a method").map(|_| s.to_owned()))
-                        .collect::<R<_>>()?
-                }
-                None => Vec::new(),
-            };
-            Expectation::Nothing { within, methods }
-        }
-        "exit" => {
-            let m = Map::new_or_empty(ctx, v, "`exit`")?;
-            m.only(ctx, &["within", "code"], "`exit`")?;
-            let code = match m.get("code") {
-                Some(c) => {
-                    let n = integer(ctx, c, "`code`")?;
-                    Some(i32::try_from(n).map_err(|_| ctx.error(c, "exit code out of range"))?)
-                }
-                None => None,
-            };
-            Expectation::Exit {
-                within: within(ctx, &m)?,
-                code,
-            }
-        }
-        "stderr" => {
-            let m = Map::new(ctx, v, "`stderr`")?;
-            m.only(ctx, &["matches", "not_matches", "within"], "`stderr`")?;
-            let (node, present) = match (m.get("matches"), m.get("not_matches")) {
-                (Some(n), None) => (n, true),
-                (None, Some(n)) => (n, false),
-                (Some(_), Some(n)) => {
-                    return Err(ctx
-                        .error(n, "`stderr` has both `matches` and `not_matches`")
-                        .with_hint("use one `expect: stderr` step for each"));
-                }
-                (None, None) => {
-                    return Err(ctx
-                        .error(v, "`stderr` says nothing to look for")
-                        .with_hint("give `matches: REGEX` (some line must match) or `not_matches: REGEX` (none may)"));
-                }
-            };
-            let what = if present {
-                "`matches`"
-            } else {
-                "`not_matches`"
-            };
-            Expectation::Stderr {
-                within: within(ctx, &m)?,
-                pattern: super::checks::regex_pattern(ctx, node, what)?,
-                present,
-            }
-        }
-        "response" => {
-            let m = Map::new(ctx, v, "`response`")?;
-            let id_node = m.require(ctx, "id", "`response`")?;
-            let id = to_json(ctx, id_node)?;
-            if !matches!(id, Value::Number(_) | Value::String(_) | Value::Null) {
-                return Err(type_error(
-                    ctx,
-                    id_node,
-                    "a number, a string or null",
-                    "`id`",
-                ));
-            }
-            let expect = response_expectation(ctx, &m, scope, "`response`", &["id", "within"])?;
-            Expectation::Response {
-                id,
-                within: within(ctx, &m)?,
-                expect,
-            }
-        }
+    match kind {
+        "notification" => notification(ctx, v, scope),
+        "request" => server_request(ctx, v, scope),
+        "nothing" => nothing(ctx, v),
+        "exit" => exit(ctx, v),
+        "stderr" => stderr(ctx, v),
+        "response" => response(ctx, v, scope),
         _ => unreachable!("checked against EXPECT_KINDS"),
+    }
+}
+
+/// `notification: <method>` or `notification: { method, within, match, otherwise,
+/// first_by }`.
+fn notification(ctx: &Ctx<'_>, v: &Node, scope: &Scope) -> R<Expectation> {
+    if as_str(v).is_some() {
+        return Ok(Expectation::Notification {
+            method: plain_string(ctx, v, "the notification method")?.to_owned(),
+            within: DEFAULT_WITHIN,
+            checks: Vec::new(),
+            skip_if_absent: false,
+            first_by: None,
+        });
+    }
+    let m = Map::new(ctx, v, "`notification`")?;
+    m.only(
+        ctx,
+        &["method", "within", "match", "otherwise", "first_by"],
+        "`notification`",
+    )?;
+    let method = plain_string(ctx, m.require(ctx, "method", "`notification`")?, "`method`")?;
+    let skip_if_absent = match m.get("otherwise") {
+        None => false,
+        Some(o) => match as_str(o) {
+            Some("fail") => false,
+            Some("skip") => true,
+            _ => {
+                return Err(ctx
+                    .error(o, "`otherwise` is `fail` or `skip`")
+                    .with_hint("`skip`: no such notification means the server does not exercise this, so the scenario is skipped"));
+            }
+        },
+    };
+    let first_by = match m.get("first_by") {
+        None => None,
+        Some(p) => {
+            let pointer = plain_string(ctx, p, "`first_by`")?;
+            check_pointer(ctx, p, pointer)?;
+            Some(pointer.to_owned())
+        }
+    };
+    Ok(Expectation::Notification {
+        method: method.to_owned(),
+        within: within(ctx, &m)?,
+        skip_if_absent,
+        first_by,
+        checks: match m.get("match") {
+            Some(c) => checks(ctx, c, scope, "`match`", &[])?,
+            None => Vec::new(),
+        },
+    })
+}
+
+/// `nothing: <duration>` or `nothing: { within, methods }`.
+fn nothing(ctx: &Ctx<'_>, v: &Node) -> R<Expectation> {
+    if !matches!(v.data, saphyr::YamlDataOwned::Mapping(_)) {
+        return Ok(Expectation::Nothing {
+            within: duration(ctx, v, "`nothing`")?,
+            methods: Vec::new(),
+        });
+    }
+    let m = Map::new(ctx, v, "`nothing`")?;
+    m.only(ctx, &["within", "methods"], "`nothing`")?;
+    let within = duration(ctx, m.require(ctx, "within", "`nothing`")?, "`within`")?;
+    let methods = match m.get("methods") {
+        Some(list) => {
+            let items = super::yaml::string_list(ctx, list, "methods")?;
+            if items.is_empty() {
+                return Err(ctx
+                    .error(list, "`methods` is empty")
+                    .with_hint("leave `methods` out to expect no message of any kind"));
+            }
+            items
+                .into_iter()
+                .map(|(s, n)| plain_string(ctx, n, "a method").map(|_| s.to_owned()))
+                .collect::<R<_>>()?
+        }
+        None => Vec::new(),
+    };
+    Ok(Expectation::Nothing { within, methods })
+}
+
+/// `exit: { within, code }` (both optional).
+fn exit(ctx: &Ctx<'_>, v: &Node) -> R<Expectation> {
+    let m = Map::new_or_empty(ctx, v, "`exit`")?;
+    m.only(ctx, &["within", "code"], "`exit`")?;
+    let code = match m.get("code") {
+        Some(c) => {
+            let n = integer(ctx, c, "`code`")?;
+            Some(i32::try_from(n).map_err(|_| ctx.error(c, "exit code out of range"))?)
+        }
+        None => None,
+    };
+    Ok(Expectation::Exit {
+        within: within(ctx, &m)?,
+        code,
+    })
+}
+
+/// `stderr: { matches | not_matches, within }`.
+fn stderr(ctx: &Ctx<'_>, v: &Node) -> R<Expectation> {
+    let m = Map::new(ctx, v, "`stderr`")?;
+    m.only(ctx, &["matches", "not_matches", "within"], "`stderr`")?;
+    let (node, present) = match (m.get("matches"), m.get("not_matches")) {
+        (Some(n), None) => (n, true),
+        (None, Some(n)) => (n, false),
+        (Some(_), Some(n)) => {
+            return Err(ctx
+                .error(n, "`stderr` has both `matches` and `not_matches`")
+                .with_hint("use one `expect: stderr` step for each"));
+        }
+        (None, None) => {
+            return Err(ctx.error(v, "`stderr` says nothing to look for").with_hint(
+                "give `matches: REGEX` (some line must match) or `not_matches: REGEX` (none may)",
+            ));
+        }
+    };
+    let what = if present {
+        "`matches`"
+    } else {
+        "`not_matches`"
+    };
+    Ok(Expectation::Stderr {
+        within: within(ctx, &m)?,
+        pattern: super::checks::regex_pattern(ctx, node, what)?,
+        present,
+    })
+}
+
+/// `response: { id, within, <response expectation> }`: the answer to raw bytes.
+fn response(ctx: &Ctx<'_>, v: &Node, scope: &Scope) -> R<Expectation> {
+    let m = Map::new(ctx, v, "`response`")?;
+    let id_node = m.require(ctx, "id", "`response`")?;
+    let id = to_json(ctx, id_node)?;
+    if !matches!(id, Value::Number(_) | Value::String(_) | Value::Null) {
+        return Err(type_error(
+            ctx,
+            id_node,
+            "a number, a string or null",
+            "`id`",
+        ));
+    }
+    let expect = response_expectation(ctx, &m, scope, "`response`", &["id", "within"])?;
+    Ok(Expectation::Response {
+        id,
+        within: within(ctx, &m)?,
+        expect,
     })
 }
 
