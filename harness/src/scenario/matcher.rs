@@ -75,10 +75,6 @@ impl From<String> for Unmet {
 }
 
 /// `Ok` if the matcher holds.
-#[expect(
-    clippy::too_many_lines,
-    reason = "split pending in session/scenario rewrite"
-)]
 fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(), Unmet> {
     if let Matcher::Exists(want) = m {
         return if actual.is_some() == *want {
@@ -134,46 +130,11 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
         Matcher::Range { min, max } => actual
             .as_f64()
             .is_some_and(|n| min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m)),
-        Matcher::Schema(def) => match cx.schema {
-            None => {
-                return Err(Unmet::Skipped(format!(
-                    "`schema: {def}` not checked: no schema for this revision"
-                )));
-            }
-            Some(set) => {
-                let violations = set
-                    .validate(&SchemaTarget::Definition(def.clone()), actual)
-                    .map_err(Unmet::Skipped)?;
-                if let Some(v) = violations.first() {
-                    return Err(Unmet::Expected(format!(
-                        "{def}: {} at `{}`",
-                        v.message, v.instance_pointer
-                    )));
-                }
-                true
-            }
-        },
+        Matcher::Schema(def) => return schema_definition(def, actual, cx),
         Matcher::ExactlyOne(keys) => actual
             .as_object()
             .is_some_and(|o| keys.iter().filter(|k| o.contains_key(*k)).count() == 1),
-        Matcher::OnlyKeys(keys) => {
-            let Some(o) = actual.as_object() else {
-                return Err(Unmet::Expected(describe(m, cx)));
-            };
-            let extra: Vec<String> = o
-                .keys()
-                .filter(|k| !keys.contains(k))
-                .map(|k| format!("`{k}`"))
-                .collect();
-            if !extra.is_empty() {
-                return Err(Unmet::Expected(format!(
-                    "{} (found {})",
-                    describe(m, cx),
-                    extra.join(", ")
-                )));
-            }
-            true
-        }
+        Matcher::OnlyKeys(keys) => return only_keys(m, keys, actual, cx),
         Matcher::Base64(want) => {
             use base64::Engine as _;
             let valid = actual
@@ -181,31 +142,8 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
                 .is_some_and(|s| base64::engine::general_purpose::STANDARD.decode(s).is_ok());
             valid == *want
         }
-        Matcher::JsonSchema(want) => {
-            return match (meta_validate(actual), want) {
-                (Ok(()), true) | (Err(_), false) => Ok(()),
-                (Err(e), true) => Err(Unmet::Expected(format!(
-                    "a valid JSON Schema ({e} at `{}`)",
-                    e.instance_path()
-                ))),
-                (Ok(()), false) => Err(Unmet::Expected("an invalid JSON Schema".into())),
-            };
-        }
-        Matcher::ConformsTo(t) => {
-            let schema = t.render(cx.vars).map_err(|e| e.to_string())?;
-            let validator = jsonschema::validator_for(&schema).map_err(|e| {
-                Unmet::Skipped(format!(
-                    "`conforms_to` not checked: the schema does not compile ({e})"
-                ))
-            })?;
-            if let Some(e) = validator.iter_errors(actual).next() {
-                return Err(Unmet::Expected(format!(
-                    "valid against the given schema ({e} at `{}`)",
-                    e.instance_path()
-                )));
-            }
-            true
-        }
+        Matcher::JsonSchema(want) => return json_schema(*want, actual),
+        Matcher::ConformsTo(t) => return conforms_to(t, actual, cx),
         Matcher::Exists(_)
         | Matcher::All(_)
         | Matcher::Contains(_)
@@ -218,6 +156,84 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
         Ok(())
     } else {
         Err(Unmet::Expected(describe(m, cx)))
+    }
+}
+
+/// `schema: <definition>`: valid against a definition of the revision's schema.
+fn schema_definition(def: &str, actual: &Value, cx: MatchContext<'_>) -> Result<(), Unmet> {
+    let Some(set) = cx.schema else {
+        return Err(Unmet::Skipped(format!(
+            "`schema: {def}` not checked: no schema for this revision"
+        )));
+    };
+    let violations = set
+        .validate(&SchemaTarget::Definition(def.to_owned()), actual)
+        .map_err(Unmet::Skipped)?;
+    match violations.first() {
+        Some(v) => Err(Unmet::Expected(format!(
+            "{def}: {} at `{}`",
+            v.message, v.instance_pointer
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `only_keys`: an object with no key but `keys`.
+fn only_keys(
+    m: &Matcher,
+    keys: &[String],
+    actual: &Value,
+    cx: MatchContext<'_>,
+) -> Result<(), Unmet> {
+    let Some(o) = actual.as_object() else {
+        return Err(Unmet::Expected(describe(m, cx)));
+    };
+    let extra: Vec<String> = o
+        .keys()
+        .filter(|k| !keys.contains(k))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    match extra.is_empty() {
+        true => Ok(()),
+        false => Err(Unmet::Expected(format!(
+            "{} (found {})",
+            describe(m, cx),
+            extra.join(", ")
+        ))),
+    }
+}
+
+/// `json_schema: true|false`: a valid (or an invalid) JSON Schema itself.
+fn json_schema(want: bool, actual: &Value) -> Result<(), Unmet> {
+    match (meta_validate(actual), want) {
+        (Ok(()), true) | (Err(_), false) => Ok(()),
+        (Err(e), true) => Err(Unmet::Expected(format!(
+            "a valid JSON Schema ({e} at `{}`)",
+            e.instance_path()
+        ))),
+        (Ok(()), false) => Err(Unmet::Expected("an invalid JSON Schema".into())),
+    }
+}
+
+/// `conforms_to: <schema>`: valid against a schema the scenario renders (a tool's
+/// `outputSchema`, say).
+fn conforms_to(
+    t: &super::model::Template,
+    actual: &Value,
+    cx: MatchContext<'_>,
+) -> Result<(), Unmet> {
+    let schema = t.render(cx.vars).map_err(|e| e.to_string())?;
+    let validator = jsonschema::validator_for(&schema).map_err(|e| {
+        Unmet::Skipped(format!(
+            "`conforms_to` not checked: the schema does not compile ({e})"
+        ))
+    })?;
+    match validator.iter_errors(actual).next() {
+        Some(e) => Err(Unmet::Expected(format!(
+            "valid against the given schema ({e} at `{}`)",
+            e.instance_path()
+        ))),
+        None => Ok(()),
     }
 }
 

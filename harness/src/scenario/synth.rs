@@ -134,10 +134,6 @@ pub fn required_arguments(prompt: &Value) -> Value {
 const MAX_DEPTH: usize = 8;
 
 /// A value valid against `schema` as far as its keywords tell.
-#[expect(
-    clippy::too_many_lines,
-    reason = "split pending in session/scenario rewrite"
-)]
 fn sample(schema: &Value, depth: usize) -> Value {
     let Some(s) = schema.as_object() else {
         return Value::Null;
@@ -145,24 +141,7 @@ fn sample(schema: &Value, depth: usize) -> Value {
     if depth > MAX_DEPTH {
         return Value::Null;
     }
-    if let Some(v) = s.get("const") {
-        return v.clone();
-    }
-    if let Some(v) = s
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return v.clone();
-    }
-    if let Some(v) = s.get("default") {
-        return v.clone();
-    }
-    if let Some(v) = s
-        .get("examples")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
+    if let Some(v) = given(s) {
         return v.clone();
     }
     for key in ["anyOf", "oneOf"] {
@@ -190,24 +169,7 @@ fn sample(schema: &Value, depth: usize) -> Value {
         _ => "string",
     };
     match ty {
-        "object" => {
-            let props = s.get("properties").and_then(Value::as_object);
-            let mut out = Map::new();
-            for name in s
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                let v = props
-                    .and_then(|p| p.get(name))
-                    .map(|p| sample(p, depth + 1))
-                    .unwrap_or_else(|| json!("mcpcheck"));
-                out.insert(name.to_owned(), v);
-            }
-            Value::Object(out)
-        }
+        "object" => sample_object(s, depth),
         "array" => {
             let n = s
                 .get("minItems")
@@ -219,45 +181,79 @@ fn sample(schema: &Value, depth: usize) -> Value {
                 .map_or(json!("mcpcheck"), |i| sample(i, depth + 1));
             Value::Array(vec![item; n as usize])
         }
-        "integer" | "number" => {
-            let bound = |k: &str| s.get(k).and_then(Value::as_f64);
-            let low =
-                bound("minimum").or_else(|| bound("exclusiveMinimum").map(|m| m.floor() + 1.0));
-            let high =
-                bound("maximum").or_else(|| bound("exclusiveMaximum").map(|m| m.ceil() - 1.0));
-            let n = match (low, high) {
-                (Some(l), _) => l.ceil(),
-                (None, Some(h)) => h.floor().min(1.0),
-                (None, None) => 1.0,
-            };
-            if ty == "integer" || n.fract() == 0.0 {
-                json!(n as i64)
-            } else {
-                json!(n)
-            }
-        }
+        "integer" | "number" => sample_number(s, ty == "integer"),
         "boolean" => json!(true),
         "null" => Value::Null,
-        _ => {
-            let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let mut text = match s.get("format").and_then(Value::as_str) {
-                Some("uri" | "uri-reference" | "iri" | "url") => "https://example.com/".to_owned(),
-                Some("email") => "user@example.com".to_owned(),
-                Some("date-time") => "2000-01-01T00:00:00Z".to_owned(),
-                Some("date") => "2000-01-01".to_owned(),
-                Some("time") => "00:00:00Z".to_owned(),
-                Some("uuid") => "00000000-0000-0000-0000-000000000000".to_owned(),
-                _ => "mcpcheck".to_owned(),
-            };
-            while text.len() < min {
-                text.push('x');
-            }
-            if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
-                text.truncate(max as usize);
-            }
-            json!(text)
-        }
+        _ => sample_string(s),
     }
+}
+
+/// A value the schema names itself: its `const`, first `enum` value, `default` or first
+/// example.
+fn given(s: &Map<String, Value>) -> Option<&Value> {
+    let first = |k: &str| s.get(k).and_then(Value::as_array).and_then(|e| e.first());
+    s.get("const")
+        .or_else(|| first("enum"))
+        .or_else(|| s.get("default"))
+        .or_else(|| first("examples"))
+}
+
+/// An object with its required properties, each sampled from its own schema.
+fn sample_object(s: &Map<String, Value>, depth: usize) -> Value {
+    let props = s.get("properties").and_then(Value::as_object);
+    let mut out = Map::new();
+    for name in s
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let v = props
+            .and_then(|p| p.get(name))
+            .map(|p| sample(p, depth + 1))
+            .unwrap_or_else(|| json!("mcpcheck"));
+        out.insert(name.to_owned(), v);
+    }
+    Value::Object(out)
+}
+
+/// A number within the schema's bounds (1 when it has none).
+fn sample_number(s: &Map<String, Value>, integer: bool) -> Value {
+    let bound = |k: &str| s.get(k).and_then(Value::as_f64);
+    let low = bound("minimum").or_else(|| bound("exclusiveMinimum").map(|m| m.floor() + 1.0));
+    let high = bound("maximum").or_else(|| bound("exclusiveMaximum").map(|m| m.ceil() - 1.0));
+    let n = match (low, high) {
+        (Some(l), _) => l.ceil(),
+        (None, Some(h)) => h.floor().min(1.0),
+        (None, None) => 1.0,
+    };
+    if integer || n.fract() == 0.0 {
+        json!(n as i64)
+    } else {
+        json!(n)
+    }
+}
+
+/// A string of the schema's `format`, padded or cut to its length bounds.
+fn sample_string(s: &Map<String, Value>) -> Value {
+    let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let mut text = match s.get("format").and_then(Value::as_str) {
+        Some("uri" | "uri-reference" | "iri" | "url") => "https://example.com/".to_owned(),
+        Some("email") => "user@example.com".to_owned(),
+        Some("date-time") => "2000-01-01T00:00:00Z".to_owned(),
+        Some("date") => "2000-01-01".to_owned(),
+        Some("time") => "00:00:00Z".to_owned(),
+        Some("uuid") => "00000000-0000-0000-0000-000000000000".to_owned(),
+        _ => "mcpcheck".to_owned(),
+    };
+    while text.len() < min {
+        text.push('x');
+    }
+    if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
+        text.truncate(max as usize);
+    }
+    json!(text)
 }
 
 #[cfg(test)]

@@ -135,10 +135,6 @@ pub fn parse_dir(dir: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
     (scenarios, errors)
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "split pending in session/scenario rewrite"
-)]
 fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
     let map = Map::new(ctx, root, "a scenario").map_err(|e| {
         e.with_hint("a scenario file is a mapping with `id`, `title`, `spec` and `steps`")
@@ -163,62 +159,12 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
 
     let revisions = match map.get("revisions") {
         None => Revision::HANDSHAKE.to_vec(),
-        Some(node) => {
-            let items = string_list(ctx, node, "revisions")?;
-            if items.is_empty() {
-                return Err(ctx
-                    .error(
-                        node,
-                        "`revisions` is empty, so the scenario would never run",
-                    )
-                    .with_hint("leave it out to run on every revision with a handshake"));
-            }
-            let names: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
-            let mut out = Vec::with_capacity(items.len());
-            for (s, n) in items {
-                let r = s.parse::<Revision>().map_err(|_| {
-                    let e = ctx.error(n, format!("unknown revision `{s}`"));
-                    match suggest(s, &names) {
-                        Some(m) => e.with_hint(format!("did you mean `{m}`?")),
-                        None => e.with_hint(format!("known revisions: {}", yaml::list(&names))),
-                    }
-                })?;
-                out.push(r);
-            }
-            out.sort();
-            out
-        }
+        Some(node) => revisions(ctx, node)?,
     };
 
     let transports = match map.get("transports") {
         None => vec![TransportKind::Stdio, TransportKind::Http],
-        Some(node) => {
-            let items = string_list(ctx, node, "transports")?;
-            if items.is_empty() {
-                return Err(ctx
-                    .error(
-                        node,
-                        "`transports` is empty, so the scenario would never run",
-                    )
-                    .with_hint("leave it out to run on both `stdio` and `http`"));
-            }
-            let mut out = Vec::with_capacity(items.len());
-            for (s, n) in items {
-                out.push(match s {
-                    "stdio" => TransportKind::Stdio,
-                    "http" => TransportKind::Http,
-                    other => {
-                        let e = ctx.error(n, format!("unknown transport `{other}`"));
-                        return Err(match suggest(other, &["stdio", "http"]) {
-                            Some(m) => e.with_hint(format!("did you mean `{m}`?")),
-                            None => e.with_hint("transports are `stdio` and `http`"),
-                        });
-                    }
-                });
-            }
-            out.sort();
-            out
-        }
+        Some(node) => transports(ctx, node)?,
     };
 
     let requires = match map.get("requires") {
@@ -228,24 +174,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
 
     let severity = match map.get("severity") {
         None => Severity::Failure,
-        Some(node) => match string(ctx, node, "`severity`")
-            .map_err(|e| e.with_hint("severity is `must` (a failure) or `should` (a warning)"))?
-        {
-            "must" => Severity::Failure,
-            "should" => Severity::Warning,
-            other => {
-                let e = ctx.error(node, format!("unknown severity `{other}`"));
-                return Err(match other {
-                    "MUST" | "failure" | "error" | "required" => {
-                        e.with_hint("did you mean `must`?")
-                    }
-                    "SHOULD" | "warning" | "warn" | "recommended" => {
-                        e.with_hint("did you mean `should`?")
-                    }
-                    _ => e.with_hint("severity is `must` (a failure) or `should` (a warning)"),
-                });
-            }
-        },
+        Some(node) => severity(ctx, node)?,
     };
 
     let official = match map.get("official") {
@@ -309,6 +238,82 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         steps,
         source: ctx.file.to_owned(),
     })
+}
+
+/// `revisions:`: a non-empty list of known revisions, in order.
+fn revisions(ctx: &Ctx<'_>, node: &Node) -> R<Vec<Revision>> {
+    let items = string_list(ctx, node, "revisions")?;
+    if items.is_empty() {
+        return Err(ctx
+            .error(
+                node,
+                "`revisions` is empty, so the scenario would never run",
+            )
+            .with_hint("leave it out to run on every revision with a handshake"));
+    }
+    let names: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+    let mut out = Vec::with_capacity(items.len());
+    for (s, n) in items {
+        let r = s.parse::<Revision>().map_err(|_| {
+            let e = ctx.error(n, format!("unknown revision `{s}`"));
+            match suggest(s, &names) {
+                Some(m) => e.with_hint(format!("did you mean `{m}`?")),
+                None => e.with_hint(format!("known revisions: {}", yaml::list(&names))),
+            }
+        })?;
+        out.push(r);
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `transports:`: a non-empty list of `stdio` and `http`, in order.
+fn transports(ctx: &Ctx<'_>, node: &Node) -> R<Vec<TransportKind>> {
+    let items = string_list(ctx, node, "transports")?;
+    if items.is_empty() {
+        return Err(ctx
+            .error(
+                node,
+                "`transports` is empty, so the scenario would never run",
+            )
+            .with_hint("leave it out to run on both `stdio` and `http`"));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (s, n) in items {
+        out.push(match s {
+            "stdio" => TransportKind::Stdio,
+            "http" => TransportKind::Http,
+            other => {
+                let e = ctx.error(n, format!("unknown transport `{other}`"));
+                return Err(match suggest(other, &["stdio", "http"]) {
+                    Some(m) => e.with_hint(format!("did you mean `{m}`?")),
+                    None => e.with_hint("transports are `stdio` and `http`"),
+                });
+            }
+        });
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `severity:`: `must` (a failure) or `should` (a warning).
+fn severity(ctx: &Ctx<'_>, node: &Node) -> R<Severity> {
+    const HINT: &str = "severity is `must` (a failure) or `should` (a warning)";
+    let word = string(ctx, node, "`severity`").map_err(|e| e.with_hint(HINT))?;
+    match word {
+        "must" => Ok(Severity::Failure),
+        "should" => Ok(Severity::Warning),
+        other => {
+            let e = ctx.error(node, format!("unknown severity `{other}`"));
+            Err(match other {
+                "MUST" | "failure" | "error" | "required" => e.with_hint("did you mean `must`?"),
+                "SHOULD" | "warning" | "warn" | "recommended" => {
+                    e.with_hint("did you mean `should`?")
+                }
+                _ => e.with_hint(HINT),
+            })
+        }
+    }
 }
 
 /// Lower-case ASCII, digits and `-` segments, separated by `/` (and `sep`).

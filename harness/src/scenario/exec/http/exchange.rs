@@ -65,208 +65,59 @@ pub(super) async fn exchange(
     .await
 }
 
-/// Reads the answer to a request already sent (`sent`: its method, URL and recorded
-/// headers) until the step's `deadline`, resuming an SSE stream as the spec asks.
-#[expect(
-    clippy::too_many_lines,
-    reason = "split pending in session/scenario rewrite"
-)]
+/// What was sent: the method, the URL and the recorded request headers.
+type Sent = (String, String, Vec<(String, String)>);
+
+/// Reads the answer to a request already sent until the step's `deadline`, resuming an
+/// SSE stream as the spec asks.
 pub(super) async fn answer(
     handle: &RawHttp,
     response: reqwest::Response,
     step: &HttpStep,
     session: &mut Session,
-    sent: (String, String, Vec<(String, String)>),
+    sent: Sent,
     deadline: tokio::time::Instant,
 ) -> Result<HttpReply, String> {
-    let (method, url, request_headers) = sent;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
-    let response_headers = handle.record_headers(&headers);
     let sse = headers
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
-    let max = handle.options().max_frame;
-    let mut body = Vec::new();
-    let mut messages = Vec::new();
-    let mut sse_acc = None;
     if sse {
-        session.record_http(HttpRecord::Exchange {
-            method: method.clone(),
-            url,
-            request_headers,
+        let (messages, acc) = read_sse(handle, response, step, session, sent, deadline).await?;
+        return Ok(HttpReply {
             status,
-            response_headers,
-            body: None,
+            headers,
+            body: Vec::new(),
+            messages,
+            sse: Some(acc),
         });
-        let wanted = step.expect.response.as_ref().map(|(id, _)| id.clone());
-        let mut acc = SseAcc {
-            check_unique: step.expect.unique_event_ids,
-            ..SseAcc::default()
-        };
-        let stream_name = format!("raw {method} #{}", session.transcript().entries().len());
-        let mut end = read_events(
-            session,
-            handle,
-            response,
-            &stream_name,
-            deadline,
-            wanted.as_ref(),
-            step.resume,
-            &mut messages,
-            &mut acc,
-        )
-        .await;
-        // Resume a stream the step dropped, or one the server closed before the response
-        // (2025-11-25: the client "SHOULD then poll" and "MUST respect the retry field").
-        note_early_close(&end, wanted.is_some(), &mut acc);
-        while (end == SseEnd::Dropped || (end == SseEnd::Closed && wanted.is_some()))
-            && acc.resumes < MAX_RESUMES
-            && handle.resumable()
-        {
-            let Some(last) = acc.last_id.clone() else {
-                break;
-            };
-            let wait = acc.retry.unwrap_or(DEFAULT_RETRY);
-            if tokio::time::Instant::now() + wait >= deadline {
-                break;
-            }
-            acc.resumes += 1;
-            session.record_http(HttpRecord::Resume {
-                stream: stream_name.clone(),
-                last_event_id: last.clone(),
-                attempt: acc.resumes,
-                wait_ms: wait.as_millis() as u64,
-            });
-            tokio::time::sleep(wait).await;
-            let request = match handle
-                .request(reqwest::Method::GET, "text/event-stream")
-                .header("last-event-id", &last)
-                .build()
-            {
-                Ok(r) => r,
-                Err(e) => return Err(format!("building the resumption GET: {e}")),
-            };
-            let url = request.url().to_string();
-            let request_headers = handle.record_headers(request.headers());
-            let response = match tokio::time::timeout_at(deadline, handle.execute(request)).await {
-                Ok(Ok(r)) => r,
-                Ok(Err(e)) => {
-                    let error = e.describe(handle);
-                    session.record_http(HttpRecord::Failed {
-                        method: "GET".into(),
-                        url,
-                        error: error.clone(),
-                        tls: e.is_tls(),
-                    });
-                    acc.problems.push(format!(
-                        "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"
-                    ));
-                    break;
-                }
-                Err(_) => break,
-            };
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let response_headers = handle.record_headers(&headers);
-            let ct = headers
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            if status != 200 || !ct.starts_with("text/event-stream") {
-                let body = tokio::time::timeout_at(deadline, response.bytes())
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    .filter(|b| !b.is_empty());
-                session.record_http(HttpRecord::Exchange {
-                    method: "GET".into(),
-                    url,
-                    request_headers,
-                    status,
-                    response_headers,
-                    body: body.map(|b| handle.options().redact(&b)),
-                });
-                if status != 405 {
-                    acc.problems.push(format!(
-                        "the GET with Last-Event-ID {last:?} was answered with {status} ({ct:?}); a GET MUST get text/event-stream or 405 (basic/transports#listening-for-messages-from-the-server)"
-                    ));
-                }
-                acc.refused = Some((status, ct));
-                break;
-            }
-            session.record_http(HttpRecord::Exchange {
-                method: "GET".into(),
-                url,
-                request_headers,
-                status,
-                response_headers,
-                body: None,
-            });
-            end = read_events(
-                session,
-                handle,
-                response,
-                &stream_name,
-                deadline,
-                wanted.as_ref(),
-                false,
-                &mut messages,
-                &mut acc,
-            )
-            .await;
-            note_early_close(&end, wanted.is_some(), &mut acc);
-        }
-        sse_acc = Some(acc);
-    } else {
-        let mut stream = response.bytes_stream();
-        let mut note = None;
-        loop {
-            match tokio::time::timeout_at(deadline, stream.next()).await {
-                Err(_) => {
-                    note = Some(format!("the body did not end within {:?}", step.within));
-                    break;
-                }
-                Ok(None) => break,
-                Ok(Some(Err(e))) => {
-                    note = Some(format!(
-                        "reading the body failed: {}",
-                        crate::transport::http::error_chain(&e)
-                    ));
-                    break;
-                }
-                Ok(Some(Ok(chunk))) => {
-                    body.extend_from_slice(&chunk);
-                    if body.len() > max {
-                        note = Some(format!("the body exceeded {max} bytes"));
-                        break;
-                    }
-                }
-            }
-        }
-        let text = String::from_utf8_lossy(&body).into_owned();
-        session.record_http(HttpRecord::Exchange {
-            method: method.clone(),
-            url,
-            request_headers,
-            status,
-            response_headers,
-            body: (!text.is_empty()).then(|| handle.options().redact(&text)),
+    }
+    let (method, url, request_headers) = sent;
+    let response_headers = handle.record_headers(&headers);
+    let max = handle.options().max_frame;
+    let (body, note) = read_body(response, step, deadline, max).await;
+    let text = String::from_utf8_lossy(&body).into_owned();
+    session.record_http(HttpRecord::Exchange {
+        method: method.clone(),
+        url,
+        request_headers,
+        status,
+        response_headers,
+        body: (!text.is_empty()).then(|| handle.options().redact(&text)),
+    });
+    if let Some(problem) = note {
+        session.record_http(HttpRecord::Invalid {
+            context: format!("raw {method} response"),
+            problem,
         });
-        if let Some(problem) = note {
-            session.record_http(HttpRecord::Invalid {
-                context: format!("raw {method} response"),
-                problem,
-            });
-        }
-        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
-            match v {
-                Value::Array(items) => messages.extend(items),
-                v => messages.push(v),
-            }
+    }
+    let mut messages = Vec::new();
+    if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+        match v {
+            Value::Array(items) => messages.extend(items),
+            v => messages.push(v),
         }
     }
     Ok(HttpReply {
@@ -274,8 +125,197 @@ pub(super) async fn answer(
         headers,
         body,
         messages,
-        sse: sse_acc,
+        sse: None,
     })
+}
+
+/// A plain body, up to `max` bytes and the `deadline`, with a note when it did not end
+/// well (cut off, too long, a read error).
+async fn read_body(
+    response: reqwest::Response,
+    step: &HttpStep,
+    deadline: tokio::time::Instant,
+    max: usize,
+) -> (Vec<u8>, Option<String>) {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    loop {
+        match tokio::time::timeout_at(deadline, stream.next()).await {
+            Err(_) => {
+                let note = format!("the body did not end within {:?}", step.within);
+                return (body, Some(note));
+            }
+            Ok(None) => return (body, None),
+            Ok(Some(Err(e))) => {
+                let note = format!(
+                    "reading the body failed: {}",
+                    crate::transport::http::error_chain(&e)
+                );
+                return (body, Some(note));
+            }
+            Ok(Some(Ok(chunk))) => {
+                body.extend_from_slice(&chunk);
+                if body.len() > max {
+                    return (body, Some(format!("the body exceeded {max} bytes")));
+                }
+            }
+        }
+    }
+}
+
+/// An SSE answer: its events read, and the stream resumed with GET and `Last-Event-ID`
+/// when the step dropped it or the server closed it before the awaited response.
+async fn read_sse(
+    handle: &RawHttp,
+    response: reqwest::Response,
+    step: &HttpStep,
+    session: &mut Session,
+    sent: Sent,
+    deadline: tokio::time::Instant,
+) -> Result<(Vec<Value>, SseAcc), String> {
+    let (method, url, request_headers) = sent;
+    session.record_http(HttpRecord::Exchange {
+        method: method.clone(),
+        url,
+        request_headers,
+        status: response.status().as_u16(),
+        response_headers: handle.record_headers(response.headers()),
+        body: None,
+    });
+    let wanted = step.expect.response.as_ref().map(|(id, _)| id.clone());
+    let mut acc = SseAcc {
+        check_unique: step.expect.unique_event_ids,
+        ..SseAcc::default()
+    };
+    let mut messages = Vec::new();
+    let stream_name = format!("raw {method} #{}", session.transcript().entries().len());
+    let mut end = read_events(
+        session,
+        handle,
+        response,
+        &stream_name,
+        deadline,
+        wanted.as_ref(),
+        step.resume,
+        &mut messages,
+        &mut acc,
+    )
+    .await;
+    // Resume a stream the step dropped, or one the server closed before the response
+    // (2025-11-25: the client "SHOULD then poll" and "MUST respect the retry field").
+    note_early_close(&end, wanted.is_some(), &mut acc);
+    while (end == SseEnd::Dropped || (end == SseEnd::Closed && wanted.is_some()))
+        && acc.resumes < MAX_RESUMES
+        && handle.resumable()
+    {
+        let Some(last) = acc.last_id.clone() else {
+            break;
+        };
+        let wait = acc.retry.unwrap_or(DEFAULT_RETRY);
+        if tokio::time::Instant::now() + wait >= deadline {
+            break;
+        }
+        acc.resumes += 1;
+        session.record_http(HttpRecord::Resume {
+            stream: stream_name.clone(),
+            last_event_id: last.clone(),
+            attempt: acc.resumes,
+            wait_ms: wait.as_millis() as u64,
+        });
+        tokio::time::sleep(wait).await;
+        let Some(response) = resume(handle, session, &last, deadline, &mut acc).await? else {
+            break;
+        };
+        end = read_events(
+            session,
+            handle,
+            response,
+            &stream_name,
+            deadline,
+            wanted.as_ref(),
+            false,
+            &mut messages,
+            &mut acc,
+        )
+        .await;
+        note_early_close(&end, wanted.is_some(), &mut acc);
+    }
+    Ok((messages, acc))
+}
+
+/// One resumption GET with `Last-Event-ID: last`: the SSE stream it opened, or `None`
+/// when it got none (recorded, and judged in `acc` when the answer breaks a rule).
+async fn resume(
+    handle: &RawHttp,
+    session: &mut Session,
+    last: &str,
+    deadline: tokio::time::Instant,
+    acc: &mut SseAcc,
+) -> Result<Option<reqwest::Response>, String> {
+    let request = handle
+        .request(reqwest::Method::GET, "text/event-stream")
+        .header("last-event-id", last)
+        .build()
+        .map_err(|e| format!("building the resumption GET: {e}"))?;
+    let url = request.url().to_string();
+    let request_headers = handle.record_headers(request.headers());
+    let response = match tokio::time::timeout_at(deadline, handle.execute(request)).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            let error = e.describe(handle);
+            session.record_http(HttpRecord::Failed {
+                method: "GET".into(),
+                url,
+                error: error.clone(),
+                tls: e.is_tls(),
+            });
+            acc.problems.push(format!(
+                "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"
+            ));
+            return Ok(None);
+        }
+        Err(_) => return Ok(None),
+    };
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let response_headers = handle.record_headers(&headers);
+    let ct = headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if status == 200 && ct.starts_with("text/event-stream") {
+        session.record_http(HttpRecord::Exchange {
+            method: "GET".into(),
+            url,
+            request_headers,
+            status,
+            response_headers,
+            body: None,
+        });
+        return Ok(Some(response));
+    }
+    let body = tokio::time::timeout_at(deadline, response.bytes())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .filter(|b| !b.is_empty());
+    session.record_http(HttpRecord::Exchange {
+        method: "GET".into(),
+        url,
+        request_headers,
+        status,
+        response_headers,
+        body: body.map(|b| handle.options().redact(&b)),
+    });
+    if status != 405 {
+        acc.problems.push(format!(
+            "the GET with Last-Event-ID {last:?} was answered with {status} ({ct:?}); a GET MUST get text/event-stream or 405 (basic/transports#listening-for-messages-from-the-server)"
+        ));
+    }
+    acc.refused = Some((status, ct));
+    Ok(None)
 }
 
 /// Notes a connection the server closed before the awaited response, and whether a `retry`
