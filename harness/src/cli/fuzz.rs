@@ -185,22 +185,22 @@ pub fn render(r: &FuzzReport) -> String {
     let _ = writeln!(
         out,
         "  {} cases, {} messages + {} probes in {:.1}s: {:.0} messages/s; {} {}",
-        r.cases,
-        r.messages,
-        r.probes,
+        r.counts.cases,
+        r.counts.messages,
+        r.counts.probes,
         r.duration_ms as f64 / 1000.0,
-        r.messages_per_sec,
-        r.processes_started,
+        r.counts.messages_per_sec,
+        r.counts.processes_started,
         match r.transport {
             "stdio" => "server processes",
             _ => "HTTP sessions",
         }
     );
-    if r.http_rejected > 0 {
+    if r.counts.http_rejected > 0 {
         let _ = writeln!(
             out,
             "  {} requests refused with an HTTP error status (allowed for input a server cannot accept)",
-            r.http_rejected
+            r.counts.http_rejected
         );
     }
     if let Some(why) = &r.stopped {
@@ -208,11 +208,11 @@ pub fn render(r: &FuzzReport) -> String {
     }
     let _ = writeln!(out, "  methods {}", covered(&r.methods));
     let _ = writeln!(out, "  tools   {}", covered(&r.tools));
-    if r.slow_tool_calls > 0 || r.skipped > 0 {
+    if r.counts.slow_tool_calls > 0 || r.counts.skipped > 0 {
         let _ = writeln!(
             out,
             "  {} slow tool calls cancelled (not findings), {} writes skipped",
-            r.slow_tool_calls, r.skipped
+            r.counts.slow_tool_calls, r.counts.skipped
         );
     }
     if r.findings.is_empty() {

@@ -127,13 +127,13 @@ impl Fuzzer<'_> {
         let expected = p.lines.peek(&bytes);
         if expected.iter().any(|e| p.sent_ids.contains(&e.id)) {
             // A reused id would make the answer ambiguous: not the server's fault.
-            self.report.skipped += 1;
+            self.report.counts.skipped += 1;
             return Ok(Vec::new());
         }
         // Generation never names a forbidden tool; the session's tool-call gate is the
         // backstop for a mutation that does: not sent, not the server's business.
         if p.session.check_calls(&bytes).is_err() {
-            self.report.skipped += 1;
+            self.report.counts.skipped += 1;
             return Ok(Vec::new());
         }
         p.lines.advance(&bytes);
@@ -143,7 +143,7 @@ impl Fuzzer<'_> {
         }
         p.history_bytes += bytes.len();
         p.history.push(bytes.clone());
-        self.report.messages += 1;
+        self.report.counts.messages += 1;
         if let Some(n) = self.report.methods.get_mut(&w.method) {
             *n += 1;
         }
@@ -164,7 +164,7 @@ impl Fuzzer<'_> {
                 source: TransportError::Rejected { .. },
                 ..
             }) => {
-                self.report.http_rejected += 1;
+                self.report.counts.http_rejected += 1;
                 Ok(Vec::new())
             }
             // No response headers in time: wedged, not gone.
@@ -177,7 +177,7 @@ impl Fuzzer<'_> {
                 .await),
             // Checked above; a refusal here would still be nobody's fault.
             Err(SessionError::Refused(_)) => {
-                self.report.skipped += 1;
+                self.report.counts.skipped += 1;
                 Ok(Vec::new())
             }
             Err(_) => Err(self.judge().lost(p, &w.method, None).await),
@@ -245,7 +245,7 @@ impl Fuzzer<'_> {
     /// A tool may legitimately run long (progress and cancellation exist for that):
     /// cancel it, and do not call it a defect.
     async fn cancel_slow_tool(&mut self, p: &mut Proc, id: &RequestId) {
-        self.report.slow_tool_calls += 1;
+        self.report.counts.slow_tool_calls += 1;
         let _ = p
             .session
             .notify(
@@ -257,7 +257,7 @@ impl Fuzzer<'_> {
 
     /// Liveness probe, counted.
     async fn ping(&mut self, p: &mut Proc) -> Ping {
-        self.report.probes += 1;
+        self.report.counts.probes += 1;
         p.ping().await
     }
 }

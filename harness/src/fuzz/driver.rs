@@ -12,7 +12,7 @@ use super::generate::{Generator, Surface};
 use super::oracle::{Judge, Signature};
 use super::process::Proc;
 use super::wire::{Framing, Wire};
-use super::{FUZZ_REPORT_FORMAT_VERSION, FuzzConfig, FuzzError, FuzzReport, Rng};
+use super::{FUZZ_REPORT_FORMAT_VERSION, FuzzConfig, FuzzCounts, FuzzError, FuzzReport, Rng};
 use crate::protocol::Revision;
 use crate::schema::SchemaStore;
 use crate::transport::target::Target;
@@ -79,8 +79,8 @@ pub async fn run(
     f.fuzz(&mut generator, &mut rng, current, over_http).await?;
     let fuzz_time = started.elapsed().saturating_sub(f.minimizing);
     f.report.duration_ms = started.elapsed().as_millis() as u64;
-    f.report.messages_per_sec =
-        (f.report.messages + f.report.probes) as f64 / fuzz_time.as_secs_f64().max(1e-3);
+    f.report.counts.messages_per_sec = (f.report.counts.messages + f.report.counts.probes) as f64
+        / fuzz_time.as_secs_f64().max(1e-3);
     let line = f.status();
     (f.log)(&line);
     Ok(f.report)
@@ -97,14 +97,7 @@ fn empty_report(config: &FuzzConfig) -> FuzzReport {
         seed: config.seed,
         revision: config.session.revision,
         duration_ms: 0,
-        cases: 0,
-        messages: 0,
-        probes: 0,
-        messages_per_sec: 0.0,
-        processes_started: 0,
-        skipped: 0,
-        slow_tool_calls: 0,
-        http_rejected: 0,
+        counts: FuzzCounts::default(),
         methods: BTreeMap::new(),
         tools: BTreeMap::new(),
         findings: Vec::new(),
@@ -165,12 +158,12 @@ impl Fuzzer<'_> {
                 for w in &case {
                     (self.log)(&format!(
                         "case {} [{}] {}",
-                        self.report.cases,
+                        self.report.counts.cases,
                         w.origin,
                         preview(&w.bytes)
                     ));
                 }
-                if self.config.limits.iterations.is_none() && self.report.cases >= 20 {
+                if self.config.limits.iterations.is_none() && self.report.counts.cases >= 20 {
                     break;
                 }
                 continue;
@@ -219,7 +212,9 @@ impl Fuzzer<'_> {
     fn limits_reached(&self) -> bool {
         let limits = &self.config.limits;
         limits.duration.is_some_and(|d| self.started.elapsed() >= d)
-            || limits.iterations.is_some_and(|n| self.report.cases >= n)
+            || limits
+                .iterations
+                .is_some_and(|n| self.report.counts.cases >= n)
     }
 
     /// The next batch: several cases go out back to back before the answers are awaited,
@@ -227,19 +222,19 @@ impl Fuzzer<'_> {
     /// the write that mattered). A dry run takes one case at a time.
     fn batch(&mut self, generator: &mut Generator<'_>, rng: &mut Rng) -> Vec<Wire> {
         let mut case = generator.case(rng);
-        self.report.cases += 1;
+        self.report.counts.cases += 1;
         if !self.config.dry_run {
             for _ in 1..CASES_PER_BATCH {
                 if self
                     .config
                     .limits
                     .iterations
-                    .is_some_and(|n| self.report.cases >= n)
+                    .is_some_and(|n| self.report.counts.cases >= n)
                 {
                     break;
                 }
                 case.extend(generator.case(rng));
-                self.report.cases += 1;
+                self.report.counts.cases += 1;
             }
         }
         case
@@ -296,14 +291,14 @@ impl Fuzzer<'_> {
         format!(
             "[{:.0}s] {} messages ({:.0}/s), {} cases, methods {}/{}, tools {}/{}, {} {}, {} findings",
             self.started.elapsed().as_secs_f64(),
-            self.report.messages + self.report.probes,
-            (self.report.messages + self.report.probes) as f64 / secs,
-            self.report.cases,
+            self.report.counts.messages + self.report.counts.probes,
+            (self.report.counts.messages + self.report.counts.probes) as f64 / secs,
+            self.report.counts.cases,
             covered(&self.report.methods),
             self.report.methods.len(),
             covered(&self.report.tools),
             self.report.tools.len(),
-            self.report.processes_started,
+            self.report.counts.processes_started,
             match self.config.target {
                 Target::Stdio { .. } => "processes",
                 _ => "sessions",
@@ -316,7 +311,7 @@ impl Fuzzer<'_> {
     /// process and its capabilities.
     async fn spawn(&mut self) -> Result<(Proc, Value), FuzzError> {
         let transport = self.config.target.open(self.started)?;
-        self.report.processes_started += 1;
+        self.report.counts.processes_started += 1;
         let started = Proc::start(
             transport,
             self.schemas.clone(),
@@ -325,7 +320,7 @@ impl Fuzzer<'_> {
             Framing::for_target(&self.config.target),
         )
         .await?;
-        self.report.probes += 2;
+        self.report.counts.probes += 2;
         Ok(started)
     }
 

@@ -106,23 +106,9 @@ pub struct FuzzFinding {
     pub note: Option<String>,
 }
 
-/// The outcome of a fuzzing run (`--format json` writes it).
-#[derive(Clone, Debug, Serialize)]
-pub struct FuzzReport {
-    /// Version of this report's JSON shape.
-    pub format_version: u32,
-    /// The mcpcheck version that wrote it.
-    pub mcpcheck_version: &'static str,
-    /// The server command line or URL.
-    pub server: String,
-    /// `stdio`, `streamable-http` or `sse`.
-    pub transport: &'static str,
-    /// The generator's seed (rerun with it to generate the same cases).
-    pub seed: u64,
-    /// The revision fuzzed.
-    pub revision: Revision,
-    /// Wall time of the run, in milliseconds.
-    pub duration_ms: u64,
+/// What a fuzzing run sent and started, counted.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FuzzCounts {
     /// Cases run (sequences of 1 to 6 writes).
     pub cases: u64,
     /// Fuzz writes sent.
@@ -141,6 +127,28 @@ pub struct FuzzReport {
     /// HTTP only: requests the server refused with an HTTP error status and no JSON-RPC
     /// response, which the spec allows for input it cannot accept (not findings).
     pub http_rejected: u64,
+}
+
+/// The outcome of a fuzzing run (`--format json` writes it).
+#[derive(Clone, Debug, Serialize)]
+pub struct FuzzReport {
+    /// Version of this report's JSON shape.
+    pub format_version: u32,
+    /// The mcpcheck version that wrote it.
+    pub mcpcheck_version: &'static str,
+    /// The server command line or URL.
+    pub server: String,
+    /// `stdio`, `streamable-http` or `sse`.
+    pub transport: &'static str,
+    /// The generator's seed (rerun with it to generate the same cases).
+    pub seed: u64,
+    /// The revision fuzzed.
+    pub revision: Revision,
+    /// Wall time of the run, in milliseconds.
+    pub duration_ms: u64,
+    /// What was sent and started, counted (its fields sit at the JSON's top level).
+    #[serde(flatten)]
+    pub counts: FuzzCounts,
     /// Sends per method of the revision's table (zero: never sent).
     pub methods: BTreeMap<String, u64>,
     /// Calls per tool the policy allows.
