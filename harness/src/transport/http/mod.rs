@@ -52,7 +52,7 @@ pub use headers::{
     stateless_headers,
 };
 pub use record::{HttpRecord, StreamAnomaly};
-pub use resume::{DEFAULT_RETRY, MAX_RESUMES};
+pub use resume::{DEFAULT_RETRY, MAX_RESUMES, Reconnection, reconnect};
 pub use sse_stream::read_sse_chunks;
 
 /// Bytes of a non-SSE body kept in the transcript.

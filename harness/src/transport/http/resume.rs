@@ -115,73 +115,122 @@ impl Reconnect<'_> {
     /// when there is nothing more to resume from (the server offers no stream, or the
     /// deadline passed).
     async fn once(&self, track: &mut StreamTrack, last: String) -> bool {
-        let (handle, tx) = (self.handle, self.tx);
-        let req = handle
-            .request(reqwest::Method::GET, "text/event-stream")
-            .header("last-event-id", last);
-        let (client, request) = req.build_split();
-        let Ok(request) = request else { return false };
-        let method = request.method().to_string();
-        let url = request.url().to_string();
-        let request_headers = record_headers(request.headers(), handle.options());
-        let response = match tokio::time::timeout_at(self.deadline, client.execute(request)).await {
-            Ok(Ok(r)) => r,
-            Ok(Err(e)) => {
-                let error = handle.options().redact(&error_chain(&e));
-                self.failed(method, url, error, is_tls_failure(&e)).await;
-                return true;
-            }
-            Err(_) => {
-                let error = "no response headers before the request timeout".into();
-                self.failed(method, url, error, false).await;
-                return false;
-            }
-        };
-        let status = response.status().as_u16();
-        let response_headers = record_headers(response.headers(), handle.options());
-        let sse = header_of(&response_headers, "content-type")
-            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
-        let exchange = |body| HttpRecord::Exchange {
-            method,
-            url,
-            request_headers,
-            status,
-            response_headers,
-            body,
-        };
-        if !sse || status != 200 {
+        let (outcome, record) = reconnect(self.handle, &last, self.deadline).await;
+        let _ = self.tx.send(Inbound::Http(record)).await;
+        let response = match outcome {
+            Reconnection::Stream(response) => response,
             // 405: the server offers no stream to resume (allowed); anything else is
             // judged by the `http/*` scenarios.
-            let body = read_body(response, BODY_QUOTE)
-                .await
-                .ok()
-                .map(|b| handle.options().redact(&String::from_utf8_lossy(&b)))
-                .filter(|b| !b.is_empty());
-            let _ = tx.send(Inbound::Http(exchange(body))).await;
-            return false;
-        }
-        let _ = tx.send(Inbound::Http(exchange(None))).await;
-        let read = read_sse(handle, response.bytes_stream(), self.stream, tx, track);
+            Reconnection::NoStream { .. } | Reconnection::TimedOut => return false,
+            Reconnection::Failed(_) => return true,
+        };
+        let read = read_sse(
+            self.handle,
+            response.bytes_stream(),
+            self.stream,
+            self.tx,
+            track,
+        );
         if tokio::time::timeout_at(self.deadline, read).await.is_err() {
             let reason = "mcpcheck stopped reading at the request timeout".into();
-            let _ = tx.send(Inbound::Http(end(self.stream, reason))).await;
+            let _ = self.tx.send(Inbound::Http(end(self.stream, reason))).await;
             return false;
         }
         true
     }
+}
 
-    /// Records a reconnection that got no response.
-    async fn failed(&self, method: String, url: String, error: String, tls: bool) {
-        let _ = self
-            .tx
-            .send(Inbound::Http(HttpRecord::Failed {
-                method,
-                url,
-                error,
-                tls,
-            }))
-            .await;
+/// What one reconnection with `Last-Event-ID` got.
+#[derive(Debug)]
+pub enum Reconnection {
+    /// A new SSE stream (200, `text/event-stream`) to read on.
+    Stream(reqwest::Response),
+    /// An answer without a stream (405: the server offers none).
+    NoStream {
+        /// The HTTP status.
+        status: u16,
+        /// The content type, lower case (empty when there is none).
+        content_type: String,
+    },
+    /// No HTTP response: why, secrets redacted.
+    Failed(String),
+    /// No response headers before the deadline.
+    TimedOut,
+}
+
+/// Reconnects once after event `last` (GET with `Last-Event-ID`), not past `deadline`:
+/// what it got, and the record of the exchange for the transcript (a refusal's body
+/// quoted up to a bound). The transport's resumption and the `http` step's both use it.
+pub async fn reconnect(
+    handle: &HttpHandle,
+    last: &str,
+    deadline: tokio::time::Instant,
+) -> (Reconnection, HttpRecord) {
+    let req = handle
+        .request(reqwest::Method::GET, "text/event-stream")
+        .header("last-event-id", last);
+    let (client, request) = req.build_split();
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => {
+            let error = handle.options().redact(&error_chain(&e));
+            let record = HttpRecord::Failed {
+                method: "GET".into(),
+                url: handle.options().url.to_string(),
+                error: error.clone(),
+                tls: false,
+            };
+            return (Reconnection::Failed(error), record);
+        }
+    };
+    let method = request.method().to_string();
+    let url = request.url().to_string();
+    let request_headers = record_headers(request.headers(), handle.options());
+    let failed = |error: String, tls| HttpRecord::Failed {
+        method: method.clone(),
+        url: url.clone(),
+        error,
+        tls,
+    };
+    let response = match tokio::time::timeout_at(deadline, client.execute(request)).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            let error = handle.options().redact(&error_chain(&e));
+            let record = failed(error.clone(), is_tls_failure(&e));
+            return (Reconnection::Failed(error), record);
+        }
+        Err(_) => {
+            let error = "no response headers before the request timeout".into();
+            return (Reconnection::TimedOut, failed(error, false));
+        }
+    };
+    let status = response.status().as_u16();
+    let response_headers = record_headers(response.headers(), handle.options());
+    let content_type = header_of(&response_headers, "content-type")
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let exchange = |body| HttpRecord::Exchange {
+        method,
+        url,
+        request_headers,
+        status,
+        response_headers,
+        body,
+    };
+    if status == 200 && content_type.starts_with("text/event-stream") {
+        return (Reconnection::Stream(response), exchange(None));
     }
+    let body = tokio::time::timeout_at(deadline, read_body(response, BODY_QUOTE))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map(|b| handle.options().redact(&String::from_utf8_lossy(&b)))
+        .filter(|b| !b.is_empty());
+    let outcome = Reconnection::NoStream {
+        status,
+        content_type,
+    };
+    (outcome, exchange(body))
 }
 
 /// Reports a stream the server closed before the response it carries, with the revision

@@ -10,7 +10,7 @@ use super::sse::read_events;
 use super::{HttpReply, SseAcc, SseEnd};
 use crate::scenario::model::http::HttpStep;
 use crate::session::{RawHttp, Session};
-use crate::transport::http::{DEFAULT_RETRY, HttpRecord, MAX_RESUMES};
+use crate::transport::http::{DEFAULT_RETRY, HttpRecord, MAX_RESUMES, Reconnection, reconnect};
 
 /// Sends `request` and reads the answer within the step's `within`; `Err` is a request
 /// that got no HTTP response (already recorded in the transcript).
@@ -223,7 +223,7 @@ async fn read_sse(
             wait_ms: wait.as_millis() as u64,
         });
         tokio::time::sleep(wait).await;
-        let Some(response) = resume(handle, session, &last, deadline, &mut acc).await? else {
+        let Some(response) = resume(handle, session, &last, deadline, &mut acc).await else {
             break;
         };
         end = read_events(
@@ -251,71 +251,31 @@ async fn resume(
     last: &str,
     deadline: tokio::time::Instant,
     acc: &mut SseAcc,
-) -> Result<Option<reqwest::Response>, String> {
-    let request = handle
-        .request(reqwest::Method::GET, "text/event-stream")
-        .header("last-event-id", last)
-        .build()
-        .map_err(|e| format!("building the resumption GET: {e}"))?;
-    let url = request.url().to_string();
-    let request_headers = handle.record_headers(request.headers());
-    let response = match tokio::time::timeout_at(deadline, handle.execute(request)).await {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let error = e.describe(handle);
-            session.record_http(HttpRecord::Failed {
-                method: "GET".into(),
-                url,
-                error: error.clone(),
-                tls: e.is_tls(),
-            });
+) -> Option<reqwest::Response> {
+    let (outcome, record) = reconnect(handle, last, deadline).await;
+    session.record_http(record);
+    match outcome {
+        Reconnection::Stream(response) => Some(response),
+        Reconnection::NoStream {
+            status,
+            content_type,
+        } => {
+            if status != 405 {
+                acc.problems.push(format!(
+                    "the GET with Last-Event-ID {last:?} was answered with {status} ({content_type:?}); a GET MUST get text/event-stream or 405 (basic/transports#listening-for-messages-from-the-server)"
+                ));
+            }
+            acc.refused = Some((status, content_type));
+            None
+        }
+        Reconnection::Failed(error) => {
             acc.problems.push(format!(
                 "resuming with GET and Last-Event-ID {last:?} got no HTTP response: {error}"
             ));
-            return Ok(None);
+            None
         }
-        Err(_) => return Ok(None),
-    };
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let response_headers = handle.record_headers(&headers);
-    let ct = headers
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if status == 200 && ct.starts_with("text/event-stream") {
-        session.record_http(HttpRecord::Exchange {
-            method: "GET".into(),
-            url,
-            request_headers,
-            status,
-            response_headers,
-            body: None,
-        });
-        return Ok(Some(response));
+        Reconnection::TimedOut => None,
     }
-    let body = tokio::time::timeout_at(deadline, response.bytes())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .filter(|b| !b.is_empty());
-    session.record_http(HttpRecord::Exchange {
-        method: "GET".into(),
-        url,
-        request_headers,
-        status,
-        response_headers,
-        body: body.map(|b| handle.options().redact(&b)),
-    });
-    if status != 405 {
-        acc.problems.push(format!(
-            "the GET with Last-Event-ID {last:?} was answered with {status} ({ct:?}); a GET MUST get text/event-stream or 405 (basic/transports#listening-for-messages-from-the-server)"
-        ));
-    }
-    acc.refused = Some((status, ct));
-    Ok(None)
 }
 
 /// Notes a connection the server closed before the awaited response, and whether a `retry`
