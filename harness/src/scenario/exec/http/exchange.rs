@@ -85,7 +85,7 @@ pub(super) async fn answer(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
     if sse {
-        let (messages, acc) = read_sse(handle, response, step, session, sent, deadline).await?;
+        let (messages, acc) = read_sse(handle, response, step, session, sent, deadline).await;
         return Ok(HttpReply {
             status,
             headers,
@@ -172,7 +172,7 @@ async fn read_sse(
     session: &mut Session,
     sent: Sent,
     deadline: tokio::time::Instant,
-) -> Result<(Vec<Value>, SseAcc), String> {
+) -> (Vec<Value>, SseAcc) {
     let (method, url, request_headers) = sent;
     session.record_http(HttpRecord::Exchange {
         method: method.clone(),
@@ -240,7 +240,7 @@ async fn read_sse(
         .await;
         note_early_close(&end, wanted.is_some(), &mut acc);
     }
-    Ok((messages, acc))
+    (messages, acc)
 }
 
 /// One resumption GET with `Last-Event-ID: last`: the SSE stream it opened, or `None`
