@@ -327,19 +327,19 @@ impl Seat {
             ..
         } = exec;
         let (record, session, watch) = leaving.release(session, scenario, config).await;
-        let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+        let rule = scenario.rule_id();
         // Findings of the shutdown and of what arrived on the way out.
         for f in record
             .findings
             .iter()
             .skip(live.session_findings_reported())
         {
-            report_finding(observer.as_ref(), &scenario.id, &rule, f);
+            report_finding(observer.as_ref(), &scenario.id, rule, f);
         }
         let stderr = stderr_since(stderr_log, stderr_mark);
         let mut done = conclude(
             shell,
-            &rule,
+            rule,
             findings,
             record,
             skip,
@@ -394,7 +394,7 @@ impl Leaving {
             return (session.finish().await, None, None);
         }
         // Handed back: the shutdown it judges comes later, in another window.
-        let rule = scenario.rule.as_deref().unwrap_or(&scenario.id);
+        let rule = scenario.rule_id();
         let watch = (shared && share::judges_shutdown(scenario, revision))
             .then(|| session.watch_shutdown(rule));
         (session.take_window(), Some(session), watch)

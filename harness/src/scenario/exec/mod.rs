@@ -211,7 +211,7 @@ impl<'a> Executor<'a> {
             depth: 0,
             inbox: Inbox::default(),
             filing: Filing {
-                rule: scenario.rule.clone().unwrap_or_else(|| scenario.id.clone()),
+                rule: scenario.rule_id().to_owned(),
                 severity: scenario.severity,
                 spec,
             },

@@ -87,14 +87,14 @@ pub(super) async fn run(
         true => probe.kept.lock().unwrap_or_else(|e| e.into_inner()).take(),
         false => None,
     };
-    let rule = scenario.rule.clone().unwrap_or_else(|| scenario.id.clone());
+    let rule = scenario.rule_id();
     let source = format!("{}:{line}", scenario.source);
     let (verdict, findings) = match check.judge(&probe.answers) {
         Judgement::NothingToJudge(reason) => (Verdict::Skip { reason }, vec![]),
         Judgement::Problems(problems) => {
             let findings: Vec<Finding> = problems
                 .into_iter()
-                .map(|p| Finding::custom(&rule, scenario.severity, spec, format!("{p} ({source})")))
+                .map(|p| Finding::custom(rule, scenario.severity, spec, format!("{p} ({source})")))
                 .collect();
             let verdict = super::broken(&findings).unwrap_or(Verdict::Pass);
             (verdict, findings)

@@ -53,6 +53,11 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The rule its own findings are filed under: `rule`, else its id.
+    pub fn rule_id(&self) -> &str {
+        self.rule.as_deref().unwrap_or(&self.id)
+    }
+
     /// The negotiation check this scenario consists of, if it is a `negotiate` scenario:
     /// such a scenario opens only fresh sessions of its own making (one per version it
     /// asks), never a session for its steps.
