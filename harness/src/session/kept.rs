@@ -28,6 +28,12 @@ impl std::ops::Deref for Kept {
 impl Kept {
     /// Keeps `finding` unless its rule already has [`MAX_PER_RULE`]; says whether it did.
     pub(super) fn keep(&mut self, finding: Finding) -> bool {
+        // A rule already past its cap is counted at once: a server with a finding on every
+        // frame must not cost a scan of the kept findings per frame.
+        if let Some(more) = self.suppressed.get_mut(&finding.rule) {
+            *more += 1;
+            return false;
+        }
         let full = self.findings.len() >= MAX_PER_RULE
             && self
                 .findings
@@ -36,7 +42,7 @@ impl Kept {
                 .count()
                 >= MAX_PER_RULE;
         if full {
-            *self.suppressed.entry(finding.rule).or_default() += 1;
+            self.suppressed.insert(finding.rule, 1);
             return false;
         }
         self.findings.push(finding);
@@ -51,6 +57,12 @@ impl Kept {
     /// The rules that went past the cap.
     pub(super) fn suppressed_rules(&self) -> impl Iterator<Item = &str> {
         self.suppressed.keys().map(String::as_str)
+    }
+
+    /// Forgets everything, for a new window whose findings start afresh.
+    pub(super) fn clear(&mut self) {
+        self.findings.clear();
+        self.suppressed.clear();
     }
 
     /// Takes the findings, each suppressed count told on the last finding of its rule,

@@ -6,7 +6,8 @@
 //! (HTTP stream anomalies), `raw` (raw writes), `server_requests`, `validate` (schemas),
 //! `shutdown`, `error` (failed requests as findings), `kept` (findings, capped per rule),
 //! `sent` (what the client asked so far), `watch` (scenarios waiting on the shutdown),
-//! [`transcript`] (the wire record) and [`stateless`] (2026-07-28). The rules themselves are pure functions in [`crate::check`].
+//! [`transcript`] (the wire record) and [`stateless`] (2026-07-28). The rules themselves
+//! are pure functions in [`crate::check`].
 
 mod anomaly;
 mod barrier;

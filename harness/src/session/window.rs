@@ -18,7 +18,7 @@ impl Session {
     pub fn begin_window(&mut self, started: Instant) {
         self.requests.begin_window();
         self.transcript = Transcript::new(started);
-        self.findings.take();
+        self.findings.clear();
         self.watchers.new_window();
         self.unsolicited.clear();
         // Progress tokens are the scenario's (`mcpcheck-1`, ...): a new scenario's token
