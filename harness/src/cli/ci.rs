@@ -31,16 +31,6 @@ pub async fn schema_store(
     })
 }
 
-/// After the run: fails a run whose server negotiated a revision whose schema could not
-/// be had (its checks would otherwise vanish from a passing report). A disabled store
-/// (`--no-schema`) reports nothing here: the reports show it.
-pub fn settle_schema(store: &SchemaStore) -> Result<(), Unavailable> {
-    match store.unavailable().into_iter().next() {
-        Some((revision, cause)) => Err(Unavailable::Negotiated { revision, cause }),
-        None => Ok(()),
-    }
-}
-
 /// The scenarios of `--partition K/N` (all of them without it).
 pub fn partition(ci: &CiArgs, scenarios: Vec<Scenario>) -> Vec<Scenario> {
     match ci.partition {

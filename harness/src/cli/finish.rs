@@ -9,6 +9,7 @@ use crate::report::deterministic::{self, Scrubber};
 use crate::report::expected::Comparison;
 use crate::report::matrix::{Leg, Matrix};
 use crate::report::{self, Input, ReportError};
+use crate::runner::matrix::LegEnd;
 
 /// Why finishing a run (baseline, reports) failed: exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -19,20 +20,6 @@ pub enum FinishError {
     /// Writing a report failed.
     #[error(transparent)]
     Report(#[from] ReportError),
-}
-
-/// One leg of the run as it ended: its report, or the revision the server does not speak.
-#[derive(Debug)]
-pub enum LegEnd {
-    /// The sweep and the suite ran.
-    Ran(Box<RunReport>),
-    /// The server does not speak `revision`; `reason` says how that showed.
-    NotSpoken {
-        /// The revision asked for.
-        revision: Revision,
-        /// What the server said.
-        reason: String,
-    },
 }
 
 /// One leg after the baseline, ready to print.

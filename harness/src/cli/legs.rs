@@ -30,7 +30,7 @@ pub enum Planned {
 
 /// The legs of the run, oldest revision first, and the probes' sessions that can open
 /// them. Probes print what they saw on stderr.
-pub async fn plan(args: &mut RunArgs) -> anyhow::Result<(Vec<Planned>, auto::Opened)> {
+pub async fn plan(args: &RunArgs) -> anyhow::Result<(Vec<Planned>, auto::Opened)> {
     let requested = args
         .protocol
         .protocol_version
@@ -83,14 +83,13 @@ pub async fn plan(args: &mut RunArgs) -> anyhow::Result<(Vec<Planned>, auto::Ope
 }
 
 /// The run's settings resolved at `revision`.
-pub fn at(args: &mut RunArgs, revision: Revision) -> anyhow::Result<(ProbeConfig, SearchPath)> {
-    args.protocol.protocol_version = Some(RevisionArg::Exact(revision));
-    Ok(resolve::run(args)?)
+pub fn at(args: &RunArgs, revision: Revision) -> anyhow::Result<(ProbeConfig, SearchPath)> {
+    Ok(resolve::run(args, revision)?)
 }
 
 /// Both probes of `auto` and `eras`: `server/discover` (when the transport has a stateless
 /// form) and `initialize` offering the newest handshake revision.
-async fn detect(args: &mut RunArgs) -> anyhow::Result<(auto::Support, auto::Opened)> {
+async fn detect(args: &RunArgs) -> anyhow::Result<(auto::Support, auto::Opened)> {
     // `--transport sse` has no stateless form: then only the handshake is probed.
     let modern = at(args, Revision::V2026_07_28).ok().map(|(c, _)| c);
     let (legacy, search) = at(args, Revision::DEFAULT)?;

@@ -14,11 +14,13 @@ pub mod flags;
 pub mod fuzz;
 pub mod legs;
 pub mod list;
+pub mod plan;
 pub mod resolve;
 pub mod run;
 pub mod schemas;
 pub mod serve;
 pub mod snapshot;
+pub mod tell;
 mod values;
 
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::flags::{HttpFlags, HttpTransportArg, RevisionArg};
+use super::flags::{HttpFlags, HttpTransportArg};
 use super::{RunArgs, UsageError};
 use crate::protocol::Revision;
 use crate::runner::sweep::ProbeConfig;
@@ -79,10 +79,10 @@ pub fn scenarios(
     Ok(all)
 }
 
-/// Resolves `mcpcheck run` arguments.
-pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
+/// Resolves `mcpcheck run` arguments at `revision` (each leg of the run has one).
+pub fn run(args: &RunArgs, revision: Revision) -> Result<(ProbeConfig, SearchPath), UsageError> {
     if args.http.url.is_some() {
-        return run_http(args);
+        return run_http(args, revision);
     }
     let server = server_command(
         args.stdio.server.as_deref(),
@@ -91,7 +91,7 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
         args.stdio.cwd.as_deref(),
         "no server to check: give --server \"CMD ARGS\", put the command after --, e.g. `mcpcheck run -- python3 server.py`, or give --url",
     )?;
-    let (timeout, session) = session_config(args)?;
+    let (timeout, session) = session_config(args, revision)?;
     let stdio = StdioOptions {
         max_frame: args.limits.max_frame_size,
         shutdown: ShutdownWaits {
@@ -113,8 +113,8 @@ pub fn run(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
 }
 
 /// `mcpcheck run --url`: the endpoint, its headers and its bearer token.
-fn run_http(args: &RunArgs) -> Result<(ProbeConfig, SearchPath), UsageError> {
-    let (timeout, session) = session_config(args)?;
+fn run_http(args: &RunArgs, revision: Revision) -> Result<(ProbeConfig, SearchPath), UsageError> {
+    let (timeout, session) = session_config(args, revision)?;
     let target = http_target(
         &args.http,
         args.limits.max_frame_size,
@@ -234,7 +234,10 @@ pub fn http_options(
 }
 
 /// Flags shared by every transport: frame limit, timeouts, revision.
-fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageError> {
+fn session_config(
+    args: &RunArgs,
+    revision: Revision,
+) -> Result<(Duration, SessionConfig), UsageError> {
     if args.limits.max_frame_size < 1024 {
         return Err(UsageError(format!(
             "--max-frame-size {}: must be at least 1024 bytes",
@@ -245,11 +248,6 @@ fn session_config(args: &RunArgs) -> Result<(Duration, SessionConfig), UsageErro
     if timeout.is_zero() {
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
-    let revision = match args.protocol.protocol_version {
-        Some(RevisionArg::Exact(r)) => r,
-        // `run` resolves every leg to one revision before it gets here.
-        _ => Revision::DEFAULT,
-    };
     let session = SessionConfig {
         revision,
         timeout,

@@ -1,11 +1,10 @@
 //! Turning a run into something a person or a machine reads.
 //!
 //! Every reporter is a sink of the runner's events: the terminal and the event log print
-//! them as they come; the [`aggregate::Aggregator`] builds the final [`RunReport`], which the
+//! them as they come; the runner's [`Aggregator`](crate::runner::aggregate::Aggregator) builds the final [`RunReport`], which the
 //! file reporters (HTML, JUnit, JSON, Markdown) render with the baseline comparison, so one
 //! run can write all of them: `--report html=out/report.html --report junit=out/junit.xml ...`.
 
-pub mod aggregate;
 pub mod baseline;
 pub mod baseline_official;
 pub mod deterministic;

@@ -14,8 +14,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::human::{self, Detail};
-use crate::outcome::Verdict;
+use crate::outcome::{RunReport, Verdict};
 use crate::runner::events::{Event, EventSink, StepEnd};
+use crate::runner::matrix::{MatrixLeg, Narration};
 
 /// Rewrites every printed line: redacts secrets, and applies `--deterministic`.
 pub type Filter = Box<dyn Fn(&str) -> String + Send + Sync>;
@@ -89,6 +90,25 @@ impl Terminal {
 
     fn verbose(&self) -> bool {
         self.detail == Detail::Verbose
+    }
+}
+
+/// A run of several legs: a heading opens each, and its verdict line closes it.
+impl Narration for Terminal {
+    fn leg_opens(&self, index: usize, leg: &MatrixLeg) {
+        let gap = if index > 0 { "\n" } else { "" };
+        self.print(&match leg {
+            MatrixLeg::NotSpoken { revision, reason } => {
+                format!("{gap}== {revision}: not spoken: {reason}\n")
+            }
+            MatrixLeg::Run(settings) => {
+                format!("{gap}== {} ==\n", settings.probe.session.revision)
+            }
+        });
+    }
+
+    fn leg_told(&self, report: &RunReport) {
+        self.print(&human::footer(report));
     }
 }
 

@@ -6,8 +6,8 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::events::{Event, EventSink};
 use crate::outcome::{RunReport, ScenarioOutcome};
-use crate::runner::events::{Event, EventSink};
 
 /// Collects the sweep's report and every scenario's outcome as they are emitted.
 #[derive(Debug)]
