@@ -4,7 +4,7 @@
 //! HTTP, HTTP+SSE) yields raw frames; the [`session`] classifies them ([`protocol`]),
 //! validates them ([`schema`]) and applies the rule checks of [`check`], which produce
 //! findings ([`outcome`]); the [`runner`] drives sessions through the protocol sweep and the
-//! [`scenario`] suite and emits [`runner::events`]; the [`report`]ers are sinks of those
+//! [`scenario`] suite and emits [`outcome::events`] (so does the executor, step by step); the [`report`]ers are sinks of those
 //! events. [`snapshot`] and [`fuzz`] are two more ways to drive a session; [`cli`] is the
 //! command line.
 //!

@@ -9,12 +9,12 @@ use super::args::ReportArgs;
 use super::flags::Format;
 use super::{RunArgs, legs, resolve};
 use crate::outcome::CallGrant;
+use crate::outcome::events::EventSink;
 use crate::protocol::Revision;
 use crate::report::human::Detail;
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::auto::Opened;
-use crate::runner::events::EventSink;
 use crate::runner::matrix::{LegSettings, Matrix, MatrixLeg, SnapshotPlan};
 use crate::scenario::official::Profile;
 

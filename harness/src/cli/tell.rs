@@ -11,9 +11,9 @@ use super::flags::Format;
 use super::plan::{RunPlan, Secrets};
 use super::{EXIT_ERROR, EXIT_FINDINGS};
 use crate::outcome::RunVerdict;
+use crate::outcome::events::{Emitter, Event};
 use crate::report::human;
 use crate::report::matrix::{self, Matrix};
-use crate::runner::events::{Emitter, Event};
 
 /// Tells the finished run: each leg's verdict (counting the baseline) to its sinks, what
 /// follows the legs to the terminal, the `--output` file, and the exit code.

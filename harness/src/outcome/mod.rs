@@ -1,9 +1,11 @@
-//! What a run found, as plain data: findings, verdicts, scenario outcomes, the run report.
+//! What a run found, as plain data: findings, verdicts, scenario outcomes, the run report,
+//! and the [`events`] that tell them as they happen.
 //!
 //! Everything above the transport imports these types and nothing here imports upward, so
 //! the runner, the reporters, the fuzzer and the CLI share one vocabulary without reaching
 //! into each other. (The transport sits below: a transcript entry holds its HTTP records.)
 
+pub mod events;
 mod finding;
 mod policy;
 mod profile;

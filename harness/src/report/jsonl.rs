@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use super::ReportError;
 use super::terminal::Filter;
-use crate::runner::events::{Event, EventSink};
+use crate::outcome::events::{Event, EventSink};
 
 /// The `events` reporter: writes each event as one JSON line as the run goes.
 pub struct JsonLines {

@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::human::{self, Detail};
+use crate::outcome::events::{Event, EventSink, StepEnd};
 use crate::outcome::{RunReport, Verdict};
-use crate::runner::events::{Event, EventSink, StepEnd};
 use crate::runner::matrix::{MatrixLeg, Narration};
 
 /// Rewrites every printed line: redacts secrets, and applies `--deterministic`.

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::events::{Event, EventSink};
+use crate::outcome::events::{Event, EventSink};
 use crate::outcome::{RunReport, ScenarioOutcome};
 
 /// Collects the sweep's report and every scenario's outcome as they are emitted.
@@ -66,8 +66,8 @@ impl EventSink for Aggregator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outcome::events::Emitter;
     use crate::outcome::{Tally, Verdict};
-    use crate::runner::events::Emitter;
     use std::sync::Arc;
 
     fn outcome(id: &str, verdict: Verdict) -> ScenarioOutcome {
@@ -86,8 +86,8 @@ mod tests {
             report: Box::new(sweep),
         });
         // Completion order is b, then a.
-        crate::runner::events::scenario_finished(&events, outcome("b", Verdict::Fail));
-        crate::runner::events::scenario_finished(&events, outcome("a", Verdict::Pass));
+        crate::outcome::events::scenario_finished(&events, outcome("b", Verdict::Fail));
+        crate::outcome::events::scenario_finished(&events, outcome("a", Verdict::Pass));
         let report = agg.finish().expect("the sweep finished");
         let ids: Vec<_> = report.scenarios.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["a", "b"]);

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use super::events::{Emitter, Event, FindingScope};
 use super::known::Known;
 use super::suite::{self, Deadline};
 use super::sweep::{self, ProbeConfig};
 use super::walls::Walls;
+use crate::outcome::events::{Emitter, Event, FindingScope};
 use crate::scenario::Scenario;
 use crate::scenario::exec::ExecConfig;
 use crate::schema::SchemaStore;

@@ -12,10 +12,10 @@ use tokio::sync::{Semaphore, oneshot};
 
 use super::aggregate::Aggregator;
 use super::auto::Opened;
-use super::events::{Emitter, Event, EventSink};
 use super::leg::{self, LegPlan};
 use super::relay::Relay;
 use super::sweep::{Opening, ProbeConfig};
+use crate::outcome::events::{Emitter, Event, EventSink};
 use crate::outcome::{FailOn, RunReport};
 use crate::protocol::Revision;
 use crate::scenario::Scenario;

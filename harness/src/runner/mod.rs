@@ -2,14 +2,13 @@
 //!
 //! A run is the protocol sweep ([`sweep`]: handshake, ping, and the list methods of every
 //! declared capability) and then the scenario suite ([`suite`]); [`leg`] strings them
-//! together at one revision. Both emit [`events`]; every reporter, including the
+//! together at one revision. Both emit [`crate::outcome::events`]; every reporter, including the
 //! [`aggregate`] sink that builds the final report, is a sink of those events. [`auto`]
 //! finds the revisions a server speaks; the [`matrix`] runs a leg per revision at once,
 //! and its [`relay`]s tell each one whole, in order.
 
 pub mod aggregate;
 pub mod auto;
-pub mod events;
 pub mod known;
 pub mod leg;
 pub mod matrix;

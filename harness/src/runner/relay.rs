@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::events::{Event, EventSink};
+use crate::outcome::events::{Event, EventSink};
 
 /// A sink that holds events until it is opened, then passes them (and every later one)
 /// on to its sinks, in arrival order.
@@ -67,7 +67,7 @@ impl EventSink for Relay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::events::Collect;
+    use crate::outcome::events::Collect;
 
     fn ping(n: usize) -> Event {
         Event::ScenarioSkipped {

@@ -15,10 +15,10 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::events::{self, Emitter, Event};
 use super::known::Known;
 use super::pool::{Demand, Donation, Pool, Seat};
 use super::walls::Walls;
+use crate::outcome::events::{self, Emitter, Event};
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::{RequestId, Revision};
 use crate::scenario::Scenario;
@@ -304,7 +304,6 @@ impl Tasks {
         leased: Option<(Lease, Seat)>,
         donation: &mut Option<Donation>,
     ) -> (ScenarioOutcome, Option<ShutdownWatch>) {
-        let observer = Arc::new(self.events.clone());
         let (lease, seat) = match (leased, &*donation) {
             (Some((lease, seat)), _) => (lease, Some(seat)),
             (None, Some(_)) => (
@@ -315,7 +314,13 @@ impl Tasks {
             ),
             (None, None) => (Lease::Fresh, None),
         };
-        let run = exec::run_leased(scenario, config, self.schemas.clone(), observer, lease);
+        let run = exec::run_leased(
+            scenario,
+            config,
+            self.schemas.clone(),
+            self.events.clone(),
+            lease,
+        );
         match tokio::time::timeout_at(self.deadline.at, run).await {
             Ok(ran) => {
                 let session = ran.session;

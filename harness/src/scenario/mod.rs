@@ -3,9 +3,9 @@
 //! [`model`] is what a scenario says; [`parse`] reads YAML into it with precise,
 //! caret-pointed errors ([`builtin`]: the suite embedded at build time). [`exec`] runs one
 //! scenario on a fresh session, with [`template`] (`${var}`, filters from [`synth`]),
-//! [`matcher`] (checks on values) and `exec::http` (raw HTTP exchanges); it reports as it
-//! goes to an [`observe::Observer`], which the runner implements, so nothing here imports
-//! the layers above.
+//! [`matcher`] (checks on values) and `exec::http` (raw HTTP exchanges); it tells its
+//! steps, frames and findings as they happen as [`crate::outcome::events`], the one
+//! vocabulary every reporter reads.
 
 pub mod builtin;
 pub mod builtin_vars;
@@ -13,7 +13,6 @@ pub mod exec;
 pub mod matcher;
 pub mod mcp_param;
 pub mod model;
-pub mod observe;
 pub mod official;
 pub mod parse;
 pub mod share;

@@ -292,9 +292,9 @@ impl Session {
         &self.transcript
     }
 
-    /// Reports every transcript entry recorded from now on to `hook`, as it happens.
-    pub fn observe_transcript(&mut self, hook: transcript::RecordHook) {
-        self.transcript.observe(hook);
+    /// Tells `events` every transcript entry recorded from now on, as a frame of `scenario`.
+    pub fn tell_transcript(&mut self, events: crate::outcome::events::Emitter, scenario: String) {
+        self.transcript.tell(events, scenario);
     }
 
     /// A handle on the server's stderr record (stdio only); it outlives the session.

@@ -4,13 +4,14 @@
 //! A hostile server can send millions of frames, so the transcript keeps a bounded
 //! window: the first [`HEAD`] entries, the last [`TAIL`], and up to [`PINNED`] entries in
 //! between that findings point at; the rest is counted. Every entry still gets its index
-//! (live observers see them all); [`Transcript::window`] turns the kept entries into the
+//! (the run's events tell them all, as they are recorded); [`Transcript::window`] turns the kept entries into the
 //! report's list, with a marker where entries were left out.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
 use crate::outcome::Finding;
+use crate::outcome::events::{Emitter, Event};
 pub use crate::outcome::{Direction, Entry};
 use crate::protocol::text::{Mark, clip_marked};
 
@@ -39,20 +40,8 @@ pub struct Transcript {
     /// Entries recorded so far: the next index.
     recorded: usize,
     dropped: u64,
-    hook: Option<RecordHook>,
-}
-
-/// What an [`RecordHook`] calls: the entry's index and the entry.
-pub type RecordFn = dyn Fn(usize, &Entry) + Send + Sync;
-
-/// Called with each entry as it is recorded: live reporting of frames.
-#[derive(Clone)]
-pub struct RecordHook(pub std::sync::Arc<RecordFn>);
-
-impl std::fmt::Debug for RecordHook {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RecordHook")
-    }
+    /// Where each entry is told as it is recorded (a frame event of this scenario).
+    told: Option<(Emitter, String)>,
 }
 
 impl Transcript {
@@ -66,13 +55,13 @@ impl Transcript {
             pins: BTreeSet::new(),
             recorded: 0,
             dropped: 0,
-            hook: None,
+            told: None,
         }
     }
 
-    /// Calls `hook` with every entry recorded from now on.
-    pub fn observe(&mut self, hook: RecordHook) {
-        self.hook = Some(hook);
+    /// Tells `events` every entry recorded from now on, as a frame of `scenario`.
+    pub fn tell(&mut self, events: Emitter, scenario: String) {
+        self.told = Some((events, scenario));
     }
 
     /// Records an entry and returns its index (stable; the entry itself may later leave
@@ -86,8 +75,8 @@ impl Transcript {
         };
         let index = self.recorded;
         self.recorded += 1;
-        if let Some(o) = &self.hook {
-            (o.0)(index, &entry);
+        if let Some((events, scenario)) = &self.told {
+            events.emit(Event::frame(scenario, index, &entry));
         }
         if self.head.len() < HEAD {
             self.head.push(entry);

@@ -12,10 +12,10 @@ use serde_json::Value;
 use super::live::Live;
 use super::negotiate;
 use super::{ExecConfig, Executor, Stop, broken, report_finding};
+use crate::outcome::events::Emitter;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::RequestId;
 use crate::scenario::model::{Scenario, TransportKind};
-use crate::scenario::observe::Observer;
 use crate::scenario::share;
 use crate::scenario::synth::TOOL_ARGS;
 use crate::schema::SchemaStore;
@@ -108,7 +108,7 @@ pub async fn run_leased(
     scenario: &Scenario,
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
-    observer: Arc<dyn Observer>,
+    events: Emitter,
     lease: Lease,
 ) -> Ran {
     let shell = Shell {
@@ -129,7 +129,7 @@ pub async fn run_leased(
             config,
             schemas,
             &shell.spec,
-            observer.as_ref(),
+            &events,
             donor,
         )
         .await;
@@ -154,7 +154,7 @@ pub async fn run_leased(
         return Ran::done(done, session);
     }
     match Seat::take(lease, scenario, config, schemas, shell.started) {
-        Ok(seat) => seat.run(&shell, config, observer).await,
+        Ok(seat) => seat.run(&shell, config, events).await,
         Err(reason) => {
             let not_started = StderrExcerpt::NotCaptured {
                 reason: NOT_STARTED.into(),
@@ -272,7 +272,7 @@ impl Seat {
     }
 
     /// Runs the scenario's steps on the session, lets the session go, and concludes.
-    async fn run(self, shell: &Shell<'_>, config: &ExecConfig, observer: Arc<dyn Observer>) -> Ran {
+    async fn run(self, shell: &Shell<'_>, config: &ExecConfig, events: Emitter) -> Ran {
         let Seat {
             mut session,
             wanted,
@@ -280,11 +280,8 @@ impl Seat {
             reused,
         } = self;
         let scenario = shell.scenario;
-        if observer.listening() {
-            let (observer, id) = (observer.clone(), scenario.id.clone());
-            session.observe_transcript(crate::session::transcript::RecordHook(Arc::new(
-                move |index, entry| observer.frame(&id, index, entry),
-            )));
+        if !events.is_empty() {
+            session.tell_transcript(events.clone(), scenario.id.clone());
         }
         let stderr_log = session.stderr_log();
         // A fresh server's stderr is all the scenario's, even what it wrote before this
@@ -299,7 +296,7 @@ impl Seat {
         exec.handshake_done = reused;
         exec.capabilities = config.session.client_capabilities.clone();
         exec.set_revision_vars();
-        exec.live = Live::new(observer.clone());
+        exec.live = Live::new(events.clone());
         // Always defined, so `${tool_args}` renders (as `{}`) when none were given.
         exec.vars.insert(
             TOOL_ARGS.into(),
@@ -334,7 +331,7 @@ impl Seat {
             .iter()
             .skip(live.session_findings_reported())
         {
-            report_finding(observer.as_ref(), &scenario.id, rule, f);
+            report_finding(&events, &scenario.id, rule, f);
         }
         let stderr = stderr_since(stderr_log, stderr_mark);
         let mut done = conclude(

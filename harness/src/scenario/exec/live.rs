@@ -1,17 +1,15 @@
-//! Telling the observer of a scenario's steps and findings as they happen, and how far
-//! that has got, so each finding is told once.
-
-use std::sync::Arc;
+//! Telling a scenario's steps and findings as they happen, and how far that has got, so
+//! each finding is told once.
 
 use super::report_finding;
 use crate::check::Finding;
-use crate::scenario::observe::Observer;
+use crate::outcome::events::Emitter;
 
-/// Where steps and findings are reported as they happen (nowhere by default), and how
-/// many of each have been.
+/// Where steps and findings are told as they happen (nowhere by default), and how many
+/// of each have been.
 pub(super) struct Live {
-    pub(super) observer: Arc<dyn Observer>,
-    /// Steps started so far (the `step` number reported to the observer).
+    pub(super) events: Emitter,
+    /// Steps started so far (the `step` number of the events).
     steps_started: usize,
     /// The executor's own findings already reported.
     findings_reported: usize,
@@ -20,9 +18,9 @@ pub(super) struct Live {
 }
 
 impl Live {
-    pub(super) fn new(observer: Arc<dyn Observer>) -> Self {
+    pub(super) fn new(events: Emitter) -> Self {
         Live {
-            observer,
+            events,
             steps_started: 0,
             findings_reported: 0,
             session_findings_reported: 0,
@@ -44,11 +42,11 @@ impl Live {
         session: &[Finding],
     ) {
         for f in own.get(self.findings_reported..).unwrap_or_default() {
-            report_finding(self.observer.as_ref(), scenario, rule, f);
+            report_finding(&self.events, scenario, rule, f);
         }
         self.findings_reported = own.len();
         for f in session.iter().skip(self.session_findings_reported) {
-            report_finding(self.observer.as_ref(), scenario, rule, f);
+            report_finding(&self.events, scenario, rule, f);
         }
         self.session_findings_reported = session.len();
     }

@@ -38,9 +38,9 @@ use self::inbox::Inbox;
 use self::live::Live;
 use super::builtin_vars;
 use super::model::{Scenario, Template};
-use super::observe::{Attribution, Observer, Unobserved};
 use super::template::Vars;
 use crate::check::{Finding, Severity};
+use crate::outcome::events::{Emitter, Event, FindingScope};
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig, SessionError, ShutdownWatch};
 use crate::transport::target::Target;
@@ -74,17 +74,17 @@ pub async fn run(
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
 ) -> ScenarioOutcome {
-    run_observed(scenario, config, schemas, Arc::new(Unobserved)).await
+    run_observed(scenario, config, schemas, Emitter::default()).await
 }
 
-/// [`run`], telling `observer` of its steps, frames and findings as they happen.
+/// [`run`], telling `events` its steps, frames and findings as they happen.
 pub async fn run_observed(
     scenario: &Scenario,
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
-    observer: Arc<dyn Observer>,
+    events: Emitter,
 ) -> ScenarioOutcome {
-    run_leased(scenario, config, schemas, observer, Lease::Fresh)
+    run_leased(scenario, config, schemas, events, Lease::Fresh)
         .await
         .outcome
 }
@@ -92,7 +92,7 @@ pub async fn run_observed(
 /// Completes the outcome of a scenario that handed back a session whose shutdown it
 /// judges ([`Ran::watch`]): the shutdown's findings of its rule join its own, with the
 /// frames they point at, and decide its verdict as its own would have.
-pub async fn settle(outcome: &mut ScenarioOutcome, watch: ShutdownWatch, observer: &dyn Observer) {
+pub async fn settle(outcome: &mut ScenarioOutcome, watch: ShutdownWatch, events: &Emitter) {
     let rule = watch.rule().to_owned();
     let Some(late) = watch.wait().await else {
         outcome.unchecked.push(format!(
@@ -102,12 +102,12 @@ pub async fn settle(outcome: &mut ScenarioOutcome, watch: ShutdownWatch, observe
     };
     let base = outcome.transcript.len();
     for (i, entry) in late.entries.iter().enumerate() {
-        observer.frame(&outcome.id, base + i, entry);
+        events.emit_with(|| Event::frame(&outcome.id, base + i, entry));
     }
     outcome.transcript.extend(late.entries);
     for mut f in late.findings {
         f.frame = f.frame.map(|i| base + i);
-        observer.finding(&outcome.id, Attribution::Scenario, &f);
+        events.emit_with(|| Event::finding(&outcome.id, FindingScope::Scenario, &f));
         outcome.findings.push(f);
     }
     if matches!(outcome.verdict, Verdict::Pass | Verdict::Warn)
@@ -128,13 +128,13 @@ pub(super) fn broken(findings: &[Finding]) -> Option<Verdict> {
 }
 
 /// Reports a finding: the scenario's own rule decides its verdict, any other is a protocol one.
-fn report_finding(observer: &dyn Observer, scenario: &str, rule: &str, f: &Finding) {
-    let owner = if f.rule == rule {
-        Attribution::Scenario
+fn report_finding(events: &Emitter, scenario: &str, rule: &str, f: &Finding) {
+    let scope = if f.rule == rule {
+        FindingScope::Scenario
     } else {
-        Attribution::Protocol
+        FindingScope::Protocol
     };
-    observer.finding(scenario, owner, f);
+    events.emit_with(|| Event::finding(scenario, scope, f));
 }
 
 /// Why the steps stopped early.
@@ -216,7 +216,7 @@ impl<'a> Executor<'a> {
                 spec,
             },
             session,
-            live: Live::new(Arc::new(Unobserved)),
+            live: Live::new(Emitter::default()),
             capabilities: Value::Null,
             fresh: 0,
             lost_answer: false,

@@ -20,9 +20,9 @@ use super::ExecConfig;
 use crate::check::Finding;
 use crate::check::negotiation::{self, Answer, Answers, Judgement, NegotiationCheck};
 use crate::outcome::Verdict;
+use crate::outcome::events::{Emitter, Event, FindingScope, StepEnd};
 use crate::outcome::{Direction, Entry};
 use crate::scenario::model::Scenario;
-use crate::scenario::observe::{Attribution, Observer, StepEnd, StepStart};
 use crate::schema::SchemaStore;
 use crate::session::{Handshake, Session};
 
@@ -64,19 +64,17 @@ pub(super) async fn run(
     config: &ExecConfig,
     schemas: Arc<SchemaStore>,
     spec: &str,
-    observer: &dyn Observer,
+    events: &Emitter,
     donor: bool,
 ) -> Negotiated {
     let line = scenario.steps[0].line;
-    observer.step_started(
-        &scenario.id,
-        StepStart {
-            step: 0,
-            line,
-            depth: 0,
-            action: format!("negotiate {} (fresh sessions)", check.name()),
-        },
-    );
+    events.emit_with(|| Event::StepStarted {
+        scenario: scenario.id.clone(),
+        step: 0,
+        line,
+        depth: 0,
+        action: format!("negotiate {} (fresh sessions)", check.name()),
+    });
     let started = Instant::now();
     let probe = config
         .negotiation
@@ -100,12 +98,12 @@ pub(super) async fn run(
             (verdict, findings)
         }
     };
-    if observer.listening() {
+    if !events.is_empty() {
         for (index, entry) in probe.transcript.iter().enumerate() {
-            observer.frame(&scenario.id, index, entry);
+            events.emit(Event::frame(&scenario.id, index, entry));
         }
         for f in &findings {
-            observer.finding(&scenario.id, Attribution::Scenario, f);
+            events.emit(Event::finding(&scenario.id, FindingScope::Scenario, f));
         }
     }
     let end = match &verdict {
@@ -116,15 +114,18 @@ pub(super) async fn run(
         Verdict::Warn => StepEnd::Warned,
         _ => StepEnd::Passed,
     };
-    observer.step_finished(&scenario.id, 0, line, end);
+    events.emit_with(|| Event::StepFinished {
+        scenario: scenario.id.clone(),
+        step: 0,
+        line,
+        status: end,
+    });
     let protocol = match check {
         NegotiationCheck::UnknownAnswered => probe.unknown_findings.clone(),
         _ => Vec::new(),
     };
-    if observer.listening() {
-        for f in &protocol {
-            observer.finding(&scenario.id, Attribution::Protocol, f);
-        }
+    for f in &protocol {
+        events.emit_with(|| Event::finding(&scenario.id, FindingScope::Protocol, f));
     }
     Negotiated {
         verdict,

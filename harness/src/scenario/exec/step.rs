@@ -5,13 +5,13 @@ use serde_json::Value;
 
 use super::{Executor, Stop};
 use crate::check::Severity;
+use crate::outcome::events::{Event, StepEnd};
 use crate::protocol::Outcome;
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::http::HttpStep;
 use crate::scenario::model::{
     Check, Expectation, Initialize, InitializeOverrides, RequestStep, Step, StepKind, Template,
 };
-use crate::scenario::observe::{StepEnd, StepStart};
 use crate::scenario::template::UNIQUE;
 use crate::session::Handshake;
 
@@ -35,19 +35,19 @@ impl Executor<'_> {
 
     pub(super) async fn run_steps(&mut self, steps: &[Step]) -> Result<(), Stop> {
         for step in steps {
-            if !self.live.observer.listening() {
+            if self.live.events.is_empty() {
                 Box::pin(self.run_step(step)).await?;
                 continue;
             }
             let n = self.live.next_step();
             let before = (self.findings.len(), self.skipped_steps.len());
-            let start = StepStart {
+            self.live.events.emit(Event::StepStarted {
+                scenario: self.scenario.id.clone(),
                 step: n,
                 line: step.line,
                 depth: self.depth,
                 action: action(&step.kind),
-            };
-            self.live.observer.step_started(&self.scenario.id, start);
+            });
             let done = Box::pin(self.run_step(step)).await;
             self.step_finished(n, step.line, before, &done);
             done?;
@@ -93,7 +93,12 @@ impl Executor<'_> {
             },
             Ok(()) => StepEnd::Passed,
         };
-        self.live.observer.step_finished(id, n, line, status);
+        self.live.events.emit(Event::StepFinished {
+            scenario: id.clone(),
+            step: n,
+            line,
+            status,
+        });
     }
 
     pub(super) async fn run_step(&mut self, step: &Step) -> Result<(), Stop> {
@@ -373,7 +378,7 @@ impl Executor<'_> {
     }
 }
 
-/// What a step does, in a few words, for the observer.
+/// What a step does, in a few words, for its `step_started` event.
 fn action(kind: &StepKind) -> String {
     let text = |t: &Template| match &t.0 {
         Value::String(s) => s.clone(),

@@ -3,15 +3,15 @@
 //! new reporter needs no change to the runner and none can disagree with another about what
 //! happened.
 //!
-//! The runner emits [`Event`]s while it runs, and so does the scenario executor through
-//! [`Observer`], which [`Emitter`] implements; reporters are [`EventSink`]s and never
-//! reach back into the runner. With `--jobs N` events of different scenarios interleave,
+//! The runner emits [`Event`]s while it runs, and so does the scenario executor, step by
+//! step, through the same [`Emitter`]; reporters are [`EventSink`]s and never reach back
+//! into the runner. Defined here, below both, so neither imports the other. With `--jobs N` events of different scenarios interleave,
 //! so every scenario event names its scenario; the events of one scenario always come in
 //! order: `scenario_started`, then its steps (each `step_started`
 //! before the frames and findings it causes and its `step_finished`), then the frames and
 //! findings of the server's shutdown, then `scenario_skipped` or `harness_error` if it
 //! ended that way, then `scenario_finished`. Frames come from the session's transcript as
-//! each entry is recorded (`Transcript::observe`).
+//! each entry is recorded (`Transcript::tell`).
 //!
 //! The serialized form (one JSON object per line, `--report events=PATH`) is documented in
 //! `reports/events.schema.json`.
@@ -20,13 +20,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::outcome::{
-    Direction, Entry, Finding, RunReport, RunVerdict, ScenarioOutcome, Tally, Verdict,
-};
+use super::{Direction, Entry, Finding, RunReport, RunVerdict, ScenarioOutcome, Tally, Verdict};
 use crate::protocol::Revision;
-/// How a step ended (defined by the scenario layer, which reports it).
-pub use crate::scenario::observe::StepEnd;
-use crate::scenario::observe::{Attribution, Observer, StepStart};
 
 /// Something that happened in a run, as it happened.
 #[derive(Clone, Debug, Serialize)]
@@ -219,6 +214,15 @@ impl Event {
             },
         }
     }
+
+    /// The event for `finding`, seen while `scenario` ran, counting as `scope` says.
+    pub fn finding(scenario: &str, scope: FindingScope, finding: &Finding) -> Event {
+        Event::Finding {
+            scenario: Some(scenario.to_owned()),
+            scope,
+            finding: finding.clone(),
+        }
+    }
 }
 
 /// Whether a finding counts for the scenario it was seen in.
@@ -231,6 +235,28 @@ pub enum FindingScope {
     Protocol,
     /// The protocol sweep.
     Sweep,
+}
+
+/// How a step ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum StepEnd {
+    /// It ran and raised nothing.
+    Passed,
+    /// It raised a MUST-level finding, or stopped the scenario because the server failed.
+    Failed,
+    /// It raised only SHOULD-level findings.
+    Warned,
+    /// It did not run (a tool the policy forbids, a capability not declared), and why.
+    Skipped {
+        /// Why it did not run.
+        reason: String,
+    },
+    /// A scenario-file or harness problem stopped it.
+    Error {
+        /// The problem.
+        reason: String,
+    },
 }
 
 /// A reporter that consumes events. Called from the scenario tasks as things happen, so
@@ -278,47 +304,6 @@ impl Emitter {
         if !self.is_empty() {
             self.emit(make());
         }
-    }
-}
-
-/// The runner's events are what a scenario's observer sees: each report becomes an event.
-impl Observer for Emitter {
-    fn listening(&self) -> bool {
-        !self.is_empty()
-    }
-
-    fn step_started(&self, scenario: &str, step: StepStart) {
-        self.emit(Event::StepStarted {
-            scenario: scenario.to_owned(),
-            step: step.step,
-            line: step.line,
-            depth: step.depth,
-            action: step.action,
-        });
-    }
-
-    fn step_finished(&self, scenario: &str, step: usize, line: usize, end: StepEnd) {
-        self.emit(Event::StepFinished {
-            scenario: scenario.to_owned(),
-            step,
-            line,
-            status: end,
-        });
-    }
-
-    fn frame(&self, scenario: &str, index: usize, entry: &Entry) {
-        self.emit(Event::frame(scenario, index, entry));
-    }
-
-    fn finding(&self, scenario: &str, owner: Attribution, finding: &Finding) {
-        self.emit_with(|| Event::Finding {
-            scenario: Some(scenario.to_owned()),
-            scope: match owner {
-                Attribution::Scenario => FindingScope::Scenario,
-                Attribution::Protocol => FindingScope::Protocol,
-            },
-            finding: finding.clone(),
-        });
     }
 }
 
