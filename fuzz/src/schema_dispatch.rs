@@ -152,7 +152,11 @@ pub fn check(revision: Revision, method: &str, stream: &[u8]) {
     assert_eq!(first.0, second.0, "the same input gave other findings");
 }
 
-fn run(revision: Revision, method: &str, stream: &[u8]) -> (Vec<mcpcheck::check::Finding>, usize) {
+fn run(
+    revision: Revision,
+    method: &str,
+    stream: &[u8],
+) -> (Vec<mcpcheck::outcome::Finding>, usize) {
     thread_local! {
         static RT: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()

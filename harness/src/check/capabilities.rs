@@ -82,7 +82,7 @@ pub fn undeclared_client_feature(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Severity;
+    use crate::outcome::Severity;
     use serde_json::json;
 
     const R3: Revision = Revision::V2025_06_18;

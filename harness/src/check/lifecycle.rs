@@ -92,7 +92,7 @@ pub fn request_before_initialized(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Severity;
+    use crate::outcome::Severity;
 
     const R3: Revision = Revision::V2025_06_18;
 

@@ -16,6 +16,4 @@ pub mod schema;
 pub mod stateless;
 pub mod x_mcp_header;
 
-pub use rules::Rule;
-
-pub use crate::outcome::{Finding, Severity};
+use crate::outcome::{Finding, Severity};

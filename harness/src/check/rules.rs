@@ -5,7 +5,7 @@
 use super::Severity;
 use crate::protocol::Revision;
 
-pub use crate::outcome::Rule;
+use crate::outcome::Rule;
 
 use Revision::{
     V2024_11_05 as R1, V2025_03_26 as R2, V2025_06_18 as R3, V2025_11_25 as R4, V2026_07_28 as R5,

@@ -7,9 +7,7 @@ use serde_json::Value;
 use super::{Finding, rules};
 use crate::protocol::{ErrorObject, Revision, pointer_token};
 
-pub use crate::protocol::codes::{
-    MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
-};
+use crate::protocol::codes::{MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 
 /// The `resultType` values of the core protocol (2026-07-28 basic#resulttype); any other
 /// value "MUST be considered invalid" by a client that advertises no extension adding it.

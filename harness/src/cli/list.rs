@@ -9,7 +9,8 @@ use super::flags::Format;
 use super::resolve;
 use crate::outcome::Severity;
 use crate::runner::partition::Partition;
-use crate::scenario::{Scenario, TransportKind};
+use crate::scenario::Scenario;
+use crate::transport::target::TransportKind;
 
 /// Prints every scenario of `paths` (or the built-in suite), or of one `--partition`.
 pub fn list(

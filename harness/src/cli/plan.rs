@@ -15,7 +15,7 @@ use crate::report::human::Detail;
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::auto::Opened;
-use crate::runner::matrix::{LegSettings, Matrix, MatrixLeg, SnapshotPlan};
+use crate::runner::matrix::{LegSettings, MatrixLeg, RevisionMatrix, SnapshotPlan};
 use crate::scenario::official::Profile;
 
 /// The secrets every printed line and report file is cleaned of (a bearer token).
@@ -25,7 +25,7 @@ pub type Secrets = Arc<Vec<String>>;
 #[derive(Debug)]
 pub struct RunPlan {
     /// The legs and what they share.
-    pub matrix: Matrix,
+    pub matrix: RevisionMatrix,
     /// Where the legs' events go as they happen.
     pub sinks: Sinks,
     /// The baseline, the report files, `--format` and `--output`.
@@ -86,7 +86,7 @@ impl RunPlan {
                 Err((revision, reason)) => MatrixLeg::NotSpoken { revision, reason },
             });
         }
-        let matrix = Matrix {
+        let matrix = RevisionMatrix {
             legs: matrix_legs,
             scenarios,
             jobs: args.exec.jobs.unwrap_or_else(default_jobs),

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::check::Finding;
+use crate::outcome::Finding;
 use crate::outcome::ToolPolicy;
 use crate::protocol::Revision;
 use crate::session::SessionConfig;

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::process::{Proc, endpoint_up};
-use crate::check::{Finding, Severity, rules};
+use crate::check::rules;
+use crate::outcome::{Finding, Severity};
 use crate::protocol::{RequestId, Revision};
 
 /// Which oracle fired.
@@ -125,7 +126,7 @@ pub fn normalize(line: &str) -> String {
     out
 }
 
-pub use crate::transport::rss_kib;
+use crate::transport::rss_kib;
 
 /// What an oracle saw.
 #[derive(Debug)]

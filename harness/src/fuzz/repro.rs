@@ -9,13 +9,14 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::oracle::Oracle;
-use crate::check::{Severity, rules};
+use crate::check::rules;
 use crate::outcome::Cause;
+use crate::outcome::Severity;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::Revision;
 use crate::scenario::exec::ExecConfig;
-use crate::scenario::model::TransportKind;
 use crate::schema::SchemaStore;
+use crate::transport::target::TransportKind;
 
 /// What a reproducer replays and how it must fail.
 #[derive(Clone, Debug)]

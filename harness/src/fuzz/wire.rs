@@ -77,8 +77,8 @@ impl Framing {
     /// How writes are framed for `target`'s transport.
     pub fn for_target(target: &crate::transport::target::Target) -> Self {
         match target.kind() {
-            crate::scenario::model::TransportKind::Stdio => Framing::Lines(Lines::default()),
-            crate::scenario::model::TransportKind::Http => Framing::Bodies,
+            crate::transport::target::TransportKind::Stdio => Framing::Lines(Lines::default()),
+            crate::transport::target::TransportKind::Http => Framing::Bodies,
         }
     }
 

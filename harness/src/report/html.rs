@@ -107,7 +107,7 @@ struct LegPage {
     /// The "official checks" table (empty unless the server is an official fixture).
     official: Vec<super::official_checks::OfficialRow>,
     /// `--snapshot-dir`: the snapshot comparison, per area with its diff.
-    snapshot: Option<crate::snapshot::SnapshotComparison>,
+    snapshot: Option<crate::outcome::SnapshotComparison>,
     /// What the server process left: its stderr's end, how it shut down.
     process: ProcessView,
     baseline: Option<BaselineView>,

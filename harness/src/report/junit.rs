@@ -154,8 +154,8 @@ fn build(input: &Input<'_>) -> Report {
 }
 
 /// `--snapshot-dir`: one testcase per snapshot area; a change is a failure carrying its diff.
-fn snapshot_suite(c: &crate::snapshot::SnapshotComparison) -> TestSuite {
-    use crate::snapshot::Status;
+fn snapshot_suite(c: &crate::outcome::SnapshotComparison) -> TestSuite {
+    use crate::outcome::SnapshotStatus as Status;
     let mut suite = TestSuite::new("snapshot");
     suite.add_property(Property::new("dir", c.dir.as_str()));
     for a in &c.areas {

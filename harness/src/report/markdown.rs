@@ -147,13 +147,13 @@ fn facts(w: &mut String, input: &Input<'_>) {
     };
     let _ = writeln!(w, "| revision | {rev} |");
     match &r.sweep.schema {
-        crate::session::SchemaStatus::Disabled { reason } => {
+        crate::outcome::SchemaStatus::Disabled { reason } => {
             let _ = writeln!(w, "| schema | **⚠️ DISABLED**: {} |", escape(reason));
         }
-        crate::session::SchemaStatus::Skipped { reason } => {
+        crate::outcome::SchemaStatus::Skipped { reason } => {
             let _ = writeln!(w, "| schema | **SKIPPED**: {} |", escape(reason));
         }
-        crate::session::SchemaStatus::Checked { .. } => {}
+        crate::outcome::SchemaStatus::Checked { .. } => {}
     }
     let duration = if input.deterministic {
         "&lt;time&gt;".to_owned()

@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use super::sweep::{Opening, ProbeConfig};
 use crate::protocol::Revision;
+use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::schema::SchemaStore;
-use crate::session::stateless::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::session::{Handshake, Session, SessionConfig};
 
 /// Longest wait for the `server/discover` probe (start-up included; `--startup-timeout`

@@ -28,7 +28,7 @@ use crate::transport::TransportError;
 /// The legs of a run and what they share, resolved from the arguments and the config
 /// file before any leg starts.
 #[derive(Debug)]
-pub struct Matrix {
+pub struct RevisionMatrix {
     /// The legs in revision order.
     pub legs: Vec<MatrixLeg>,
     /// The scenarios selected, in suite order (each leg skips those not at its revision).
@@ -134,7 +134,7 @@ pub enum LegError {
     Schema(#[from] Unavailable),
 }
 
-impl Matrix {
+impl RevisionMatrix {
     /// Whether the matrix has more than one leg: each gets a heading then.
     pub fn is_multi(&self) -> bool {
         self.legs.len() > 1
@@ -170,7 +170,7 @@ impl Matrix {
         let (handoffs, turns) = turns(runs.len());
         let legs = runs.iter().zip(turns).zip(handoffs).enumerate();
         let legs = legs.map(|(k, ((&(n, settings), turn), handoff))| {
-            let leg = Leg {
+            let leg = LegStart {
                 settings,
                 opened: opened.take(settings.probe.session.revision),
                 slots: slots.clone(),
@@ -214,7 +214,11 @@ impl Matrix {
 
     /// Runs one leg: the sweep and the suite at its revision, told to `relay` (into the
     /// shared sinks, once the legs before it are told) and to the leg's own aggregator.
-    async fn leg(&self, leg: Leg<'_>, relay: Arc<Relay>) -> Result<(RunReport, Emitter), LegError> {
+    async fn leg(
+        &self,
+        leg: LegStart<'_>,
+        relay: Arc<Relay>,
+    ) -> Result<(RunReport, Emitter), LegError> {
         let probe = leg.settings.probe.clone();
         let aggregator = Arc::new(Aggregator::new(
             self.scenarios.iter().map(|s| s.id.clone()).collect(),
@@ -288,7 +292,7 @@ impl Matrix {
 
 /// What one leg takes from the matrix run: its settings, the planning probe's session that
 /// opens its sweep, and the run's server slots.
-struct Leg<'a> {
+struct LegStart<'a> {
     settings: &'a LegSettings,
     opened: Option<Opening>,
     slots: Arc<Semaphore>,

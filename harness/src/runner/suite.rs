@@ -374,7 +374,7 @@ impl Kind {
 /// by the scenarios that apply at all and whose steps allow it.
 fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
     let sharing = !config.isolate
-        && config.target.kind() == crate::scenario::TransportKind::Stdio
+        && config.target.kind() == crate::transport::target::TransportKind::Stdio
         && applies(scenario, config);
     let (revision, tool_args) = (config.session.revision, !config.tool_args.is_empty());
     if !sharing {

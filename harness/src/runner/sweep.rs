@@ -9,13 +9,14 @@ use serde_json::{Value, json};
 use super::known::Known;
 use super::walls::{SILENT_AFTER, Walls};
 use crate::check::rules;
+use crate::outcome::ServerProfile;
 use crate::outcome::{
     Counts, FailOn, Finding, REPORT_FORMAT_VERSION, RunReport, RunVerdict, Severity, StderrSummary,
     StepRecord, StepStatus, SweepRecord, Tally,
 };
 use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
-use crate::session::{ServerProfile, Session, SessionConfig, SessionError};
+use crate::session::{Session, SessionConfig, SessionError};
 use crate::transport::TransportError;
 use crate::transport::target::Target;
 

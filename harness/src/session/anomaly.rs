@@ -1,10 +1,10 @@
 //! Stream anomalies the HTTP transport reports, judged: each becomes a finding of the transport
 //! rule it breaks, or nothing where the negotiated revision allows it.
 
-use crate::check::Finding;
 use crate::check::rules;
-use crate::check::stateless::MISSING_REQUIRED_CLIENT_CAPABILITY;
+use crate::outcome::Finding;
 use crate::protocol::Revision;
+use crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY;
 use crate::transport::http::StreamAnomaly;
 
 /// The finding `anomaly` amounts to in a session speaking `revision`, if any.
@@ -115,7 +115,7 @@ mod tests {
         };
         let f = finding(&wrong, Revision::V2025_06_18).expect("a MUST");
         assert_eq!(f.rule, rules::HTTP_RESPONSE_CONTENT_TYPE.id);
-        assert_eq!(f.severity, crate::check::Severity::Failure);
+        assert_eq!(f.severity, crate::outcome::Severity::Failure);
         assert!(
             f.message
                 .contains("`Content-Type: text/plain; charset=utf-8`"),

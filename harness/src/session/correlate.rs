@@ -10,11 +10,11 @@ use super::{
     EXIT_GRACE, MAX_TIMEOUT_EXTENSIONS, Reply, Session, SessionError, Unsolicited, stateless,
 };
 use crate::check::{self, jsonrpc};
+use crate::outcome::Direction;
 use crate::protocol::{
     ErrorObject, Message, Outcome, RequestId, Response, notification_json, request_json,
 };
 use crate::schema::SchemaTarget;
-use crate::session::transcript::Direction;
 use crate::transport::{ExitInfo, TransportError};
 
 impl Session {

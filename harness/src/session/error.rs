@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use super::Session;
-use crate::check::{Finding, rules};
+use crate::check::rules;
 use crate::outcome::Cause;
+use crate::outcome::Finding;
 use crate::protocol::text::quote;
 use crate::transport::{ExitInfo, TransportError};
 

@@ -2,9 +2,10 @@
 //! non-JSON line, bad UTF-8, an oversize or unterminated line), turned into findings.
 
 use super::Session;
-use crate::check::{Finding, rules};
+use crate::check::rules;
+use crate::outcome::Direction;
+use crate::outcome::Finding;
 use crate::protocol::text::quote;
-use crate::session::transcript::Direction;
 use crate::transport::FramingIssue;
 
 impl Session {

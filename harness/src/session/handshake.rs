@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::{Handshake, Reply, ServerProfile, Session, SessionError};
-use crate::check::{Severity, lifecycle};
+use crate::check::lifecycle;
+use crate::outcome::Severity;
 use crate::protocol::Revision;
 
 /// The session's default handshake, as the scenarios that share the session see it.

@@ -7,8 +7,8 @@ use super::{Session, Unsolicited};
 use crate::check::progress::TokenState;
 use crate::check::schema::MessageKind;
 use crate::check::{self, capabilities, jsonrpc, progress};
+use crate::outcome::Direction;
 use crate::protocol::{Classified, Message, classify};
-use crate::session::transcript::Direction;
 use crate::transport::{Inbound, RawFrame};
 
 impl Session {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::check::Finding;
+use crate::outcome::Finding;
 
 /// Findings of one rule kept per session.
 pub const MAX_PER_RULE: usize = 100;
@@ -83,7 +83,7 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Severity;
+    use crate::outcome::Severity;
 
     fn finding(rule: &str, n: usize) -> Finding {
         Finding::custom(rule, Severity::Failure, "spec", format!("#{n}"))

@@ -39,8 +39,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::check::Finding;
 use crate::check::progress::ProgressHistory;
+use crate::outcome::{Direction, Finding, SchemaStatus, ServerProfile};
 use crate::protocol::{ErrorObject, Message, Outcome, Revision};
 use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
@@ -50,7 +50,7 @@ pub use pace::Pace;
 pub use raw::{RawRequest, raw_requests};
 pub use raw_http::{RawHttp, RawHttpError};
 pub use server_requests::input_response;
-pub use transcript::{Direction, Entry, Transcript};
+pub use transcript::Transcript;
 pub use watch::{Late, ShutdownWatch};
 
 /// How long to wait for the rest of stdout after the process exits, before judging.
@@ -118,8 +118,6 @@ impl Reply {
         }
     }
 }
-
-pub use crate::outcome::{SchemaStatus, ServerProfile};
 
 /// Overrides of the handshake, for negotiation tests.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -433,7 +431,3 @@ impl Session {
         }
     }
 }
-
-// Kept for report/, scenario/ and transport/http.rs, which still call `session::quote`;
-// the session itself uses `crate::protocol::text::quote`.
-pub use crate::protocol::text::quote;

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{Session, SessionError};
+use crate::outcome::Direction;
 use crate::protocol::{RequestId, raw_id};
-use crate::session::transcript::Direction;
 use crate::transport::TransportError;
 
 impl Session {

@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::Session;
 use crate::check::{self, capabilities, lifecycle};
+use crate::outcome::Direction;
 use crate::protocol::{ErrorObject, Outcome, Request, codes, response_json};
-use crate::session::transcript::Direction;
 
 impl Session {
     /// Answers a request the server sent (`ping`, `roots/list`, `sampling/createMessage`,

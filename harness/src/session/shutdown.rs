@@ -2,8 +2,9 @@
 //! and the record the session leaves behind.
 
 use super::{EXIT_GRACE, Session, SessionRecord};
-use crate::check::{Finding, rules};
-use crate::session::transcript::Direction;
+use crate::check::rules;
+use crate::outcome::Direction;
+use crate::outcome::Finding;
 use crate::transport::ShutdownStage;
 
 impl Session {

@@ -20,8 +20,6 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// The method that replaces the handshake.
 pub const DISCOVER: &str = "server/discover";
 
-pub use crate::check::stateless::UNSUPPORTED_PROTOCOL_VERSION;
-
 /// The per-request `_meta` fields mcpcheck sends: version, capabilities, client info.
 pub fn request_meta(version: &str, capabilities: &Value) -> Map<String, Value> {
     let mut meta = Map::new();

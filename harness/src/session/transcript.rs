@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::outcome::Finding;
 use crate::outcome::events::{Emitter, Event};
-pub use crate::outcome::{Direction, Entry};
+use crate::outcome::{Direction, Entry};
 use crate::protocol::text::{Mark, clip_marked};
 
 /// Entries kept from the start of a session.

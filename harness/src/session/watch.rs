@@ -7,8 +7,9 @@
 use tokio::sync::oneshot;
 
 use super::Session;
-use super::transcript::{Direction, Entry, Transcript};
-use crate::check::Finding;
+use super::transcript::Transcript;
+use crate::outcome::Finding;
+use crate::outcome::{Direction, Entry};
 
 /// What a session's shutdown showed of one rule.
 #[derive(Debug)]

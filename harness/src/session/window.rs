@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use super::{Session, SessionRecord};
-use crate::check::Severity;
 use crate::check::progress::ProgressHistory;
+use crate::outcome::Severity;
 use crate::protocol::RequestId;
 use crate::session::transcript::Transcript;
 

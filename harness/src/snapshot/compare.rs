@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::{Snapshot, SnapshotError, file};
 
-pub use crate::outcome::{AreaOutcome, SnapshotComparison, SnapshotStatus as Status};
+use crate::outcome::{AreaOutcome, SnapshotComparison, SnapshotStatus as Status};
 
 /// Compares `snapshot` with the files in `dir`; writes them all on the first run, writes
 /// `.snap.new` files for changes (or accepts them with `accept`), and removes stale

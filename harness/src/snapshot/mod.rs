@@ -41,7 +41,7 @@ use crate::session::{Session, SessionConfig};
 use crate::transport::Transport;
 use crate::transport::stdio::{ServerCommand, StdioOptions, StdioTransport};
 pub use canon::{PointerPattern, Redacted, Redactions};
-pub use compare::{SnapshotComparison, Status, compare};
+pub use compare::compare;
 
 /// Why a snapshot could not be taken or stored.
 #[derive(Debug, thiserror::Error)]

@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mcpcheck::check::Severity;
+use mcpcheck::outcome::Severity;
 use mcpcheck::protocol::Revision;
 use mcpcheck::scenario::parse::{parse_scenario, scenario_files, to_json_document};
 use mcpcheck::scenario::*;
+use mcpcheck::transport::target::TransportKind;
 use serde_json::{Value, json};
 
 fn data() -> PathBuf {

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{Executor, Stop};
-use crate::check::Severity;
+use crate::outcome::Severity;
 use crate::protocol::RequestId;
 
 /// Growth per request above which a burst is a warning: the server keeps something per

@@ -15,11 +15,12 @@ use super::{ExecConfig, Executor, Stop, broken, report_finding};
 use crate::outcome::events::Emitter;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::RequestId;
-use crate::scenario::model::{Scenario, TransportKind};
+use crate::scenario::model::Scenario;
 use crate::scenario::share;
 use crate::scenario::synth::TOOL_ARGS;
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionRecord, ShutdownWatch};
+use crate::transport::target::TransportKind;
 use crate::transport::{StderrExcerpt, StderrLog};
 
 /// What [`run_leased`] leaves: the outcome, the session when it may serve another
@@ -405,7 +406,7 @@ impl Leaving {
 fn conclude(
     shell: &Shell<'_>,
     rule: &str,
-    mut findings: Vec<crate::check::Finding>,
+    mut findings: Vec<crate::outcome::Finding>,
     record: SessionRecord,
     skip: Option<Stop>,
     unbroken: Verdict,

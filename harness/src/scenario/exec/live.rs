@@ -2,7 +2,7 @@
 //! each finding is told once.
 
 use super::report_finding;
-use crate::check::Finding;
+use crate::outcome::Finding;
 use crate::outcome::events::Emitter;
 
 /// Where steps and findings are told as they happen (nowhere by default), and how many

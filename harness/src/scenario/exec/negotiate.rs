@@ -17,8 +17,8 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use super::ExecConfig;
-use crate::check::Finding;
 use crate::check::negotiation::{self, Answer, Answers, Judgement, NegotiationCheck};
+use crate::outcome::Finding;
 use crate::outcome::Verdict;
 use crate::outcome::events::{Emitter, Event, FindingScope, StepEnd};
 use crate::outcome::{Direction, Entry};

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{Executor, Stop};
-use crate::check::Finding;
+use crate::outcome::Finding;
 use crate::protocol::{ErrorObject, Outcome, RequestId};
 use crate::scenario::matcher::{MatchContext, check_all};
 use crate::scenario::model::{Check, OnError, RequestStep, ResponseExpectation};

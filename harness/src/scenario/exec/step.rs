@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Executor, Stop};
-use crate::check::Severity;
+use crate::outcome::Severity;
 use crate::outcome::events::{Event, StepEnd};
 use crate::protocol::Outcome;
 use crate::scenario::matcher::{MatchContext, check_all};

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::check::Severity;
+use crate::outcome::Severity;
 use crate::protocol::Revision;
-pub use crate::transport::target::TransportKind;
+use crate::transport::target::TransportKind;
 
 /// A parsed scenario.
 #[derive(Clone, Debug, PartialEq)]

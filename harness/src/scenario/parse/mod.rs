@@ -26,11 +26,10 @@ pub use self::steps::STEP_KINDS;
 pub use self::vars::BUILTINS;
 use self::vars::Scope;
 use self::yaml::{Ctx, Map, Node, R, nonempty_string, string, string_list, suggest, to_json};
-use super::model::{
-    Initialize, InitializeOverrides, Requirement, Scenario, Step, StepKind, TransportKind,
-};
-use crate::check::Severity;
+use super::model::{Initialize, InitializeOverrides, Requirement, Scenario, Step, StepKind};
+use crate::outcome::Severity;
 use crate::protocol::Revision;
+use crate::transport::target::TransportKind;
 
 /// How long a wait lasts when `within` is not given (here, not in `steps`, because the step,
 /// `expect` and `http` parsers all need it and `steps` calls the other two).

@@ -285,7 +285,7 @@ fn whole_session_rule(rule: &str, revision: Revision) -> bool {
         PROGRESS_INCREASING,
     ]
     .iter()
-    .any(|r| r.id == rule && r.severity_at(revision) == crate::check::Severity::Failure)
+    .any(|r| r.id == rule && r.severity_at(revision) == crate::outcome::Severity::Failure)
 }
 
 /// Whether the scenario ends its session itself: its last step closes the server's input

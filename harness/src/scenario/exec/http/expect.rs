@@ -124,7 +124,7 @@ pub(super) fn check(step: &HttpStep, a: &HttpReply) -> Vec<String> {
         problems.push(format!(
             "the {what} was answered with a {}-byte body; expected none: {}",
             a.body.len(),
-            crate::session::quote(&String::from_utf8_lossy(&a.body), 200)
+            crate::protocol::text::quote(&String::from_utf8_lossy(&a.body), 200)
         ));
     }
     let ct = a.content_type().unwrap_or("").to_ascii_lowercase();
@@ -214,7 +214,7 @@ fn code_problem(e: &HttpExpect, id: &Value, m: &Value) -> Option<String> {
     match e.response_not_code {
         Some(not) if code == Some(not) => Some(format!(
             "the response with id {id} is an error with code {not}, which the request does not deserve: {}",
-            crate::session::quote(&m["error"].to_string(), 200)
+            crate::protocol::text::quote(&m["error"].to_string(), 200)
         )),
         _ => None,
     }
