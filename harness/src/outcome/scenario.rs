@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Entry, Finding, Forbidden};
+use super::{Entry, Finding, Forbidden, Severity};
 use crate::transport::StderrExcerpt;
 
 /// The verdict on one scenario.
@@ -35,6 +35,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// What a scenario's own findings make of it: `Fail` when one breaks a MUST, `Warn`
+    /// when one breaks a SHOULD, `None` when none breaks anything (an `Info` is no verdict).
+    pub fn from_findings(findings: &[Finding]) -> Option<Verdict> {
+        match findings.iter().map(|f| f.severity).max() {
+            Some(Severity::Failure) => Some(Verdict::Fail),
+            Some(Severity::Warning) => Some(Verdict::Warn),
+            Some(Severity::Info) | None => None,
+        }
+    }
+
     /// Why it was skipped, errored or blocked.
     pub fn reason(&self) -> Option<&str> {
         match self {
@@ -168,4 +178,28 @@ impl Tally {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(severity: Severity) -> Finding {
+        Finding::custom("rule", severity, "spec", "what")
+    }
+
+    #[test]
+    fn the_worst_finding_decides_and_info_decides_nothing() {
+        use Severity::*;
+        assert_eq!(Verdict::from_findings(&[]), None);
+        assert_eq!(Verdict::from_findings(&[at(Info)]), None);
+        assert_eq!(
+            Verdict::from_findings(&[at(Info), at(Warning)]),
+            Some(Verdict::Warn)
+        );
+        assert_eq!(
+            Verdict::from_findings(&[at(Warning), at(Failure), at(Info)]),
+            Some(Verdict::Fail)
+        );
+    }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::live::Live;
 use super::negotiate;
-use super::{ExecConfig, Executor, Stop, broken, report_finding};
+use super::{ExecConfig, Executor, Stop, report_finding};
 use crate::outcome::events::Emitter;
 use crate::outcome::{ScenarioOutcome, Verdict};
 use crate::protocol::RequestId;
@@ -418,7 +418,7 @@ fn conclude(
     let transcript = record
         .transcript
         .window(findings.iter_mut().chain(protocol.iter_mut()));
-    let verdict = match (skip, broken(&findings)) {
+    let verdict = match (skip, Verdict::from_findings(&findings)) {
         (Some(Stop::Skip(reason)), _) => Verdict::Skip { reason },
         (Some(Stop::Refused(reason)), None) => Verdict::Skip { reason },
         (Some(Stop::Error(reason)), _) => Verdict::Error { reason },

@@ -111,19 +111,9 @@ pub async fn settle(outcome: &mut ScenarioOutcome, watch: ShutdownWatch, events:
         outcome.findings.push(f);
     }
     if matches!(outcome.verdict, Verdict::Pass | Verdict::Warn)
-        && let Some(verdict) = broken(&outcome.findings)
+        && let Some(verdict) = Verdict::from_findings(&outcome.findings)
     {
         outcome.verdict = verdict;
-    }
-}
-
-/// What a scenario's own findings make of it: `Fail` when one breaks a MUST, `Warn` when
-/// one breaks a SHOULD, `None` when none breaks anything.
-pub(super) fn broken(findings: &[Finding]) -> Option<Verdict> {
-    match findings.iter().map(|f| f.severity).max() {
-        Some(Severity::Failure) => Some(Verdict::Fail),
-        Some(Severity::Warning) => Some(Verdict::Warn),
-        _ => None,
     }
 }
 

@@ -94,7 +94,7 @@ pub(super) async fn run(
                 .into_iter()
                 .map(|p| Finding::custom(rule, scenario.severity, spec, format!("{p} ({source})")))
                 .collect();
-            let verdict = super::broken(&findings).unwrap_or(Verdict::Pass);
+            let verdict = Verdict::from_findings(&findings).unwrap_or(Verdict::Pass);
             (verdict, findings)
         }
     };
