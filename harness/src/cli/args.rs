@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Args, Subcommand};
 
-use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
+use super::flags::{Format, ProtocolFlags, TargetFlags, duration};
 use crate::outcome::{FailOn, ToolPolicy};
 
 /// The flags of `mcpcheck run`.
@@ -22,15 +22,9 @@ pub struct RunArgs {
     /// Scenario files or directories to run instead of the built-in suite.
     #[arg(value_name = "SCENARIOS")]
     pub scenarios: Vec<PathBuf>,
-    /// How to start a stdio server.
+    /// The server: a command (stdio) or an endpoint (`--url`).
     #[command(flatten)]
-    pub stdio: StdioFlags,
-    /// Server command after `--`, passed without any splitting.
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
-    /// Which HTTP endpoint to check, and how to reach it.
-    #[command(flatten)]
-    pub http: HttpFlags,
+    pub target: TargetFlags,
     /// Start this HTTP server for the run and stop its process group at the end: `{port}`
     /// becomes the port of --url, or a free loopback port (URL `http://127.0.0.1:PORT/mcp`).
     /// The run starts once the endpoint answers an HTTP request (--startup-timeout).

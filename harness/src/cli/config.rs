@@ -238,9 +238,9 @@ impl Filler<'_> {
     /// `[server]`'s command, URL or `serve`, only when the command line names no server:
     /// the server comes from the command line or from the file, never half of each.
     fn server(&self, server: &ServerSection, args: &mut RunArgs) -> Result<(), UsageError> {
-        if args.stdio.server.is_some()
-            || !args.command.is_empty()
-            || args.http.url.is_some()
+        if args.target.stdio.server.is_some()
+            || !args.target.command.is_empty()
+            || args.target.http.url.is_some()
             || args.serve.is_some()
         {
             return Ok(());
@@ -266,10 +266,10 @@ impl Filler<'_> {
                     "[server] gives both `command` and `url`: keep one".into(),
                 ));
             }
-            (Some(CommandLine::Line(l)), None) => args.stdio.server = Some(l.clone()),
-            (Some(CommandLine::Words(w)), None) => args.command = w.clone(),
+            (Some(CommandLine::Line(l)), None) => args.target.stdio.server = Some(l.clone()),
+            (Some(CommandLine::Words(w)), None) => args.target.command = w.clone(),
             (None, Some(url)) => {
-                args.http.url = Some(url.clone());
+                args.target.http.url = Some(url.clone());
                 self.http(server, args);
             }
             (None, None) => {}
@@ -280,13 +280,13 @@ impl Filler<'_> {
     /// The settings that go with `[server] url`: headers, TLS trust and tokens.
     fn http(&self, server: &ServerSection, args: &mut RunArgs) {
         if !self.cli_gave("headers") {
-            args.http.headers = server.headers.clone();
+            args.target.http.headers = server.headers.clone();
         }
         if !self.cli_gave("bearer_env") {
-            args.http.bearer_env = server.bearer_env.clone();
+            args.target.http.bearer_env = server.bearer_env.clone();
         }
         if !self.cli_gave("cacert") {
-            args.http.cacert = server.cacert.as_deref().map(|p| self.path(p));
+            args.target.http.cacert = server.cacert.as_deref().map(|p| self.path(p));
         }
         if !self.cli_gave("expired_token_env") {
             args.auth.expired_token_env = server.expired_token_env.clone();
@@ -304,7 +304,7 @@ impl Filler<'_> {
         let Some(required) = a.required.filter(|_| !self.cli_gave("require_auth")) else {
             return Ok(());
         };
-        if required && args.http.url.is_none() && args.serve.is_none() {
+        if required && args.target.http.url.is_none() && args.serve.is_none() {
             return Err(UsageError(
                 "[auth] required = true: authorization applies to an HTTP server; set [server] url or serve".into(),
             ));
@@ -332,12 +332,12 @@ impl Filler<'_> {
     fn environment(&self, server: &ServerSection, args: &mut RunArgs) {
         // Environment entries from the file come first; --env for the same key wins later.
         let mut env: Vec<String> = server.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        env.append(&mut args.stdio.env);
-        args.stdio.env = env;
+        env.append(&mut args.target.stdio.env);
+        args.target.stdio.env = env;
         if !self.cli_gave("cwd")
             && let Some(c) = &server.cwd
         {
-            args.stdio.cwd = Some(self.path(c));
+            args.target.stdio.cwd = Some(self.path(c));
         }
     }
 

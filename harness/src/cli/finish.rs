@@ -9,7 +9,7 @@ use crate::report::deterministic::{self, Scrubber};
 use crate::report::expected::Comparison;
 use crate::report::matrix::{Leg, Matrix};
 use crate::report::{self, Input, ReportError};
-use crate::runner::matrix::LegEnd;
+use crate::runner::matrix::{LegEnd, NotSpoken};
 
 /// Why finishing a run (baseline, reports) failed: exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -95,7 +95,9 @@ pub fn finish(
                 ran.push(report);
                 shape.push(None);
             }
-            LegEnd::NotSpoken { revision, reason } => shape.push(Some((revision, reason))),
+            LegEnd::NotSpoken(NotSpoken { revision, reason }) => {
+                shape.push(Some((revision, reason)))
+            }
         }
     }
     let mut notes = Vec::new();

@@ -11,8 +11,23 @@ use clap::{Args, ValueEnum};
 
 use crate::protocol::Revision;
 
-/// The server as a command to start (stdio). The command itself (`-- CMD ARGS`) is each
-/// command's last positional argument, after any others.
+/// The server to check: a command to start (stdio), given as `--server "CMD"` or as the
+/// words after `--` (each command's last positional argument, after any others), or an
+/// HTTP endpoint (`--url`).
+#[derive(Debug, Default, Args)]
+pub struct TargetFlags {
+    /// How to start a stdio server.
+    #[command(flatten)]
+    pub stdio: StdioFlags,
+    /// Server command after `--`, passed without any splitting.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// Which HTTP endpoint, and how to reach it.
+    #[command(flatten)]
+    pub http: HttpFlags,
+}
+
+/// The server as a command to start (stdio), beside the command itself.
 #[derive(Debug, Default, Args)]
 pub struct StdioFlags {
     /// Server command line, split like a shell would (quotes group words).

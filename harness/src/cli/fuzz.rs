@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{ArgGroup, Args};
 
 use super::UsageError;
-use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
+use super::flags::{Format, ProtocolFlags, TargetFlags, duration};
 use crate::fuzz::{FuzzConfig, FuzzReport, Limits};
 use crate::outcome::ToolPolicy;
 use crate::schema::SearchPath;
@@ -19,15 +19,10 @@ use crate::transport::target::Target;
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("http_target").args(["url"])))]
 pub struct FuzzArgs {
-    /// How to start a stdio server.
+    /// The server: a command (stdio) or an endpoint (`--url`; over HTTP each server
+    /// "process" is a new MCP session).
     #[command(flatten)]
-    pub stdio: StdioFlags,
-    /// Server command after `--`, passed without any splitting.
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
-    /// Over HTTP each server "process" is a new MCP session.
-    #[command(flatten)]
-    pub http: HttpFlags,
+    pub target: TargetFlags,
     /// The revision, the start-up allowance and the schemas.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
@@ -85,19 +80,19 @@ pub fn resolve(args: &FuzzArgs) -> Result<(FuzzConfig, SearchPath), UsageError> 
         return Err(UsageError("--timeout must be greater than zero".into()));
     }
     let revision = args.protocol.single("fuzz")?;
-    let target = match &args.http.url {
+    let target = match &args.target.http.url {
         Some(_) => super::resolve::http_target(
-            &args.http,
+            &args.target.http,
             crate::transport::framing::DEFAULT_MAX_FRAME,
             revision,
             timeout,
         )?,
         None => Target::Stdio {
             server: super::resolve::server_command(
-                args.stdio.server.as_deref(),
-                &args.command,
-                &args.stdio.env,
-                args.stdio.cwd.as_deref(),
+                args.target.stdio.server.as_deref(),
+                &args.target.command,
+                &args.target.stdio.env,
+                args.target.stdio.cwd.as_deref(),
                 "no server to fuzz: give --server \"CMD ARGS\", --url URL, or put the command after --",
             )?,
             options: StdioOptions {
@@ -258,8 +253,12 @@ pub fn render(r: &FuzzReport) -> String {
 pub async fn execute(args: FuzzArgs) -> anyhow::Result<std::process::ExitCode> {
     use anyhow::Context;
     let (mut config, search) = resolve(&args)?;
-    config.target =
-        super::resolve::detect(config.target, args.http.transport, config.session.revision).await;
+    config.target = super::resolve::detect(
+        config.target,
+        args.target.http.transport,
+        config.session.revision,
+    )
+    .await;
     let store = std::sync::Arc::new(crate::schema::SchemaStore::new(search));
     let mut log = |line: &str| eprintln!("{line}");
     let report = crate::fuzz::run(&config, store, &mut log).await?;

@@ -15,7 +15,7 @@ use crate::report::human::Detail;
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::auto::Opened;
-use crate::runner::matrix::{LegSettings, MatrixLeg, RevisionMatrix, SnapshotPlan};
+use crate::runner::matrix::{LegSettings, MatrixLeg, NotSpoken, RevisionMatrix, SnapshotPlan};
 use crate::scenario::official::Profile;
 
 /// The secrets every printed line and report file is cleaned of (a bearer token).
@@ -83,7 +83,7 @@ impl RunPlan {
                 Ok((probe, search)) => {
                     MatrixLeg::Run(Box::new(settings(&args, probe, search, &grant).await?))
                 }
-                Err((revision, reason)) => MatrixLeg::NotSpoken { revision, reason },
+                Err((revision, reason)) => MatrixLeg::NotSpoken(NotSpoken { revision, reason }),
             });
         }
         let matrix = RevisionMatrix {
@@ -127,7 +127,7 @@ async fn settings(
     let revision = probe.session.revision;
     probe.session.calls = grant.clone();
     let store = super::ci::schema_store(&args.ci, search, revision).await?;
-    probe.target = resolve::detect(probe.target, args.http.transport, revision).await;
+    probe.target = resolve::detect(probe.target, args.target.http.transport, revision).await;
     Ok(LegSettings {
         probe,
         store: Arc::new(store),

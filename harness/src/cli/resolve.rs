@@ -81,14 +81,14 @@ pub fn scenarios(
 
 /// Resolves `mcpcheck run` arguments at `revision` (each leg of the run has one).
 pub fn run(args: &RunArgs, revision: Revision) -> Result<(ProbeConfig, SearchPath), UsageError> {
-    if args.http.url.is_some() {
+    if args.target.http.url.is_some() {
         return run_http(args, revision);
     }
     let server = server_command(
-        args.stdio.server.as_deref(),
-        &args.command,
-        &args.stdio.env,
-        args.stdio.cwd.as_deref(),
+        args.target.stdio.server.as_deref(),
+        &args.target.command,
+        &args.target.stdio.env,
+        args.target.stdio.cwd.as_deref(),
         "no server to check: give --server \"CMD ARGS\", put the command after --, e.g. `mcpcheck run -- python3 server.py`, or give --url",
     )?;
     let (timeout, session) = session_config(args, revision)?;
@@ -116,7 +116,7 @@ pub fn run(args: &RunArgs, revision: Revision) -> Result<(ProbeConfig, SearchPat
 fn run_http(args: &RunArgs, revision: Revision) -> Result<(ProbeConfig, SearchPath), UsageError> {
     let (timeout, session) = session_config(args, revision)?;
     let target = http_target(
-        &args.http,
+        &args.target.http,
         args.limits.max_frame_size,
         session.revision,
         timeout,

@@ -46,23 +46,23 @@ pub async fn start(args: &mut RunArgs) -> anyhow::Result<Option<Served>> {
     let mut command = super::resolve::server_command(
         Some(&line),
         &[],
-        &args.stdio.env,
-        args.stdio.cwd.as_deref(),
+        &args.target.stdio.env,
+        args.target.stdio.cwd.as_deref(),
         "--serve is empty",
     )?;
-    let url = endpoint(args.http.url.as_deref(), command_has_port(&command))?;
+    let url = endpoint(args.target.http.url.as_deref(), command_has_port(&command))?;
     let port = url.port_or_known_default().unwrap_or(80);
     port_is_free(&url, port)?;
     replace_port(&mut command, port);
     let mut options =
         HttpOptions::new(url.as_str()).map_err(|e| UsageError(format!("--serve: {e}")))?;
-    if let Some(file) = args.http.cacert.as_deref() {
+    if let Some(file) = args.target.http.cacert.as_deref() {
         options.ca_pem = Some(super::resolve::read_cacert(file)?);
     }
     let process = Background::spawn(&command)?;
     let grace = args.limits.kill_wait;
     ready(&process, &options, args.protocol.startup_timeout).await?;
-    args.http.url = Some(url.to_string());
+    args.target.http.url = Some(url.to_string());
     Ok(Some(Served { process, grace }))
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{ArgGroup, Args};
 
-use super::flags::{Format, HttpFlags, ProtocolFlags, StdioFlags, duration};
+use super::flags::{Format, ProtocolFlags, TargetFlags, duration};
 use super::{EXIT_FINDINGS, UsageError, resolve};
 use crate::outcome::{SnapshotStatus, ToolPolicy};
 use crate::session::SessionConfig;
@@ -18,15 +18,9 @@ use crate::transport::stdio::{ServerCommand, StdioOptions};
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("http_target").args(["url"])))]
 pub struct SnapshotArgs {
-    /// How to start a stdio server.
+    /// The server to snapshot: a command (stdio) or an endpoint (`--url`).
     #[command(flatten)]
-    pub stdio: StdioFlags,
-    /// Server command after `--`, passed without any splitting.
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
-    /// Which HTTP endpoint to snapshot, and how to reach it.
-    #[command(flatten)]
-    pub http: HttpFlags,
+    pub target: TargetFlags,
     /// The protocol revision and timeouts.
     #[command(flatten)]
     pub protocol: ProtocolFlags,
@@ -84,20 +78,23 @@ impl Source {
 /// Resolves `mcpcheck snapshot` arguments into the server and how to capture.
 pub fn resolve(args: &SnapshotArgs) -> Result<(Source, Capture), UsageError> {
     let capture = capture(args)?;
-    if let Some(url) = &args.http.url {
-        let mut options =
-            resolve::http_options(url, &args.http.headers, args.http.bearer_env.as_deref())?;
+    if let Some(url) = &args.target.http.url {
+        let mut options = resolve::http_options(
+            url,
+            &args.target.http.headers,
+            args.target.http.bearer_env.as_deref(),
+        )?;
         options.timeout = capture.session.timeout;
-        if let Some(file) = &args.http.cacert {
+        if let Some(file) = &args.target.http.cacert {
             options.ca_pem = Some(resolve::read_cacert(file)?);
         }
         return Ok((Source::Http(options), capture));
     }
     let server = resolve::server_command(
-        args.stdio.server.as_deref(),
-        &args.command,
-        &args.stdio.env,
-        args.stdio.cwd.as_deref(),
+        args.target.stdio.server.as_deref(),
+        &args.target.command,
+        &args.target.stdio.env,
+        args.target.stdio.cwd.as_deref(),
         "no server to snapshot: give --server \"CMD ARGS\", --url URL, or put the command after --, e.g. `mcpcheck snapshot -- python3 server.py`",
     )?;
     Ok((Source::Command(server), capture))
@@ -159,7 +156,7 @@ fn capture(args: &SnapshotArgs) -> Result<Capture, UsageError> {
 
 /// `mcpcheck snapshot`: capture, compare with the accepted files, report; exit 1 on change.
 pub async fn execute(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
-    if args.http.transport == super::flags::HttpTransportArg::Sse {
+    if args.target.http.transport == super::flags::HttpTransportArg::Sse {
         return Err(UsageError(
             "--transport sse: snapshots speak Streamable HTTP; leave --transport out".into(),
         )

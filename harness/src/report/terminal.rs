@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use super::human::{self, Detail};
 use crate::outcome::events::{Event, EventSink, StepEnd};
 use crate::outcome::{RunReport, Verdict};
-use crate::runner::matrix::{MatrixLeg, Narration};
+use crate::runner::matrix::{MatrixLeg, Narration, NotSpoken};
 
 /// Rewrites every printed line: redacts secrets, and applies `--deterministic`.
 pub type Filter = Box<dyn Fn(&str) -> String + Send + Sync>;
@@ -98,7 +98,7 @@ impl Narration for Terminal {
     fn leg_opens(&self, index: usize, leg: &MatrixLeg) {
         let gap = if index > 0 { "\n" } else { "" };
         self.print(&match leg {
-            MatrixLeg::NotSpoken { revision, reason } => {
+            MatrixLeg::NotSpoken(NotSpoken { revision, reason }) => {
                 format!("{gap}== {revision}: not spoken: {reason}\n")
             }
             MatrixLeg::Run(settings) => {

@@ -55,13 +55,17 @@ pub struct RevisionMatrix {
 pub enum MatrixLeg {
     /// The sweep and the suite run at the settings' revision.
     Run(Box<LegSettings>),
-    /// The server does not speak `revision`; `reason` says how that showed.
-    NotSpoken {
-        /// The revision asked for.
-        revision: Revision,
-        /// What the server said.
-        reason: String,
-    },
+    /// The server does not speak the revision.
+    NotSpoken(NotSpoken),
+}
+
+/// A revision the server does not speak, and how that showed.
+#[derive(Clone, Debug)]
+pub struct NotSpoken {
+    /// The revision asked for.
+    pub revision: Revision,
+    /// What the server said.
+    pub reason: String,
 }
 
 /// A leg that runs: its server, session settings and schemas.
@@ -87,13 +91,8 @@ pub struct SnapshotPlan {
 pub enum LegEnd {
     /// The sweep and the suite ran.
     Ran(Box<RunReport>),
-    /// The server does not speak `revision`; `reason` says how that showed.
-    NotSpoken {
-        /// The revision asked for.
-        revision: Revision,
-        /// What the server said.
-        reason: String,
-    },
+    /// The server does not speak the revision.
+    NotSpoken(NotSpoken),
 }
 
 /// What a matrix run leaves: each leg's end in plan order, and the emitters of the legs
@@ -158,7 +157,7 @@ impl RevisionMatrix {
             .enumerate()
             .filter_map(|(n, leg)| match leg {
                 MatrixLeg::Run(settings) => Some((n, settings.as_ref())),
-                MatrixLeg::NotSpoken { .. } => None,
+                MatrixLeg::NotSpoken(_) => None,
             })
             .collect();
         let relays: Vec<Arc<Relay>> = (0..runs.len())
@@ -275,10 +274,7 @@ impl RevisionMatrix {
         };
         for leg in &self.legs {
             told.ends.push(match leg {
-                MatrixLeg::NotSpoken { revision, reason } => LegEnd::NotSpoken {
-                    revision: *revision,
-                    reason: reason.clone(),
-                },
+                MatrixLeg::NotSpoken(not) => LegEnd::NotSpoken(not.clone()),
                 MatrixLeg::Run(_) => {
                     let (report, events) = ran.next().expect("a result per leg that ran")?;
                     told.emitters.push(events);

@@ -12,7 +12,7 @@ use crate::protocol::Revision;
 
 /// The session's default handshake, as the scenarios that share the session see it.
 #[derive(Debug)]
-pub(super) struct Opening {
+pub(super) struct OpeningReply {
     /// Its answer, without its frame: a scenario that shares the session checks its
     /// expectations of the handshake on it (the frame is in an earlier window).
     pub reply: Reply,
@@ -25,7 +25,7 @@ pub(super) struct Opening {
 
 impl Session {
     /// Whether the server broke MUST rule `rule` answering the session's default
-    /// handshake (`Opening::broke`): a later finding of it is what the server does on
+    /// handshake (`OpeningReply::broke`): a later finding of it is what the server does on
     /// every frame, and says nothing new about the exchange it came in.
     pub fn broke_on_opening(&self, rule: &str) -> bool {
         (self.opening.as_ref()).is_some_and(|o| o.broke.contains(rule))
@@ -52,7 +52,7 @@ impl Session {
                 .filter(|f| f.frame == reply.frame)
                 .map(|f| f.rule.clone())
                 .collect();
-            self.opening = Some(Opening {
+            self.opening = Some(OpeningReply {
                 reply: Reply {
                     frame: None,
                     ..reply.clone()

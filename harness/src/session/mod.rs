@@ -191,7 +191,7 @@ pub struct Session {
     profile: Option<ServerProfile>,
     /// The session's default handshake (`initialize`, or `server/discover` at
     /// 2026-07-28), once done: what the scenarios that share the session see of it.
-    opening: Option<handshake::Opening>,
+    opening: Option<handshake::OpeningReply>,
     /// Scenarios that handed the session back and wait for what its shutdown shows of
     /// their rule (`watch::ShutdownWatch`), and where the shutdown began.
     watchers: watch::Watchers,

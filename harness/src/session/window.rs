@@ -62,7 +62,7 @@ impl Session {
 
     /// The server still there, nothing awaited or given up on, no partial raw line, and
     /// no MUST-level rule broken in this window, but for those the server already broke
-    /// answering the handshake (`handshake::Opening::broke`: what it does on every frame).
+    /// answering the handshake (`handshake::OpeningReply::broke`: what it does on every frame).
     fn clean(&self) -> bool {
         let known = |rule: &str| self.broke_on_opening(rule);
         self.peer.alive()
