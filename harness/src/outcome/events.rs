@@ -1,17 +1,19 @@
-//! The one vocabulary between the runner and its reporters: every reporter (terminal, event
-//! log, the aggregate the file reports render) learns of a run only through these events, so a
-//! new reporter needs no change to the runner and none can disagree with another about what
-//! happened.
+//! The one vocabulary between a frame and the reporters: every reporter (terminal, event
+//! log, the aggregate the file reports render) learns of a run only through these events,
+//! so a new reporter needs no change to the runner and none can disagree with another
+//! about what happened.
 //!
 //! The runner emits [`Event`]s while it runs, and so does the scenario executor, step by
 //! step, through the same [`Emitter`]; reporters are [`EventSink`]s and never reach back
-//! into the runner. Defined here, below both, so neither imports the other. With `--jobs N` events of different scenarios interleave,
-//! so every scenario event names its scenario; the events of one scenario always come in
-//! order: `scenario_started`, then its steps (each `step_started`
-//! before the frames and findings it causes and its `step_finished`), then the frames and
-//! findings of the server's shutdown, then `scenario_skipped` or `harness_error` if it
-//! ended that way, then `scenario_finished`. Frames come from the session's transcript as
-//! each entry is recorded (`Transcript::tell`).
+//! into the runner. Defined here, below both, so neither imports the other.
+//!
+//! With `--jobs N` events of different scenarios interleave, so every scenario event names
+//! its scenario; the events of one scenario always come in order: `scenario_started`, then
+//! its steps (each `step_started` before the frames and findings it causes and its
+//! `step_finished`), then the frames and findings of the server's shutdown, then
+//! `scenario_skipped` or `harness_error` if it ended that way, then `scenario_finished`.
+//! Frames come from the session's transcript as each entry is recorded
+//! (`Transcript::tell`).
 //!
 //! The serialized form (one JSON object per line, `--report events=PATH`) is documented in
 //! `reports/events.schema.json`.
