@@ -51,6 +51,21 @@ fn skip_reasons(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Every finding message of every scenario in a (matrix) report.
+fn finding_messages(report: &Value) -> Vec<String> {
+    let legs = match report["legs"].as_array() {
+        Some(legs) => legs.clone(),
+        None => vec![report.clone()],
+    };
+    legs.iter()
+        .flat_map(|leg| leg["scenarios"].as_array().cloned().unwrap_or_default())
+        .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f["message"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The policy keeps calls back, and a call kept back is a skip: never a finding against
+/// the server (a raw `http` step's `tools/call` once failed as "got no HTTP response").
 #[test]
 fn readonly_and_none_call_no_unannotated_tool_at_any_revision_on_either_transport() {
     for transport in ["stdio", "http"] {
@@ -69,6 +84,14 @@ fn readonly_and_none_call_no_unannotated_tool_at_any_revision_on_either_transpor
             assert!(
                 reasons.iter().any(|r| r == expected),
                 "{transport}, --call-tools {policy}: no call was skipped as {expected}: {reasons:?}"
+            );
+            let blamed: Vec<String> = finding_messages(&report)
+                .into_iter()
+                .filter(|m| m.contains("not sent: --call-tools"))
+                .collect();
+            assert!(
+                blamed.is_empty(),
+                "{transport}, --call-tools {policy}: calls the gate kept back were judged as the server's failures: {blamed:#?}"
             );
         }
     }

@@ -83,10 +83,9 @@ impl Coverage {
     /// what the scenario checks was exercised, else a pass.
     pub(super) fn verdict(&self) -> Verdict {
         let reason = if self.tool_calls_sent == 0 && !self.policy_skips.is_empty() {
-            format!(
-                "every tools/call was skipped by --call-tools ({} calls)",
-                self.policy_skips.len()
-            )
+            let n = self.policy_skips.len();
+            let calls = if n == 1 { "call" } else { "calls" };
+            format!("every tools/call was skipped by --call-tools ({n} {calls})")
         } else if let Some(why) = self.unexercised() {
             why
         } else if self.errors_allowed > 0 && self.results_judged == 0 {

@@ -177,6 +177,7 @@ impl Executor<'_> {
                 }
                 Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
                 Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
+                Err(super::http::HttpStop::Refused(r)) => Err(self.refused(r, Some(line))),
             },
             // The parser keeps it the only step, and `exec::run` runs such a scenario
             // without a session of its own.
@@ -374,6 +375,7 @@ impl Executor<'_> {
             }
             Err(super::http::HttpStop::Skip(r)) => Err(Stop::Skip(r)),
             Err(super::http::HttpStop::Error(r)) => Err(Stop::Error(r)),
+            Err(super::http::HttpStop::Refused(r)) => Err(self.refused(r, Some(line))),
         }
     }
 }

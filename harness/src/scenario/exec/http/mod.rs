@@ -26,7 +26,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::scenario::model::http::{HeaderChoice, HttpStep};
-use crate::session::Session;
+use crate::session::{RawHttp, Session};
 
 /// Why an `http` step stopped the scenario.
 #[derive(Debug)]
@@ -35,6 +35,17 @@ pub enum HttpStop {
     Skip(String),
     /// A problem in the step or the harness.
     Error(String),
+    /// The tool-call gate keeps the step's `tools/call` back: nothing was sent, and the
+    /// step is a policy skip, not a server that did not answer.
+    Refused(crate::session::Refused),
+}
+
+/// Asks the tool-call gate about `request`'s body before anything is sent or recorded.
+fn admit(handle: &RawHttp, request: &reqwest::Request) -> Result<(), HttpStop> {
+    match request.body().and_then(|b| b.as_bytes()) {
+        Some(body) => handle.check(body).map_err(HttpStop::Refused),
+        None => Ok(()),
+    }
 }
 
 /// What the exchange returned, for the checks.
@@ -119,6 +130,7 @@ pub async fn run(
         return parallel::run(step, body, headers, session, &handle, current_session).await;
     }
     let request = request::build(step, body, headers, &handle, current_session)?;
+    admit(&handle, &request)?;
     let answer = exchange::exchange(&handle, request, step, session).await;
     let answer = match answer {
         Ok(a) => a,

@@ -61,6 +61,7 @@ pub(super) async fn run(
         let (step, body) = copy(step, body.as_ref(), k);
         let request =
             super::request::build(&step, body, headers.clone(), handle, session_id.clone())?;
+        super::admit(handle, &request)?;
         let sent = (
             request.method().to_string(),
             request.url().to_string(),
