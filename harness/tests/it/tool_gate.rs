@@ -38,28 +38,30 @@ fn tripwire_run(transport: &str, extra: &[&str]) -> (Vec<String>, Value, String)
     (calls, report, text)
 }
 
-/// Every `policy_skips` reason in a (matrix) report.
-fn skip_reasons(report: &Value) -> Vec<String> {
+/// Each scenario's `field` (an array) in a (matrix) report, flattened.
+fn scenario_items(report: &Value, field: &str) -> Vec<Value> {
     let legs = match report["legs"].as_array() {
         Some(legs) => legs.clone(),
         None => vec![report.clone()],
     };
     legs.iter()
         .flat_map(|leg| leg["scenarios"].as_array().cloned().unwrap_or_default())
-        .flat_map(|s| s["policy_skips"].as_array().cloned().unwrap_or_default())
+        .flat_map(|s| s[field].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+/// Every `policy_skips` reason in a (matrix) report.
+fn skip_reasons(report: &Value) -> Vec<String> {
+    scenario_items(report, "policy_skips")
+        .iter()
         .filter_map(|r| r.as_str().map(str::to_owned))
         .collect()
 }
 
 /// Every finding message of every scenario in a (matrix) report.
 fn finding_messages(report: &Value) -> Vec<String> {
-    let legs = match report["legs"].as_array() {
-        Some(legs) => legs.clone(),
-        None => vec![report.clone()],
-    };
-    legs.iter()
-        .flat_map(|leg| leg["scenarios"].as_array().cloned().unwrap_or_default())
-        .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+    scenario_items(report, "findings")
+        .iter()
         .filter_map(|f| f["message"].as_str().map(str::to_owned))
         .collect()
 }
