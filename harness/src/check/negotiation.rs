@@ -46,6 +46,16 @@ impl fmt::Display for Answer {
 /// Requested version -> what the server answered, each asked in its own fresh session.
 pub type Answers = BTreeMap<String, Answer>;
 
+/// What `server/discover` answered in a fresh 2026-07-28 session: the versions a dual-era
+/// server says it supports, handshake revisions among them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Discovered {
+    /// The `supportedVersions` of its `DiscoverResult`.
+    Versions(Vec<String>),
+    /// No list, and why (a handshake-only server answers an error, or nothing).
+    Nothing(String),
+}
+
 /// The versions to ask first: [`UNKNOWN_VERSION`] and every handshake revision. The answer
 /// to [`UNKNOWN_VERSION`] is asked too when it is none of these ([`follow_up`]).
 pub fn first_asked() -> Vec<String> {
@@ -74,6 +84,8 @@ pub enum NegotiationCheck {
     UnknownAnswered,
     /// The answer to an unknown version is the latest version the server was seen to support.
     UnknownAnsweredLatest,
+    /// A handshake revision `server/discover` lists as supported is echoed when asked.
+    DiscoveredVersionEchoed,
 }
 
 impl NegotiationCheck {
@@ -95,6 +107,10 @@ impl NegotiationCheck {
             "unknown-version-answered-latest",
             NegotiationCheck::UnknownAnsweredLatest,
         ),
+        (
+            "discovered-version-echoed",
+            NegotiationCheck::DiscoveredVersionEchoed,
+        ),
     ];
 
     /// The check a scenario file names.
@@ -110,9 +126,12 @@ impl NegotiationCheck {
             .map_or("?", |(n, _)| n)
     }
 
-    /// Judges `answers` by this rule.
-    pub fn judge(self, answers: &Answers) -> Judgement {
+    /// Judges `answers` (and, for what discovery claims, `discovered`) by this rule.
+    pub fn judge(self, answers: &Answers, discovered: &Discovered) -> Judgement {
         match self {
+            NegotiationCheck::DiscoveredVersionEchoed => {
+                discovered_version_echoed(answers, discovered)
+            }
             NegotiationCheck::AcceptedVersionEchoed => accepted_version_echoed(answers),
             NegotiationCheck::UnknownAnswered => unknown_answered(answers),
             NegotiationCheck::UnknownAnsweredSupported => unknown_answered_supported(answers),
@@ -163,6 +182,48 @@ fn accepted_version_echoed(answers: &Answers) -> Judgement {
         return Judgement::NothingToJudge(
             "no handshake revision was answered with one the server then answered again".into(),
         );
+    }
+    Judgement::Problems(problems)
+}
+
+/// A handshake revision the server lists in `server/discover`'s `supportedVersions`
+/// ("Protocol versions the server supports", 2026-07-28 server/discover) is one it
+/// supports, so asked it in `initialize` it must answer it.
+fn discovered_version_echoed(answers: &Answers, discovered: &Discovered) -> Judgement {
+    let listed = match discovered {
+        Discovered::Versions(listed) => listed,
+        Discovered::Nothing(why) => {
+            return Judgement::NothingToJudge(format!(
+                "server/discover listed no supported versions ({why}): no claim to hold the \
+                 handshake to"
+            ));
+        }
+    };
+    let mut problems = Vec::new();
+    let mut judged = 0;
+    let handshake = listed
+        .iter()
+        .filter(|v| v.parse::<Revision>().is_ok_and(Revision::has_handshake));
+    for v in handshake {
+        match answers.get(v.as_str()) {
+            Some(Answer::Version(a)) if a == v => judged += 1,
+            Some(other @ (Answer::Version(_) | Answer::Error { .. })) => {
+                judged += 1;
+                problems.push(format!(
+                    "server/discover lists {v} among the versions the server supports; asked \
+                     {v} in `initialize` in a fresh session, it answered {other}: a supported \
+                     version MUST be answered with the same version"
+                ));
+            }
+            Some(Answer::Nothing(_)) | None => {}
+        }
+    }
+    if judged == 0 {
+        return Judgement::NothingToJudge(format!(
+            "server/discover lists no handshake revision the server answered when asked \
+             (supportedVersions: {})",
+            listed.join(", ")
+        ));
     }
     Judgement::Problems(problems)
 }
@@ -332,15 +393,28 @@ mod tests {
         answers(&all)
     }
 
+    /// What a dual-era server that speaks every revision lists in `server/discover`.
+    fn every_version() -> Discovered {
+        let all = Revision::HANDSHAKE.iter().chain([&Revision::V2026_07_28]);
+        Discovered::Versions(all.map(|r| r.as_str().to_owned()).collect())
+    }
+
     fn problems(check: NegotiationCheck, a: &Answers) -> usize {
-        match check.judge(a) {
+        problems_with(check, a, &every_version())
+    }
+
+    fn problems_with(check: NegotiationCheck, a: &Answers, d: &Discovered) -> usize {
+        match check.judge(a, d) {
             Judgement::Problems(p) => p.len(),
             Judgement::NothingToJudge(why) => panic!("{}: not judged: {why}", check.name()),
         }
     }
 
     fn not_judged(check: NegotiationCheck, a: &Answers) -> bool {
-        matches!(check.judge(a), Judgement::NothingToJudge(_))
+        matches!(
+            check.judge(a, &every_version()),
+            Judgement::NothingToJudge(_)
+        )
     }
 
     use NegotiationCheck::*;
@@ -377,8 +451,9 @@ mod tests {
             ("2025-03-26", "2025-11-25"),
             ("2025-06-18", "2025-11-25"),
         ]);
+        let d = Discovered::Versions(vec!["2025-11-25".into(), "2026-07-28".into()]);
         for (_, check) in NegotiationCheck::ALL {
-            assert_eq!(problems(*check, &a), 0, "{}", check.name());
+            assert_eq!(problems_with(*check, &a, &d), 0, "{}", check.name());
         }
     }
 
@@ -440,6 +515,33 @@ mod tests {
         assert_eq!(follow_up(&a).as_deref(), Some("2030-01-01"));
         assert_eq!(follow_up(&with(&[(UNKNOWN_VERSION, "error")])), None);
         assert_eq!(first_asked().len(), 1 + Revision::HANDSHAKE.len());
+    }
+
+    #[test]
+    fn a_version_discovery_lists_is_held_against_the_handshake() {
+        let listed = |v: &[&str]| Discovered::Versions(v.iter().map(|s| s.to_string()).collect());
+        // Lists 2025-06-18, but asked 2025-06-18 answers 2025-11-25: the one problem.
+        let a = with(&[("2025-06-18", "2025-11-25")]);
+        let d = listed(&["2025-06-18", "2025-11-25", "2026-07-28"]);
+        assert_eq!(problems_with(DiscoveredVersionEchoed, &a, &d), 1);
+        // Without the claim, answering the latest is allowed.
+        let d = listed(&["2025-11-25", "2026-07-28"]);
+        assert_eq!(problems_with(DiscoveredVersionEchoed, &a, &d), 0);
+        assert_eq!(problems(AcceptedVersionEchoed, &a), 0);
+        // An error to a listed version is no better.
+        let a = with(&[("2025-03-26", "error")]);
+        let d = listed(&["2025-03-26"]);
+        assert_eq!(problems_with(DiscoveredVersionEchoed, &a, &d), 1);
+        // Nothing to hold it to: no discovery, or only the stateless revision listed.
+        let none = Discovered::Nothing("error -32601".into());
+        assert!(matches!(
+            DiscoveredVersionEchoed.judge(&with(&[]), &none),
+            Judgement::NothingToJudge(_)
+        ));
+        assert!(matches!(
+            DiscoveredVersionEchoed.judge(&with(&[]), &listed(&["2026-07-28"])),
+            Judgement::NothingToJudge(_)
+        ));
     }
 
     #[test]

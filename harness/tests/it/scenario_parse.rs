@@ -82,6 +82,7 @@ fn req(method: &str, line: usize) -> RequestStep {
         expect: None,
         capture: BTreeMap::new(),
         on_error: OnError::Judge,
+        on_timeout: OnTimeout::Fail,
         answer_input: None,
         line,
     }
@@ -281,6 +282,7 @@ fn full_waits() -> Vec<Step> {
             kind: StepKind::Expect(Expectation::Nothing {
                 within: ms(200),
                 methods: vec!["notifications/message".into()],
+                since: Since::Window,
             }),
         },
     ]

@@ -525,8 +525,11 @@ fn auto_runs_the_dual_era_fixture_at_the_stateless_revision() {
     let (code, report, text) = run_json(&args, &[&misbehaving()]);
     assert_eq!(code, 0, "{text}");
     let line = auto_line(&text);
+    // A dual-era fixture: discovery lists the handshake revisions too.
     assert!(
-        line.contains("server/discover: supports 2026-07-28"),
+        line.contains(
+            "server/discover: supports 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28;"
+        ),
         "{text}"
     );
     assert!(

@@ -34,6 +34,10 @@ pub(super) struct Coverage {
     errors_allowed: usize,
     /// `on_error: next` requests answered with a result (judged).
     results_judged: usize,
+    /// `on_timeout: next` requests that got no answer in time (not judged).
+    unanswered_allowed: usize,
+    /// `on_timeout: next` requests that were answered.
+    answered: usize,
 }
 
 impl Coverage {
@@ -74,6 +78,14 @@ impl Coverage {
         self.results_judged += 1;
     }
 
+    /// An `on_timeout: next` request was answered (`true`) or outlasted the timeout.
+    pub(super) fn timed_request(&mut self, answered: bool) {
+        match answered {
+            true => self.answered += 1,
+            false => self.unanswered_allowed += 1,
+        }
+    }
+
     /// The calls the policy kept back, for the report.
     pub(super) fn into_policy_skips(self) -> Vec<Forbidden> {
         self.policy_skips
@@ -92,6 +104,11 @@ impl Coverage {
             format!(
                 "nothing to judge: all {} requests were answered with an error, which the spec allows",
                 self.errors_allowed
+            )
+        } else if self.unanswered_allowed > 0 && self.answered == 0 {
+            format!(
+                "nothing to judge: none of the {} requests sent without a progress token was answered within the timeout (raise --timeout for slow tools)",
+                self.unanswered_allowed
             )
         } else {
             return Verdict::Pass;
@@ -178,6 +195,19 @@ mod tests {
                 .contains("all 2 requests were answered with an error")
         );
         c.result_judged();
+        assert_eq!(reason(&c), None);
+    }
+
+    #[test]
+    fn only_unanswered_tokenless_calls_are_a_skip_one_answer_is_not() {
+        let mut c = Coverage::default();
+        c.timed_request(false);
+        assert!(
+            reason(&c)
+                .unwrap()
+                .contains("none of the 1 requests sent without a progress token was answered")
+        );
+        c.timed_request(true);
         assert_eq!(reason(&c), None);
     }
 }

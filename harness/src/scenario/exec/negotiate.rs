@@ -17,19 +17,22 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use super::ExecConfig;
-use crate::check::negotiation::{self, Answer, Answers, Judgement, NegotiationCheck};
+use crate::check::negotiation::{self, Answer, Answers, Discovered, Judgement, NegotiationCheck};
 use crate::outcome::Finding;
 use crate::outcome::Verdict;
 use crate::outcome::events::{Emitter, Event, FindingScope, StepEnd};
 use crate::outcome::{Direction, Entry};
+use crate::protocol::Revision;
 use crate::scenario::model::Scenario;
 use crate::schema::SchemaStore;
 use crate::session::{Handshake, Session};
 
-/// What the probe learnt: each version asked, the answer, and that session's transcript.
+/// What the probe learnt: each version asked, the answer, what `server/discover` listed,
+/// and the sessions' transcript.
 #[derive(Debug)]
 pub struct Probe {
     answers: Answers,
+    discovered: Discovered,
     /// What the frames of the session that asked the unknown version broke (schema,
     /// JSON-RPC), with `frame` an index into `transcript`.
     unknown_findings: Vec<Finding>,
@@ -87,7 +90,7 @@ pub(super) async fn run(
     };
     let rule = scenario.rule_id();
     let source = format!("{}:{line}", scenario.source);
-    let (verdict, findings) = match check.judge(&probe.answers) {
+    let (verdict, findings) = match check.judge(&probe.answers, &probe.discovered) {
         Judgement::NothingToJudge(reason) => (Verdict::Skip { reason }, vec![]),
         Judgement::Problems(problems) => {
             let findings: Vec<Finding> = problems
@@ -157,7 +160,10 @@ async fn probe(
             keep && v == own,
         )
     });
-    let mut sessions = futures_util::future::join_all(asked).await;
+    let (mut sessions, (discovered, discovery)) = tokio::join!(
+        futures_util::future::join_all(asked),
+        discover(config, schemas.clone(), started)
+    );
     let mut answers: Answers = sessions
         .iter()
         .map(|s| (s.version.clone(), s.answer.clone()))
@@ -195,12 +201,71 @@ async fn probe(
         }
         transcript.extend(entries);
     }
+    transcript.push(Entry {
+        at: discovery.first().map(|e| e.at).unwrap_or_default(),
+        direction: Direction::Event,
+        text: format!(
+            "a fresh 2026-07-28 session asks server/discover: {}",
+            match &discovered {
+                Discovered::Versions(v) => format!("supportedVersions {}", v.join(", ")),
+                Discovered::Nothing(why) => format!("no supported versions ({why})"),
+            }
+        ),
+        http: None,
+    });
+    transcript.extend(discovery);
     Probe {
         answers,
+        discovered,
         unknown_findings,
         transcript,
         kept: std::sync::Mutex::new(kept),
     }
+}
+
+/// Longest wait for `server/discover` (start-up included): a handshake-only server may
+/// never answer it.
+const DISCOVER_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// `server/discover` in a fresh 2026-07-28 session: the versions the server claims, held
+/// against its `initialize` answers (`discovered-version-echoed`). Its frames are in the
+/// transcript, but judged by the 2026-07-28 leg, not here.
+async fn discover(
+    config: &ExecConfig,
+    schemas: Arc<SchemaStore>,
+    started: Instant,
+) -> (Discovered, Vec<Entry>) {
+    let transport = match config.target.open(started) {
+        Ok(t) => t,
+        Err(e) => {
+            let why = format!("the server could not be started: {e}");
+            return (Discovered::Nothing(why), vec![]);
+        }
+    };
+    let mut session_config = config.session.clone();
+    session_config.revision = Revision::V2026_07_28;
+    let wait = session_config.startup_timeout.min(DISCOVER_WAIT);
+    session_config.startup_timeout = wait;
+    session_config.timeout = session_config.timeout.min(wait);
+    let mut session = Session::new(transport, schemas, session_config, started);
+    let discovered = match session.initialize_with(&Handshake::default()).await {
+        Err(e) => Discovered::Nothing(e.to_string()),
+        Ok((_, reply)) => match (reply.error(), reply.result()) {
+            (Some(e), _) => Discovered::Nothing(format!("error {} ({:?})", e.code, e.message)),
+            (None, result) => match result.and_then(|r| r.get("supportedVersions")) {
+                Some(Value::Array(list)) => Discovered::Versions(
+                    list.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect(),
+                ),
+                _ => Discovered::Nothing("the result has no `supportedVersions` list".into()),
+            },
+        },
+    };
+    let mut record = session.finish().await;
+    let entries = record.transcript.window(record.findings.iter_mut());
+    (discovered, entries)
 }
 
 /// One fresh session's part in the probe.

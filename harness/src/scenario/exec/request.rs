@@ -7,8 +7,8 @@ use super::{Executor, Stop};
 use crate::outcome::Finding;
 use crate::protocol::{ErrorObject, Outcome, RequestId};
 use crate::scenario::matcher::{MatchContext, check_all};
-use crate::scenario::model::{Check, OnError, RequestStep, ResponseExpectation};
-use crate::session::{Reply, raw_requests};
+use crate::scenario::model::{Check, OnError, OnTimeout, RequestStep, ResponseExpectation};
+use crate::session::{Reply, SessionError, raw_requests};
 
 impl Executor<'_> {
     /// Sends one request; `None` when its `requires` are not met.
@@ -42,12 +42,13 @@ impl Executor<'_> {
         if method == "tools/call" {
             // Ask for progress, so a long-running tool that reports it is not taken for a hang;
             // a fresh token each time, since a loop or a `concurrent` step repeats the request.
+            // A scenario that writes `_meta` itself sends exactly that: with no token, to see
+            // that none comes (basic/utilities/progress).
             if let Some(Value::Object(p)) = &mut params
-                && let Value::Object(meta) = p.entry("_meta").or_insert_with(|| json!({}))
-                && !meta.contains_key("progressToken")
+                && !p.contains_key("_meta")
             {
                 let token = format!("{}-line{}", self.fresh(), r.line);
-                meta.insert("progressToken".into(), json!(token));
+                p.insert("_meta".into(), json!({ "progressToken": token }));
             }
         }
         let id = match &r.id {
@@ -104,6 +105,19 @@ impl Executor<'_> {
             }
             None => self.session.wait_reply(&id).await,
         };
+        if r.on_timeout == OnTimeout::Next {
+            match &reply {
+                Err(SessionError::Timeout { after, .. }) => {
+                    self.coverage.timed_request(false);
+                    return Err(Stop::Next(format!(
+                        "`{method}` got no answer within {}, not judged here (`on_timeout: next`)",
+                        humantime::format_duration(*after)
+                    )));
+                }
+                Ok(_) => self.coverage.timed_request(true),
+                Err(_) => {}
+            }
+        }
         match reply {
             Ok(reply) if r.on_error == OnError::Next => {
                 if let Outcome::Error(e) = &reply.outcome {

@@ -10,7 +10,7 @@ use super::{Executor, Stop};
 use crate::outcome::Cause;
 use crate::protocol::text::quote;
 use crate::protocol::{Message, Outcome, RequestId};
-use crate::scenario::model::{Expectation, ResponseExpectation};
+use crate::scenario::model::{Expectation, ResponseExpectation, Since};
 use crate::session::{Reply, Unsolicited};
 use crate::transport::StderrLog;
 
@@ -54,8 +54,12 @@ impl Executor<'_> {
                 within,
                 checks,
             } => self.server_request(method, *within, checks, line).await,
-            Expectation::Nothing { within, methods } => {
-                self.expect_nothing(*within, methods, line).await;
+            Expectation::Nothing {
+                within,
+                methods,
+                since,
+            } => {
+                self.expect_nothing(*within, methods, *since, line).await;
                 Ok(())
             }
             Expectation::Exit { within, code } => {
@@ -129,11 +133,20 @@ impl Executor<'_> {
         }
     }
 
-    /// `expect: nothing`: no message (of `methods`, when named) during the window.
-    async fn expect_nothing(&mut self, within: Duration, methods: &[String], line: usize) {
-        // Only what arrives during the window counts, not what came before it.
+    /// `expect: nothing`: no message (of `methods`, when named) during the window (or,
+    /// `since: start`, since the scenario began, of what no expectation took).
+    async fn expect_nothing(
+        &mut self,
+        within: Duration,
+        methods: &[String],
+        since: Since,
+        line: usize,
+    ) {
         self.collect();
-        let before = self.inbox.queue.len();
+        let before = match since {
+            Since::Window => self.inbox.queue.len(),
+            Since::Start => 0,
+        };
         self.session.barrier(within, BARRIER_GRACE).await;
         self.collect();
         let unwanted: Vec<Unsolicited> = self

@@ -267,6 +267,8 @@ pub struct RequestStep {
     pub capture: BTreeMap<String, String>,
     /// What an error answer means for this step.
     pub on_error: OnError,
+    /// What no answer within the timeout means for this step.
+    pub on_timeout: OnTimeout,
     /// `answer_input:` beside the request: answer its `input_required` results and retry
     /// (multi round-trip requests, 2026-07-28); `expect` and `capture` then apply to the
     /// final response.
@@ -360,6 +362,19 @@ pub enum OnError {
     Next,
 }
 
+/// What a request step does when no answer comes within the timeout (`on_timeout:`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnTimeout {
+    /// A failure: the request MUST be answered.
+    #[default]
+    Fail,
+    /// `on_timeout: next`: the enclosing `for_each` goes on with its next item, nothing
+    /// judged. For a call sent without a progress token on purpose, where a tool slower
+    /// than `--timeout` has no way to show it is alive (other scenarios judge hangs). A
+    /// scenario whose every such request went unanswered is skipped.
+    Next,
+}
+
 /// What the response to a request must look like.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ResponseExpectation {
@@ -379,6 +394,17 @@ pub enum ResponseExpectation {
     OneOf(Vec<ResponseExpectation>),
     /// No response at all within the window (for notifications sent as requests, say).
     Nothing(Duration),
+}
+
+/// Where an `expect: nothing` starts looking (`since:`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Since {
+    /// Only what arrives during the step's window (`since: window`, the default).
+    #[default]
+    Window,
+    /// Also what arrived earlier in the scenario and no expectation took (`since: start`):
+    /// a notification that came while an earlier request ran, before its response.
+    Start,
 }
 
 /// Waiting for something the server does on its own.
@@ -416,6 +442,8 @@ pub enum Expectation {
         within: Duration,
         /// The methods that must not arrive (empty: no message of any kind).
         methods: Vec<String>,
+        /// Where the watch starts: at the step, or at the scenario's start.
+        since: Since,
     },
     /// The server process exits within the window (optionally with a code).
     Exit {

@@ -11,7 +11,7 @@ use super::vars::Scope;
 use super::yaml::{
     Ctx, Map, Node, R, as_str, duration, integer, list, suggest, to_json, type_error,
 };
-use crate::scenario::model::Expectation;
+use crate::scenario::model::{Expectation, Since};
 
 fn within(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Duration> {
     map.get("within")
@@ -133,16 +133,29 @@ fn notification(ctx: &Ctx<'_>, v: &Node, scope: &Scope) -> R<Expectation> {
     })
 }
 
-/// `nothing: <duration>` or `nothing: { within, methods }`.
+/// `nothing: <duration>` or `nothing: { within, methods, since }`.
 fn nothing(ctx: &Ctx<'_>, v: &Node) -> R<Expectation> {
     if !matches!(v.data, saphyr::YamlDataOwned::Mapping(_)) {
         return Ok(Expectation::Nothing {
             within: duration(ctx, v, "`nothing`")?,
             methods: Vec::new(),
+            since: Since::Window,
         });
     }
     let m = Map::new(ctx, v, "`nothing`")?;
-    m.only(ctx, &["within", "methods"], "`nothing`")?;
+    m.only(ctx, &["within", "methods", "since"], "`nothing`")?;
+    let since = match m.get("since") {
+        None => Since::Window,
+        Some(node) => match plain_string(ctx, node, "`since`")? {
+            "window" => Since::Window,
+            "start" => Since::Start,
+            other => {
+                return Err(ctx
+                    .error(node, format!("`since: {other}` is not `window` or `start`"))
+                    .with_hint("`start` also counts what arrived earlier in the scenario"));
+            }
+        },
+    };
     let within = duration(ctx, m.require(ctx, "within", "`nothing`")?, "`within`")?;
     let methods = match m.get("methods") {
         Some(list) => {
@@ -159,7 +172,11 @@ fn nothing(ctx: &Ctx<'_>, v: &Node) -> R<Expectation> {
         }
         None => Vec::new(),
     };
-    Ok(Expectation::Nothing { within, methods })
+    Ok(Expectation::Nothing {
+        within,
+        methods,
+        since,
+    })
 }
 
 /// `exit: { within, code }` (both optional).

@@ -11,7 +11,7 @@ use super::yaml::{
 };
 use crate::check::negotiation::NegotiationCheck;
 use crate::scenario::model::{
-    Initialize, InitializeOverrides, OnError, RequestStep, Step, StepKind,
+    Initialize, InitializeOverrides, OnError, OnTimeout, RequestStep, Step, StepKind,
 };
 
 /// The key that names what a step does.
@@ -35,7 +35,14 @@ pub const STEP_KINDS: &[&str] = &[
 /// Keys allowed beside the kind key, per kind.
 fn siblings(kind: &str) -> &'static [&'static str] {
     match kind {
-        "request" => &["answer_input", "capture", "expect", "on_error", "requires"],
+        "request" => &[
+            "answer_input",
+            "capture",
+            "expect",
+            "on_error",
+            "on_timeout",
+            "requires",
+        ],
         "initialize" => &["expect"],
         "paginate" => &["on_error"],
         _ => &[],
@@ -289,6 +296,7 @@ fn request(
         None => None,
     };
     let on_error = on_error(ctx, step.get("on_error"))?;
+    let on_timeout = on_timeout(ctx, step.get("on_timeout"))?;
     let answer_input = step
         .get("answer_input")
         .map(|n| super::input::answer_input(ctx, n, scope))
@@ -329,6 +337,7 @@ fn request(
             expect,
             capture,
             on_error,
+            on_timeout,
             answer_input,
             line,
         },
@@ -478,6 +487,19 @@ fn on_error(ctx: &Ctx<'_>, node: Option<&Node>) -> R<OnError> {
         other => Err(ctx
             .error(v, format!("unknown `on_error: {other}`"))
             .with_hint("`on_error: next` skips to the next `for_each` item when the request is answered with an error")),
+    }
+}
+
+/// `on_timeout:` beside a `request` step.
+fn on_timeout(ctx: &Ctx<'_>, node: Option<&Node>) -> R<OnTimeout> {
+    let Some(v) = node else {
+        return Ok(OnTimeout::Fail);
+    };
+    match string(ctx, v, "`on_timeout`")? {
+        "next" => Ok(OnTimeout::Next),
+        other => Err(ctx
+            .error(v, format!("unknown `on_timeout: {other}`"))
+            .with_hint("`on_timeout: next` skips to the next `for_each` item when no answer comes within the timeout")),
     }
 }
 

@@ -280,3 +280,33 @@ fn answer_input_errors_point_at_the_value() {
     assert_eq!(e.line, 7, "{e}");
     assert!(e.message.contains("a concurrent one cannot"), "{e}");
 }
+
+#[test]
+fn on_timeout_and_since_start_parse_and_unknown_values_are_errors_at_their_line() {
+    let text = format!(
+        "{HEAD}steps:\n  - request: ping\n    on_timeout: next\n  - expect: {{ nothing: {{ within: 1s, methods: [x], since: start }} }}\n"
+    );
+    let s = parse_scenario("t.yaml", &text).unwrap();
+    let StepKind::Request(r) = &s.steps[1].kind else {
+        panic!("{:?}", s.steps[1].kind)
+    };
+    assert_eq!(r.on_timeout, crate::scenario::model::OnTimeout::Next);
+    assert!(matches!(
+        s.steps[2].kind,
+        StepKind::Expect(Expectation::Nothing {
+            since: crate::scenario::model::Since::Start,
+            ..
+        })
+    ));
+    let e = err(&format!(
+        "{HEAD}steps:\n  - request: ping\n    on_timeout: fail\n"
+    ));
+    assert_eq!(e.line, 6, "{e}");
+    let e = err(&format!(
+        "{HEAD}steps:\n  - expect: {{ nothing: {{ within: 1s, since: never }} }}\n"
+    ));
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (5, "`since: never` is not `window` or `start`")
+    );
+}
