@@ -9,6 +9,7 @@ pub mod completion;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;
+pub mod meta;
 pub mod negotiation;
 pub mod progress;
 pub mod rules;

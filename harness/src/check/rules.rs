@@ -49,6 +49,8 @@ rules! {
 
     JSONRPC_MESSAGE = "jsonrpc.message-shape", Failure, [R1 => "basic/messages", R2 => "basic#messages"],
         "Every message must be a JSON-RPC 2.0 request, notification or response object.";
+    META_KEY_NAME = "meta.key-name", Failure, [R3 => "basic#meta"],
+        "`_meta` key names are an optional prefix (dot-separated labels, then `/`) and a name that begins and ends with a letter or digit.";
     JSONRPC_VERSION = "jsonrpc.version", Failure, [R1 => "basic/messages", R2 => "basic#messages"],
         "Every message must carry `\"jsonrpc\": \"2.0\"`.";
     JSONRPC_RESULT_XOR_ERROR = "jsonrpc.result-xor-error", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#result-responses"],

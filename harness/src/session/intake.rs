@@ -100,6 +100,8 @@ impl Session {
         index: Option<usize>,
         base: &str,
     ) {
+        let f = check::meta::key_names(value, self.revision, base);
+        self.push_all(f, index);
         match message {
             Message::Response(response) => self.ingest_response(response, value, index, base),
             Message::Notification(n) => {
