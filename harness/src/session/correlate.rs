@@ -124,6 +124,7 @@ impl Session {
                 log_level,
                 declared,
                 page: (method == "tools/list").then(|| list_page(params.as_ref())),
+                task_augmented: params.as_ref().is_some_and(|p| p.get("task").is_some()),
                 kind: super::pace::kind_of(method, params.as_ref()),
                 sent: std::time::Instant::now(),
                 alone: false,
@@ -541,6 +542,9 @@ impl Session {
                 let base = format!("{base}/result");
                 self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
             }
+        }
+        if pending.task_augmented && result.get("task").is_some() {
+            result_def = self.task_result_definition(pending.revision).or(result_def);
         }
         if let Some(page) = &pending.page {
             super::gate::lock(&self.gate).learn(page, result);

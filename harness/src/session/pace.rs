@@ -99,6 +99,11 @@ pub struct Bound {
     pub because: String,
 }
 
+/// Requests that wait by design for as long as the work they wait on: `tasks/result` "MUST
+/// block the response until the task reaches a terminal status" (2025-11-25
+/// basic/utilities/tasks#result-retrieval), so other answers' times say nothing of theirs.
+const BLOCKING: &[&str] = &["tasks/result"];
+
 /// The kind of a request, as far as its latency goes: its method, and for a tool call,
 /// prompt or resource read, which one (one slow tool says nothing of the others).
 pub fn kind_of(method: &str, params: Option<&Value>) -> String {
@@ -148,6 +153,9 @@ impl Pace {
 
     /// How long to wait for an answer of `kind`, when that is less than `timeout`.
     pub fn bound(&self, kind: &str, timeout: Duration) -> Option<Bound> {
+        if BLOCKING.contains(&kind) {
+            return None;
+        }
         let record = self.lock();
         let Loss::Proven(lost) = &record.loss else {
             return None;
@@ -248,6 +256,9 @@ mod tests {
             "12 s is past the timeout"
         );
         assert_eq!(pace.bound("ping", Duration::from_secs(1)), None);
+        // tasks/result blocks until its task ends: never cut short by others' pace.
+        pace.answered("tasks/result", MS);
+        assert_eq!(pace.bound("tasks/result", TIMEOUT), None);
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub(super) struct Pending {
     /// For `tools/list`: the page it asks for, so the tool-call gate knows when it has
     /// read the server's whole list.
     pub(super) page: Option<ListPage>,
+    /// Its params carry `task` (2025-11-25 basic/utilities/tasks): a result with a `task`
+    /// member is then a `CreateTaskResult`, not the method's own result.
+    pub(super) task_augmented: bool,
     /// Its kind as the run's [`Pace`](super::pace::Pace) counts answer times.
     pub(super) kind: String,
     /// When it was sent, to time its answer.
@@ -50,6 +53,7 @@ impl Pending {
             log_level: None,
             declared: None,
             page: None,
+            task_augmented: false,
             kind: method.to_owned(),
             sent: std::time::Instant::now(),
             alone: false,

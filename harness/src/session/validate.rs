@@ -37,6 +37,15 @@ impl Session {
             .map(|(_, result)| result.clone())
     }
 
+    /// `CreateTaskResult`, what a task-augmented request accepted as a task answers, when
+    /// the revision's schema has it (2025-11-25 on).
+    pub(super) fn task_result_definition(&self, revision: Revision) -> Option<String> {
+        let set = self.schema.get(revision);
+        let set = set.as_ref().as_ref().ok()?;
+        let name = "CreateTaskResult";
+        set.has_definition(name).then(|| name.to_owned())
+    }
+
     /// Validates the `error` member of an error response found at `base`.
     pub(super) fn check_error_schema(&mut self, value: &Value, index: Option<usize>, base: &str) {
         if let Some(error) = value.get("error") {
