@@ -70,6 +70,7 @@ BROKEN = {
     "elicitation-not-requested": "test_elicitation answers without asking the client",
     "elicitation-no-defaults": "test_elicitation_sep1034_defaults sends its form without defaults",
     "elicitation-titles-as-enum": "test_elicitation_sep1330_enums sends titled choices as a plain enum of titles",
+    "elicitation-url-mode": "test_elicitation asks for a url-mode elicitation whatever modes the client declared",
     "json-schema-stripped": "json_schema_2020_12_tool lists an input schema without $schema, $defs and the 2020-12 keywords",
     # The SSE polling behaviours of the Streamable HTTP mode (server-sse-polling).
     "sse-no-priming": "over HTTP: no event store, so no priming event and no mid-call close",
@@ -360,6 +361,11 @@ def build(broken: str | None, own_way: bool = False) -> MCPServer:
             return types.CallToolResult(content=[text("User response: (not asked)")])
         if not client_declares(ctx, "elicitation"):
             return tool_error("the client does not support elicitation (no `elicitation` capability)")
+        if broken == "elicitation-url-mode":
+            result = await ctx.session.elicit_url(
+                message=message, url="https://example.com/sign-in", elicitation_id="sign-in-1"
+            )
+            return types.CallToolResult(content=[text(f"User response: action={result.action}")])
         result = await ctx.session.elicit(
             message=message,
             requested_schema={

@@ -79,6 +79,74 @@ pub fn undeclared_client_feature(
     })
 }
 
+/// A server request (or a 2026-07-28 input request) for a client feature whose capability
+/// the client declared, but not the part of it the request needs (2025-11-25 on):
+/// - an elicitation's mode: "Servers MUST NOT send elicitation requests with modes that
+///   are not supported by the client", where an empty `elicitation` object declares form
+///   mode only and a request without `mode` is form mode (client/elicitation#capabilities);
+/// - tools in sampling: "Servers MUST NOT send tool-enabled sampling requests to Clients
+///   that have not declared support for tool use via the `sampling.tools` capability"
+///   (client/sampling#tools-in-sampling).
+///
+/// `params` are the request's, found at `at` (a JSON pointer into its frame).
+pub fn undeclared_sub_feature(
+    method: &str,
+    params: Option<&Value>,
+    declared: &Value,
+    revision: Revision,
+    at: &str,
+) -> Option<Finding> {
+    if revision < Revision::V2025_11_25 {
+        return None;
+    }
+    match method {
+        "elicitation/create" => {
+            let elicitation = declared.get("elicitation")?.as_object()?;
+            let mode = params
+                .and_then(|p| p.get("mode"))
+                .and_then(Value::as_str)
+                .unwrap_or("form");
+            let form_only = !elicitation.contains_key("form") && !elicitation.contains_key("url");
+            let supported = elicitation.contains_key(mode) || (mode == "form" && form_only);
+            (!supported).then(|| {
+                let modes = match form_only {
+                    true => "form (an empty `elicitation` object)".to_owned(),
+                    false => elicitation.keys().cloned().collect::<Vec<_>>().join(", "),
+                };
+                Finding::new(
+                    &rules::ELICITATION_MODE_DECLARED,
+                    revision,
+                    format!(
+                        "the server asked for elicitation in mode `{mode}`, but the client declared only: {modes}"
+                    ),
+                )
+                .pointer(format!("{at}/params/mode"))
+                .expected(format!("elicitation only in a declared mode ({modes})"))
+            })
+        }
+        "sampling/createMessage" => {
+            declared.get("sampling")?;
+            let params = params?;
+            let with_tools = params
+                .get("tools")
+                .and_then(Value::as_array)
+                .is_some_and(|t| !t.is_empty())
+                || params.get("toolChoice").is_some();
+            let declared_tools = declared.pointer("/sampling/tools").is_some();
+            (with_tools && !declared_tools).then(|| {
+                Finding::new(
+                    &rules::SAMPLING_TOOLS_DECLARED,
+                    revision,
+                    "the server sent a tool-enabled `sampling/createMessage` (`tools` or `toolChoice`), but the client did not declare `sampling.tools`",
+                )
+                .pointer(format!("{at}/params/tools"))
+                .expected("no tools in sampling without the client's `sampling.tools` capability")
+            })
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +219,91 @@ mod tests {
             undeclared_client_feature("sampling/createMessage", &declared, R3).expect("undeclared");
         assert_eq!(cap, "sampling");
         assert_eq!(f.rule, rules::LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY.id);
+    }
+
+    #[test]
+    fn an_elicitation_mode_and_tools_in_sampling_must_have_been_declared() {
+        const R4: Revision = Revision::V2025_11_25;
+        let sub = |method, params: Value, declared: Value, rev| {
+            undeclared_sub_feature(method, Some(&params), &declared, rev, "")
+        };
+        let url = json!({ "mode": "url", "url": "https://example.com", "elicitationId": "e" });
+        let form = json!({ "message": "m", "requestedSchema": {} });
+        // An empty object is form mode only; a request without a mode is form mode.
+        let f = sub(
+            "elicitation/create",
+            url.clone(),
+            json!({ "elicitation": {} }),
+            R4,
+        )
+        .expect("url not declared");
+        assert_eq!(f.rule, rules::ELICITATION_MODE_DECLARED.id);
+        assert_eq!(f.pointer.as_deref(), Some("/params/mode"));
+        assert!(
+            sub(
+                "elicitation/create",
+                form.clone(),
+                json!({ "elicitation": {} }),
+                R4
+            )
+            .is_none()
+        );
+        assert!(
+            sub(
+                "elicitation/create",
+                url.clone(),
+                json!({ "elicitation": { "url": {} } }),
+                R4
+            )
+            .is_none()
+        );
+        assert!(
+            sub(
+                "elicitation/create",
+                form.clone(),
+                json!({ "elicitation": { "url": {} } }),
+                R4
+            )
+            .is_some()
+        );
+        // Modes came in 2025-11-25; the capability itself is another rule's.
+        assert!(
+            sub(
+                "elicitation/create",
+                url.clone(),
+                json!({ "elicitation": {} }),
+                R3
+            )
+            .is_none()
+        );
+        assert!(sub("elicitation/create", url, json!({}), R4).is_none());
+        let tools = json!({ "messages": [], "maxTokens": 1, "tools": [{ "name": "t", "inputSchema": {} }] });
+        let f = sub(
+            "sampling/createMessage",
+            tools.clone(),
+            json!({ "sampling": {} }),
+            R4,
+        )
+        .expect("sampling.tools not declared");
+        assert_eq!(f.rule, rules::SAMPLING_TOOLS_DECLARED.id);
+        assert!(
+            sub(
+                "sampling/createMessage",
+                tools,
+                json!({ "sampling": { "tools": {} } }),
+                R4
+            )
+            .is_none()
+        );
+        let plain = json!({ "messages": [], "maxTokens": 1 });
+        assert!(
+            sub(
+                "sampling/createMessage",
+                plain,
+                json!({ "sampling": {} }),
+                R4
+            )
+            .is_none()
+        );
     }
 }

@@ -110,6 +110,10 @@ rules! {
         "2026-07-28: log messages for a request are at or above the level its `_meta` asked for (the spec allows those; it gives no keyword for the rest: should).";
     STATELESS_LOG_REQUESTED_ONLY = "stateless.log-requested-only", Failure, [R5 => "server/utilities/logging#per-request-log-level"],
         "2026-07-28: no `notifications/message` for a request whose `_meta` does not set `io.modelcontextprotocol/logLevel`.";
+    ELICITATION_MODE_DECLARED = "elicitation.mode-declared", Failure, [R4 => "client/elicitation#capabilities"],
+        "The server asks for elicitation only in a mode the client declared (an empty `elicitation` object declares form mode only).";
+    SAMPLING_TOOLS_DECLARED = "sampling.tools-declared", Failure, [R4 => "client/sampling#tools-in-sampling"],
+        "The server sends tool-enabled sampling requests only to a client that declared `sampling.tools`.";
     LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],
         "The server must only use client features (roots, sampling, elicitation) the client declared.";
     LIFECYCLE_REQUEST_BEFORE_INITIALIZED = "lifecycle.no-requests-before-initialized", Warning, [R1 => "basic/lifecycle#initialization"],

@@ -161,6 +161,7 @@ pub fn input_required(
             continue;
         };
         let asked = request["method"].as_str().unwrap_or_default();
+        let at = format!("{base}/result/inputRequests/{}", pointer_token(key));
         if declared.get(needs).is_none() {
             findings.push(
                 finding(
@@ -169,6 +170,14 @@ pub fn input_required(
                 )
                 .expected(format!("no {asked} without the client's {needs} capability")),
             );
+        } else if let Some(f) = super::capabilities::undeclared_sub_feature(
+            asked,
+            request.get("params"),
+            declared,
+            revision,
+            &at,
+        ) {
+            findings.push(f);
         }
     }
     findings

@@ -26,6 +26,16 @@ impl Session {
         self.push_all(check::stateless::server_request(method, rev), index);
         let undeclared =
             capabilities::undeclared_client_feature(method, &self.config.client_capabilities, rev);
+        if undeclared.is_none() {
+            let sub = capabilities::undeclared_sub_feature(
+                method,
+                request.params.as_ref(),
+                &self.config.client_capabilities,
+                rev,
+                "",
+            );
+            self.push_all(sub, index);
+        }
         let outcome = match (method, undeclared) {
             ("ping", _) => Outcome::Result(json!({})),
             (_, Some((cap, finding))) => {

@@ -186,6 +186,42 @@ fn check_variant(
         .then(|| format!("--broken {name}: expected {fails:?} to fail, got {failed:?}\n{out}"))
 }
 
+/// Rule elicitation.mode-declared at a handshake revision: `test_elicitation` asking in url
+/// mode, where the client declared form mode only (`--broken elicitation-url-mode`), fails
+/// the scenario that owns the rule; the fixture that asks for a form passes it. (At
+/// 2026-07-28 the misbehaving fixture's defect stateless-elicitation-url-undeclared proves
+/// the input-request form of the check.)
+#[test]
+fn a_url_mode_elicitation_the_client_did_not_declare_is_caught() {
+    const ID: &str = "tools/call-elicitation-mode-declared";
+    for (broken, want) in [(None, "pass"), (Some("elicitation-url-mode"), "fail")] {
+        // None only outside CI (support::require fails the test in CI).
+        let Some(line) = serve(broken) else {
+            return;
+        };
+        let args = [
+            "--serve",
+            &line,
+            "--call-tools",
+            "all",
+            "--include",
+            ID,
+            "--protocol-version",
+            FIRST_LEG,
+        ];
+        let (_, report, out) = json_report("run", &args, &[]);
+        let v = verdicts(&report);
+        assert_eq!(
+            v.get(ID).map(String::as_str),
+            Some(want),
+            "{broken:?}\n{out}"
+        );
+        if want == "fail" {
+            assert!(out.contains("elicitation.mode-declared"), "{out}");
+        }
+    }
+}
+
 #[test]
 fn the_official_scenarios_skip_on_a_server_without_the_fixture_names() {
     let reference = crate::support::reference();
