@@ -71,6 +71,7 @@ BROKEN = {
     "elicitation-no-defaults": "test_elicitation_sep1034_defaults sends its form without defaults",
     "elicitation-titles-as-enum": "test_elicitation_sep1330_enums sends titled choices as a plain enum of titles",
     "elicitation-url-mode": "test_elicitation asks for a url-mode elicitation whatever modes the client declared",
+    "sampling-with-tools": "test_sampling offers the client's model a tool whether or not it declared sampling.tools",
     "json-schema-stripped": "json_schema_2020_12_tool lists an input schema without $schema, $defs and the 2020-12 keywords",
     # The SSE polling behaviours of the Streamable HTTP mode (server-sse-polling).
     "sse-no-priming": "over HTTP: no event store, so no priming event and no mid-call close",
@@ -349,6 +350,17 @@ def build(broken: str | None, own_way: bool = False) -> MCPServer:
             return types.CallToolResult(content=[text("LLM response: (not asked)")])
         if not client_declares(ctx, "sampling"):
             return tool_error("the client does not support sampling (no `sampling` capability)")
+        if broken == "sampling-with-tools":
+            # Built by hand: the SDK itself refuses tools to a client without sampling.tools.
+            request = types.CreateMessageRequest(
+                params=types.CreateMessageRequestParams(
+                    messages=[types.SamplingMessage(role="user", content=text(prompt))],
+                    max_tokens=100,
+                    tools=[types.Tool(name="lookup", input_schema={"type": "object"})],
+                )
+            )
+            result = await ctx.session.send_request(request, types.CreateMessageResult)
+            return types.CallToolResult(content=[text(f"LLM response: {result.model}")])
         result = await ctx.session.create_message(
             messages=[types.SamplingMessage(role="user", content=text(prompt))], max_tokens=100
         )

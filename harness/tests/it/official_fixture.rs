@@ -186,15 +186,34 @@ fn check_variant(
         .then(|| format!("--broken {name}: expected {fails:?} to fail, got {failed:?}\n{out}"))
 }
 
-/// Rule elicitation.mode-declared at a handshake revision: `test_elicitation` asking in url
-/// mode, where the client declared form mode only (`--broken elicitation-url-mode`), fails
-/// the scenario that owns the rule; the fixture that asks for a form passes it. (At
-/// 2026-07-28 the misbehaving fixture's defect stateless-elicitation-url-undeclared proves
-/// the input-request form of the check.)
+/// The rules on what a server may ask of a client (2025-11-25), at a handshake revision,
+/// each owned by a scenario that declares less than the request needs: `test_elicitation`
+/// asking in url mode where the client declared form mode only
+/// (`--broken elicitation-url-mode`, rule elicitation.mode-declared), and `test_sampling`
+/// offering a tool to a client without `sampling.tools` (`--broken sampling-with-tools`,
+/// rule sampling.tools-declared) fail their scenarios; the fixture that asks for a form and
+/// samples without tools passes both. (At 2026-07-28 the misbehaving fixture's defect
+/// stateless-elicitation-url-undeclared proves the input-request form of the checks.)
 #[test]
-fn a_url_mode_elicitation_the_client_did_not_declare_is_caught() {
-    const ID: &str = "tools/call-elicitation-mode-declared";
-    for (broken, want) in [(None, "pass"), (Some("elicitation-url-mode"), "fail")] {
+fn a_server_request_beyond_the_declared_client_capabilities_is_caught() {
+    for (id, broken, rule) in [
+        (
+            "tools/call-elicitation-mode-declared",
+            "elicitation-url-mode",
+            "elicitation.mode-declared",
+        ),
+        (
+            "tools/call-sampling-tools-declared",
+            "sampling-with-tools",
+            "sampling.tools-declared",
+        ),
+    ] {
+        server_request_caught(id, broken, rule);
+    }
+}
+
+fn server_request_caught(id: &str, broken: &str, rule: &str) {
+    for (broken, want) in [(None, "pass"), (Some(broken), "fail")] {
         // None only outside CI (support::require fails the test in CI).
         let Some(line) = serve(broken) else {
             return;
@@ -205,19 +224,19 @@ fn a_url_mode_elicitation_the_client_did_not_declare_is_caught() {
             "--call-tools",
             "all",
             "--include",
-            ID,
+            id,
             "--protocol-version",
             FIRST_LEG,
         ];
         let (_, report, out) = json_report("run", &args, &[]);
         let v = verdicts(&report);
         assert_eq!(
-            v.get(ID).map(String::as_str),
+            v.get(id).map(String::as_str),
             Some(want),
             "{broken:?}\n{out}"
         );
         if want == "fail" {
-            assert!(out.contains("elicitation.mode-declared"), "{out}");
+            assert!(out.contains(rule), "{out}");
         }
     }
 }
