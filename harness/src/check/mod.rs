@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod capabilities;
+pub mod client;
 pub mod completion;
 pub mod jsonrpc;
 pub mod lifecycle;

@@ -150,6 +150,30 @@ rules! {
         "A POSTed request is answered with Content-Type application/json or text/event-stream.";
     HTTP_SSE_CLOSED_BEFORE_RESPONSE = "http.sse-closed-before-response", Warning, [R2 => "basic/transports#sending-messages-to-the-server"],
         "Before 2025-11-25, a server does not close a request's SSE stream before sending its response.";
+
+    // What a client under test must do (`mcpcheck client`).
+    CLIENT_INITIALIZE_FIRST = "client.initialize-first", Failure, [R1 => "basic/lifecycle#initialization"],
+        "Initialization is the first interaction: the client's first request is `initialize`.";
+    CLIENT_INITIALIZED_SENT = "client.initialized-sent", Failure, [R1 => "basic/lifecycle#initialization"],
+        "After a successful `initialize`, the client sends `notifications/initialized`.";
+    CLIENT_INITIALIZED_BEFORE_OPERATION = "client.initialized-before-operation", Warning, [R1 => "basic/lifecycle#initialization"],
+        "`notifications/initialized` tells the server the client is ready for normal operation, so it comes before the client's other requests (pings excepted); the spec gives no keyword for the order: should.";
+    CLIENT_NO_REQUESTS_BEFORE_INITIALIZE_RESULT = "client.no-requests-before-initialize-result", Warning, [R1 => "basic/lifecycle#initialization"],
+        "The client should send no request other than pings before the server has answered `initialize`.";
+    CLIENT_REQUEST_ID_UNIQUE = "client.request-id-unique", Failure, [R1 => "basic/messages#requests", R2 => "basic#requests"],
+        "The client never reuses a request id within the session.";
+    CLIENT_SERVER_CAPABILITY = "client.server-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation"],
+        "The client uses only server features the server declared (no `prompts/list` to a server without `prompts`, ...).";
+    CLIENT_HTTP_ACCEPT = "client.http-accept", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
+        "Every POST carries an `Accept` header listing both `application/json` and `text/event-stream`.";
+    CLIENT_HTTP_SESSION_ID = "client.http-session-id", Failure, [R2 => "basic/transports#session-management"],
+        "Once the server assigned an `Mcp-Session-Id`, the client sends it on every later HTTP request.";
+    CLIENT_HTTP_PROTOCOL_VERSION = "client.http-protocol-version", Failure, [R3 => "basic/transports#protocol-version-header"],
+        "Every HTTP request after `initialize` carries the `MCP-Protocol-Version` header.";
+    CLIENT_HTTP_PROTOCOL_VERSION_NEGOTIATED = "client.http-protocol-version-negotiated", Warning, [R3 => "basic/transports#protocol-version-header"],
+        "The `MCP-Protocol-Version` header is the version negotiated at `initialize`.";
+    CLIENT_HTTP_SINGLE_MESSAGE = "client.http-single-message", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
+        "The body of a POST is one JSON-RPC message (a batch only where the revision has batches).";
 }
 
 /// Looks a rule up by id.

@@ -8,6 +8,7 @@
 pub mod args;
 pub mod auth;
 pub mod ci;
+pub mod client;
 pub mod config;
 pub mod finish;
 pub mod flags;
@@ -65,6 +66,15 @@ pub enum Command {
         mcpcheck run --expected-failures baseline.yaml --report markdown=summary.md -- ./my-server\n  \
         mcpcheck run --include 'tools/*' --exclude 'tools/call-*' -- ./my-server")]
     Run(Box<RunArgs>),
+    /// Test an MCP client: mcpcheck serves scripted MCP servers on loopback, starts the
+    /// client against each, and judges every message the client sends.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck client --command 'python3 client.py'\n  \
+        mcpcheck client --command 'node --import tsx ./src/everythingClient.ts' --scenario tools_call\n  \
+        mcpcheck client --command './conformance-client' --protocol-version 2025-11-25 --report junit=out/client.xml\n\n\
+        The client gets the server URL as its last argument and MCP_CONFORMANCE_SCENARIO and\n\
+        MCP_CONFORMANCE_PROTOCOL_VERSION in its environment, as the official suite sets them.")]
+    Client(Box<client::ClientArgs>),
     /// Fuzz a server: generated and mutated messages, oracles for crashes, hangs and
     /// protocol violations, and a minimized reproducer scenario for each finding.
     #[command(after_help = "Examples:\n  \
@@ -187,6 +197,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             run::run(*args, sub).await
         }
         Command::Init { path, force } => init(&path, force),
+        Command::Client(args) => client::execute(*args).await,
         Command::Fuzz(args) => fuzz::execute(*args).await,
         Command::List {
             scenarios,

@@ -9,6 +9,7 @@
 
 pub mod aggregate;
 pub mod auto;
+pub mod client;
 pub mod known;
 pub mod leg;
 pub mod matrix;

@@ -9,6 +9,7 @@
 
 pub mod builtin;
 pub mod builtin_vars;
+pub mod client;
 pub mod exec;
 pub mod matcher;
 pub mod mcp_param;

@@ -2,6 +2,7 @@
 //! and used to validate every inbound message against the definition that fits it.
 
 pub mod ensure;
+pub mod errata;
 pub mod fetch;
 pub mod pins;
 pub mod resolve;
@@ -103,7 +104,7 @@ impl SchemaSet {
     /// Parses the located file; fails when it is not JSON or has no definitions.
     pub fn load(revision: Revision, located: Located) -> Result<Self, LoadError> {
         let path = located.path.display().to_string();
-        let root: Value =
+        let mut root: Value =
             serde_json::from_slice(&located.bytes).map_err(|source| LoadError::Json {
                 path: path.clone(),
                 source,
@@ -115,6 +116,7 @@ impl SchemaSet {
         } else {
             return Err(LoadError::NoDefinitions { path });
         };
+        errata::apply(&mut root[defs_key]);
         let methods = method_table(&root[defs_key]);
         Ok(SchemaSet {
             revision,

@@ -18,6 +18,7 @@ pub mod gate;
 mod handshake;
 mod intake;
 mod kept;
+pub mod mock;
 mod pace;
 mod raw;
 mod raw_http;

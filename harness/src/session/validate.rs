@@ -143,7 +143,7 @@ impl SchemaRecord {
     }
 
     /// Remembers the first reason a schema was not at hand.
-    fn note_skip(&mut self, revision: Revision) {
+    pub(super) fn note_skip(&mut self, revision: Revision) {
         if self.skipped.is_none()
             && let Err(reason) = self.store.get(revision).as_ref()
         {
@@ -153,7 +153,7 @@ impl SchemaRecord {
 
     /// Validates `instance` with `set`, counting it: its violations, or `None` when the
     /// schema could not judge it (the reason is kept as a skip).
-    fn validate(
+    pub(super) fn validate(
         &mut self,
         set: &SchemaSet,
         target: &SchemaTarget,
@@ -174,7 +174,7 @@ impl SchemaRecord {
     }
 
     /// Whether checks ran at `revision`, and on how many messages.
-    fn status(&self, revision: Revision) -> SchemaStatus {
+    pub(super) fn status(&self, revision: Revision) -> SchemaStatus {
         match (&self.skipped, &self.source) {
             _ if self.store.is_disabled() => SchemaStatus::Disabled {
                 reason: crate::schema::DISABLED.to_owned(),

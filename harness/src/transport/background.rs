@@ -74,6 +74,11 @@ impl Background {
         self.exit.borrow().clone()
     }
 
+    /// A watch that turns `Some` when the process ends.
+    pub fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
+        self.exit.clone()
+    }
+
     /// Everything it wrote on stdout and stderr (bounded).
     pub fn output(&self) -> &StderrLog {
         &self.output

@@ -17,6 +17,7 @@ pub mod http;
 pub mod huge_numbers;
 pub mod legacy_sse;
 mod lines;
+pub mod listen;
 pub mod reaper;
 pub mod sse_body;
 pub mod sse_reader;

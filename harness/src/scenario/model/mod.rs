@@ -7,6 +7,7 @@
 //! executor never re-validates.
 
 pub mod auth;
+pub mod client;
 pub mod http;
 
 use std::collections::BTreeMap;

@@ -7,6 +7,7 @@
 //! pointers, regexes, durations, revisions, variable definitions and uses.
 
 mod checks;
+mod client;
 mod error;
 mod expect;
 mod http;
@@ -21,6 +22,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub use self::checks::MATCHERS;
+pub use self::client::{CLIENT_STEP_KINDS, is_client_document, parse_client_scenario};
 pub use self::error::ScenarioError;
 pub use self::steps::STEP_KINDS;
 pub use self::vars::BUILTINS;
@@ -114,6 +116,10 @@ pub fn parse_dir(dir: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
     let mut errors = Vec::new();
     for path in files {
+        // Client scenarios (`role: client`) are `mcpcheck client`'s: see `parse_client_dir`.
+        if std::fs::read_to_string(&path).is_ok_and(|t| is_client_document(&t)) {
+            continue;
+        }
         match parse_file(&path) {
             Ok(s) => {
                 if let Some(first) = scenarios.iter().find(|o| o.id == s.id) {
@@ -128,6 +134,51 @@ pub fn parse_dir(dir: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
                     scenarios.push(s);
                 }
             }
+            Err(e) => errors.push(e),
+        }
+    }
+    (scenarios, errors)
+}
+
+/// Parses every client scenario (`role: client`) under `dir`, as [`parse_dir`] does the
+/// server ones.
+pub fn parse_client_dir(
+    dir: &Path,
+) -> (
+    Vec<super::model::client::ClientScenario>,
+    Vec<ScenarioError>,
+) {
+    let files = match scenario_files(dir) {
+        Ok(f) => f,
+        Err(e) => {
+            let name = dir.display().to_string();
+            let e = ScenarioError::whole_file(&name, format!("cannot list scenarios: {e}"));
+            return (Vec::new(), vec![e]);
+        }
+    };
+    let mut scenarios: Vec<super::model::client::ClientScenario> = Vec::new();
+    let mut errors = Vec::new();
+    for path in files {
+        let name = path.display().to_string();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(ScenarioError::whole_file(
+                    &name,
+                    format!("cannot read the file: {e}"),
+                ));
+                continue;
+            }
+        };
+        if !is_client_document(&text) {
+            continue;
+        }
+        match parse_client_scenario(&name, &text) {
+            Ok(s) if scenarios.iter().any(|o| o.id == s.id) => errors.push(
+                ScenarioError::whole_file(&name, format!("scenario id `{}` is used twice", s.id))
+                    .with_hint("ids are unique across the suite"),
+            ),
+            Ok(s) => scenarios.push(s),
             Err(e) => errors.push(e),
         }
     }
@@ -240,7 +291,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
 }
 
 /// `revisions:`: a non-empty list of known revisions, in order.
-fn revisions(ctx: &Ctx<'_>, node: &Node) -> R<Vec<Revision>> {
+pub(super) fn revisions(ctx: &Ctx<'_>, node: &Node) -> R<Vec<Revision>> {
     let items = string_list(ctx, node, "revisions")?;
     if items.is_empty() {
         return Err(ctx
@@ -296,7 +347,7 @@ fn transports(ctx: &Ctx<'_>, node: &Node) -> R<Vec<TransportKind>> {
 }
 
 /// `severity:`: `must` (a failure) or `should` (a warning).
-fn severity(ctx: &Ctx<'_>, node: &Node) -> R<Severity> {
+pub(super) fn severity(ctx: &Ctx<'_>, node: &Node) -> R<Severity> {
     const HINT: &str = "severity is `must` (a failure) or `should` (a warning)";
     let word = string(ctx, node, "`severity`").map_err(|e| e.with_hint(HINT))?;
     match word {
@@ -316,7 +367,7 @@ fn severity(ctx: &Ctx<'_>, node: &Node) -> R<Severity> {
 }
 
 /// Lower-case ASCII, digits and `-` segments, separated by `/` (and `sep`).
-fn is_id(s: &str, sep: char) -> bool {
+pub(super) fn is_id(s: &str, sep: char) -> bool {
     s.split(['/', sep]).all(|seg| {
         seg.chars()
             .next()

@@ -1,0 +1,335 @@
+//! What a client under test must do (`mcpcheck client`): the lifecycle order of its
+//! messages, its request ids, the server features it uses, and the HTTP headers on its
+//! requests. Pure: facts in, findings out; the mock session gathers the facts.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{Finding, rules};
+use crate::protocol::Revision;
+
+/// Where the client is in the lifecycle, as its messages show it.
+#[derive(Clone, Debug, Default)]
+pub struct Lifecycle {
+    phase: Phase,
+    /// Ids of the client's requests so far (as JSON text, so `1` and `"1"` differ).
+    ids: HashSet<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Phase {
+    /// Nothing yet.
+    #[default]
+    Start,
+    /// `initialize` sent, not answered yet.
+    Initializing,
+    /// `initialize` answered with a result; `notifications/initialized` not seen.
+    Answered,
+    /// `notifications/initialized` seen.
+    Operating,
+}
+
+impl Lifecycle {
+    /// A request from the client: whether it may come now, and whether its id is new.
+    pub fn request(&mut self, method: &str, id: &Value, revision: Revision) -> Vec<Finding> {
+        let mut found = Vec::new();
+        if !self.ids.insert(id.to_string()) {
+            found.push(
+                Finding::new(
+                    &rules::CLIENT_REQUEST_ID_UNIQUE,
+                    revision,
+                    format!("the client reused request id {id} for `{method}`"),
+                )
+                .pointer("/id")
+                .expected("an id not used before by the client in this session"),
+            );
+        }
+        match (self.phase, method) {
+            (Phase::Start, "initialize") => self.phase = Phase::Initializing,
+            (Phase::Start, _) => found.push(
+                Finding::new(
+                    &rules::CLIENT_INITIALIZE_FIRST,
+                    revision,
+                    format!("the client's first request is `{method}`, not `initialize`"),
+                )
+                .pointer("/method")
+                .expected("`initialize` before any other request"),
+            ),
+            (_, "ping") => {}
+            (Phase::Initializing, _) => found.push(
+                Finding::new(
+                    &rules::CLIENT_NO_REQUESTS_BEFORE_INITIALIZE_RESULT,
+                    revision,
+                    format!("the client sent `{method}` before `initialize` was answered"),
+                )
+                .pointer("/method"),
+            ),
+            (Phase::Answered, _) => found.push(
+                Finding::new(
+                    &rules::CLIENT_INITIALIZED_BEFORE_OPERATION,
+                    revision,
+                    format!("the client sent `{method}` before `notifications/initialized`"),
+                )
+                .pointer("/method")
+                .expected("`notifications/initialized` first"),
+            ),
+            (Phase::Operating, _) => {}
+        }
+        found
+    }
+
+    /// A notification from the client.
+    pub fn notification(&mut self, method: &str) {
+        if method == "notifications/initialized" && self.phase != Phase::Start {
+            self.phase = Phase::Operating;
+        }
+    }
+
+    /// The mock answered `initialize` with a result.
+    pub fn initialize_answered(&mut self) {
+        if self.phase == Phase::Initializing {
+            self.phase = Phase::Answered;
+        }
+    }
+
+    /// At the end of the session: `notifications/initialized` never came after a
+    /// successful `initialize`.
+    pub fn at_end(&self, revision: Revision) -> Option<Finding> {
+        (self.phase == Phase::Answered).then(|| {
+            Finding::new(
+                &rules::CLIENT_INITIALIZED_SENT,
+                revision,
+                "`initialize` succeeded, but the client never sent `notifications/initialized`",
+            )
+            .expected("a `notifications/initialized` notification after the `initialize` result")
+        })
+    }
+}
+
+/// The server capability (a top-level key, or `resources.subscribe`) a client request
+/// needs, for methods that need one.
+pub fn needed_capability(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "resources/subscribe" | "resources/unsubscribe" => "resources.subscribe",
+        "logging/setLevel" => "logging",
+        "completion/complete" => "completions",
+        m if m.starts_with("tools/") => "tools",
+        m if m.starts_with("prompts/") => "prompts",
+        m if m.starts_with("resources/") => "resources",
+        _ => return None,
+    })
+}
+
+/// A request for a server feature the server did not declare in `capabilities`.
+pub fn undeclared_server_feature(
+    method: &str,
+    capabilities: &Value,
+    revision: Revision,
+) -> Option<Finding> {
+    let needed = needed_capability(method)?;
+    let declared = needed
+        .split('.')
+        .try_fold(capabilities, |cap, key| cap.get(key))
+        .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+    (!declared).then(|| {
+        Finding::new(
+            &rules::CLIENT_SERVER_CAPABILITY,
+            revision,
+            format!("the client sent `{method}`, but the server did not declare `{needed}`"),
+        )
+        .pointer("/method")
+        .expected(format!(
+            "no `{method}` unless the server declares `{needed}`"
+        ))
+    })
+}
+
+/// A POST whose `Accept` header does not list both JSON and SSE.
+pub fn accept(accept: Option<&str>, revision: Revision) -> Option<Finding> {
+    let lists = |wanted: &str| {
+        accept.is_some_and(|a| {
+            a.split(',').any(|part| {
+                let media = part.split(';').next().unwrap_or_default().trim();
+                media.eq_ignore_ascii_case(wanted)
+            })
+        })
+    };
+    (!(lists("application/json") && lists("text/event-stream"))).then(|| {
+        let got = accept.map_or_else(
+            || "no `Accept` header".to_owned(),
+            |a| format!("`Accept: {a}`"),
+        );
+        Finding::new(
+            &rules::CLIENT_HTTP_ACCEPT,
+            revision,
+            format!("the client POSTed with {got}"),
+        )
+        .expected("`Accept` listing both `application/json` and `text/event-stream`")
+    })
+}
+
+/// A request after the server assigned `assigned` that does not carry it.
+pub fn session_id(assigned: &str, got: Option<&str>, revision: Revision) -> Option<Finding> {
+    (got != Some(assigned)).then(|| {
+        let got = got.map_or_else(
+            || "no `Mcp-Session-Id`".to_owned(),
+            |g| format!("`Mcp-Session-Id: {g}`"),
+        );
+        Finding::new(
+            &rules::CLIENT_HTTP_SESSION_ID,
+            revision,
+            format!("the client sent {got} after the server assigned `{assigned}`"),
+        )
+        .expected(format!("`Mcp-Session-Id: {assigned}`"))
+    })
+}
+
+/// A request after `initialize` without the negotiated `MCP-Protocol-Version` header
+/// (2025-06-18 on).
+pub fn protocol_version_header(
+    negotiated: &str,
+    got: Option<&str>,
+    revision: Revision,
+) -> Option<Finding> {
+    if revision < Revision::V2025_06_18 {
+        return None;
+    }
+    match got {
+        None => Some(
+            Finding::new(
+                &rules::CLIENT_HTTP_PROTOCOL_VERSION,
+                revision,
+                "the client sent no `MCP-Protocol-Version` header after `initialize`",
+            )
+            .expected(format!("`MCP-Protocol-Version: {negotiated}`")),
+        ),
+        Some(v) if v.trim() != negotiated => Some(
+            Finding::new(
+                &rules::CLIENT_HTTP_PROTOCOL_VERSION_NEGOTIATED,
+                revision,
+                format!(
+                    "the client sent `MCP-Protocol-Version: {v}`; `{negotiated}` was negotiated"
+                ),
+            )
+            .expected(format!("`MCP-Protocol-Version: {negotiated}`")),
+        ),
+        Some(_) => None,
+    }
+}
+
+/// A POST body holding a batch of `len` messages.
+pub fn batch(len: usize, revision: Revision) -> Option<Finding> {
+    (revision >= Revision::V2025_06_18).then(|| {
+        Finding::new(
+            &rules::CLIENT_HTTP_SINGLE_MESSAGE,
+            revision,
+            format!("the client POSTed a batch of {len} messages"),
+        )
+        .expected("one JSON-RPC message per POST (batches exist only in 2025-03-26)")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const R4: Revision = Revision::V2025_11_25;
+
+    fn rules_of(found: &[Finding]) -> Vec<&str> {
+        found.iter().map(|f| f.rule.as_str()).collect()
+    }
+
+    #[test]
+    fn the_lifecycle_in_order_breaks_nothing() {
+        let mut l = Lifecycle::default();
+        assert!(l.request("initialize", &json!(0), R4).is_empty());
+        l.initialize_answered();
+        l.notification("notifications/initialized");
+        assert!(l.request("tools/list", &json!(1), R4).is_empty());
+        assert!(l.at_end(R4).is_none());
+    }
+
+    #[test]
+    fn each_step_out_of_order_breaks_its_rule() {
+        let mut l = Lifecycle::default();
+        assert_eq!(
+            rules_of(&l.request("tools/list", &json!(0), R4)),
+            ["client.initialize-first"]
+        );
+        let mut l = Lifecycle::default();
+        l.request("initialize", &json!(0), R4);
+        assert_eq!(
+            rules_of(&l.request("tools/list", &json!(1), R4)),
+            ["client.no-requests-before-initialize-result"]
+        );
+        assert!(l.request("ping", &json!(2), R4).is_empty());
+        l.initialize_answered();
+        assert_eq!(
+            rules_of(&l.request("tools/call", &json!(3), R4)),
+            ["client.initialized-before-operation"]
+        );
+        assert_eq!(l.at_end(R4).unwrap().rule, "client.initialized-sent");
+        assert_eq!(
+            rules_of(&l.request("tools/call", &json!(3), R4)),
+            [
+                "client.request-id-unique",
+                "client.initialized-before-operation"
+            ]
+        );
+    }
+
+    #[test]
+    fn ids_of_different_types_are_different_ids() {
+        let mut l = Lifecycle::default();
+        l.request("initialize", &json!(1), R4);
+        assert!(l.request("ping", &json!("1"), R4).is_empty());
+    }
+
+    #[test]
+    fn server_features_need_their_capability() {
+        let caps = json!({"tools": {}, "resources": {"subscribe": false}});
+        assert!(undeclared_server_feature("tools/call", &caps, R4).is_none());
+        assert!(undeclared_server_feature("ping", &caps, R4).is_none());
+        assert!(undeclared_server_feature("resources/read", &caps, R4).is_none());
+        let f = undeclared_server_feature("resources/subscribe", &caps, R4).unwrap();
+        assert!(f.message.contains("resources.subscribe"), "{}", f.message);
+        assert!(undeclared_server_feature("prompts/list", &caps, R4).is_some());
+        // A SHOULD before 2025-06-18.
+        let old = undeclared_server_feature("prompts/list", &caps, Revision::V2025_03_26).unwrap();
+        assert_eq!(old.severity, crate::outcome::Severity::Warning);
+    }
+
+    #[test]
+    fn accept_must_list_both_types_with_or_without_parameters() {
+        assert!(accept(Some("application/json, text/event-stream"), R4).is_none());
+        assert!(accept(Some("text/event-stream;q=0.9,APPLICATION/JSON"), R4).is_none());
+        assert!(accept(Some("application/json"), R4).is_some());
+        assert!(accept(Some("*/*"), R4).is_some());
+        assert!(accept(None, R4).is_some());
+    }
+
+    #[test]
+    fn session_and_version_headers() {
+        assert!(session_id("abc", Some("abc"), R4).is_none());
+        assert!(session_id("abc", None, R4).is_some());
+        assert!(session_id("abc", Some("abd"), R4).is_some());
+        assert!(protocol_version_header("2025-11-25", Some("2025-11-25"), R4).is_none());
+        assert_eq!(
+            protocol_version_header("2025-11-25", None, R4)
+                .unwrap()
+                .rule,
+            "client.http-protocol-version"
+        );
+        assert_eq!(
+            protocol_version_header("2025-11-25", Some("2025-06-18"), R4)
+                .unwrap()
+                .severity,
+            crate::outcome::Severity::Warning
+        );
+        // The header exists from 2025-06-18 on.
+        assert!(protocol_version_header("2025-03-26", None, Revision::V2025_03_26).is_none());
+    }
+}

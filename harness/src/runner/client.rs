@@ -1,0 +1,173 @@
+//! `mcpcheck client`: runs client scenarios against a client command, one process per
+//! scenario and revision.
+//!
+//! For each scenario mcpcheck listens on a loopback port and starts the client the way
+//! the official suite does, so SDK conformance clients run unchanged: `sh -c "CMD URL"`
+//! (the server URL as the last argument) with `MCP_CONFORMANCE_SCENARIO`,
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION` and, when the scenario gives one,
+//! `MCP_CONFORMANCE_CONTEXT`. The client runs in its own process group and is stopped
+//! with it when the scenario ends: nothing outlives mcpcheck.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::outcome::{Finding, RunReport, ScenarioOutcome, SchemaStatus, Verdict};
+use crate::protocol::Revision;
+use crate::scenario::client::{self, Stage};
+use crate::scenario::model::client::ClientScenario;
+use crate::schema::SchemaStore;
+use crate::session::mock::Mock;
+use crate::transport::background::Background;
+use crate::transport::listen::Endpoint;
+use crate::transport::stderr::{EXCERPT_HEAD, EXCERPT_TAIL};
+use crate::transport::stdio::ServerCommand;
+
+/// How a client run is set up.
+#[derive(Clone, Debug)]
+pub struct ClientRunConfig {
+    /// The client command line; the server URL is appended as its last argument.
+    pub command: String,
+    /// How long a step waits for the client, and how long it has to exit at the end.
+    pub timeout: Duration,
+    /// How long the client has after SIGTERM before SIGKILL.
+    pub kill_wait: Duration,
+    /// The schemas client messages are validated with.
+    pub schemas: Arc<SchemaStore>,
+}
+
+/// Runs every scenario at `revision`: the leg's report.
+pub async fn run_leg(
+    config: &ClientRunConfig,
+    scenarios: &[ClientScenario],
+    revision: Revision,
+) -> RunReport {
+    let started = Instant::now();
+    let mut report = RunReport::empty(config.command.clone(), revision);
+    let mut outcomes = Vec::with_capacity(scenarios.len());
+    for s in scenarios {
+        let outcome = if s.revisions.contains(&revision) {
+            run_one(config, s, revision).await
+        } else {
+            let why = format!("{} does not apply at {revision}", s.id);
+            skip(s, revision, why)
+        };
+        if let Some(status) = outcome.1 {
+            report.sweep.schema = status;
+        }
+        outcomes.push(outcome.0);
+    }
+    report.add_scenarios(outcomes, millis(started.elapsed()));
+    report
+}
+
+fn skip(
+    s: &ClientScenario,
+    revision: Revision,
+    reason: String,
+) -> (ScenarioOutcome, Option<SchemaStatus>) {
+    let outcome = ScenarioOutcome::not_run(
+        &s.id,
+        &s.title,
+        s.spec_url(revision),
+        s.official.clone(),
+        Verdict::Skip { reason },
+        "the scenario did not run",
+    );
+    (outcome, None)
+}
+
+/// Runs one scenario with a client of its own.
+async fn run_one(
+    config: &ClientRunConfig,
+    s: &ClientScenario,
+    revision: Revision,
+) -> (ScenarioOutcome, Option<SchemaStatus>) {
+    let started = Instant::now();
+    let error = |reason: String| {
+        let outcome = ScenarioOutcome::not_run(
+            &s.id,
+            &s.title,
+            s.spec_url(revision),
+            s.official.clone(),
+            Verdict::Error { reason },
+            "the client did not start",
+        );
+        (outcome, None)
+    };
+    let mut endpoint = match Endpoint::bind().await {
+        Ok(e) => e,
+        Err(e) => return error(format!("cannot listen on a loopback port: {e}")),
+    };
+    let command = client_command(config, s, revision, &endpoint.url());
+    let client = match Background::spawn(&command) {
+        Ok(c) => c,
+        Err(e) => return error(format!("cannot start `{}`: {e}", config.command)),
+    };
+    let mut mock = Mock::new(revision, s.serves.clone(), config.schemas.clone());
+    let stage = Stage {
+        endpoint: &mut endpoint,
+        exit: client.exit_watch(),
+        timeout: config.timeout,
+        revision,
+    };
+    let scripted = client::run(s, &mut mock, stage).await;
+    let stderr = client.output().excerpt(EXCERPT_HEAD, EXCERPT_TAIL);
+    client.stop(config.kill_wait).await;
+    drop(endpoint);
+    let ended = mock.end();
+    let (mut own, protocol): (Vec<Finding>, Vec<Finding>) = ended
+        .findings
+        .into_iter()
+        .partition(|f| f.rule == s.rule_id());
+    own.extend(scripted.findings);
+    let verdict = Verdict::from_findings(&own).unwrap_or(Verdict::Pass);
+    let outcome = ScenarioOutcome {
+        id: s.id.clone(),
+        title: s.title.clone(),
+        spec: s.spec_url(revision),
+        official: s.official.clone(),
+        verdict,
+        findings: own,
+        protocol,
+        unchecked: scripted.unchecked,
+        skipped_steps: Vec::new(),
+        policy_skips: Vec::new(),
+        fixture_calls: 0,
+        duration_ms: millis(started.elapsed()),
+        transcript: ended.transcript,
+        stderr,
+    };
+    (outcome, Some(ended.schema))
+}
+
+/// `sh -c "CMD URL"` with the official suite's environment variables.
+fn client_command(
+    config: &ClientRunConfig,
+    s: &ClientScenario,
+    revision: Revision,
+    url: &str,
+) -> ServerCommand {
+    let mut command = ServerCommand {
+        program: "sh".into(),
+        args: vec!["-c".into(), format!("{} {url}", config.command)],
+        env: Default::default(),
+        cwd: None,
+    };
+    command
+        .env
+        .insert("MCP_CONFORMANCE_SCENARIO".into(), s.told_name().to_owned());
+    command.env.insert(
+        "MCP_CONFORMANCE_PROTOCOL_VERSION".into(),
+        revision.as_str().to_owned(),
+    );
+    if let Some(context) = &s.context {
+        command
+            .env
+            .insert("MCP_CONFORMANCE_CONTEXT".into(), context.to_string());
+    }
+    command
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,253 @@
+//! Running one client scenario against a client under test: each step waits for what the
+//! client sends (answering everything else as the mock serves it), checks it, answers
+//! it, or holds it open to send the client requests of its own. The mock session judges
+//! every message on the way; the scenario adds its own expectations.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::matcher::{MatchContext, check_all};
+use super::model::Check;
+use super::model::client::{ClientScenario, ClientStepKind, Receive, ReplyPlan, Send};
+use super::template::Vars;
+use crate::outcome::Finding;
+use crate::protocol::{Message, Revision};
+use crate::session::mock::{Held, Incoming, Mock, Next};
+use crate::transport::ExitInfo;
+use crate::transport::listen::Endpoint;
+
+/// What the script of a client scenario found.
+#[derive(Debug, Default)]
+pub struct Scripted {
+    /// Broken expectations (the scenario's rule).
+    pub findings: Vec<Finding>,
+    /// Checks that could not run, and why.
+    pub unchecked: Vec<String>,
+    /// The script ran to its end.
+    pub completed: bool,
+}
+
+/// Where a client scenario runs: the endpoint the client talks to, its exit, the waits.
+#[derive(Debug)]
+pub struct Stage<'a> {
+    /// The endpoint.
+    pub endpoint: &'a mut Endpoint,
+    /// Turns `Some` when the client process ends.
+    pub exit: watch::Receiver<Option<ExitInfo>>,
+    /// How long a step waits when it names no `within`.
+    pub timeout: Duration,
+    /// The revision the mock speaks.
+    pub revision: Revision,
+}
+
+/// Runs `scenario`'s steps with `mock`; then answers whatever else the client sends until
+/// it exits or `stage.timeout` passes.
+pub async fn run(scenario: &ClientScenario, mock: &mut Mock, stage: Stage<'_>) -> Scripted {
+    let mut run = Run {
+        scenario,
+        mock,
+        stage,
+        held: None,
+        out: Scripted::default(),
+    };
+    run.out.completed = run.steps().await;
+    run.linger().await;
+    run.out
+}
+
+struct Run<'a, 's> {
+    scenario: &'a ClientScenario,
+    mock: &'a mut Mock,
+    stage: Stage<'s>,
+    held: Option<Held>,
+    out: Scripted,
+}
+
+/// Why waiting for the client ended without what was awaited.
+enum Gone {
+    Exited(ExitInfo),
+    TimedOut(Duration),
+}
+
+impl Run<'_, '_> {
+    /// Every step in order; `false` when one could not finish (the finding says why).
+    async fn steps(&mut self) -> bool {
+        for step in &self.scenario.steps {
+            let done = match &step.kind {
+                ClientStepKind::Receive(r) => self.receive(r, step.line).await,
+                ClientStepKind::Send(s) => self.send(s, step.line).await,
+                ClientStepKind::Respond(answer) => {
+                    if let Some(held) = self.held.take() {
+                        self.mock.finish(held, answer.clone());
+                    }
+                    true
+                }
+            };
+            if !done {
+                return false;
+            }
+        }
+        true
+    }
+
+    async fn receive(&mut self, r: &Receive, line: usize) -> bool {
+        let within = r.within.unwrap_or(self.stage.timeout);
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let incoming = match self.next(deadline, within).await {
+                Ok(i) => i,
+                Err(gone) => {
+                    let why = self.gone(&gone);
+                    self.fail(
+                        line,
+                        format!("the client {why} without sending `{}`", r.method),
+                        None,
+                    );
+                    return false;
+                }
+            };
+            if incoming.method() != Some(&r.method) {
+                self.default_answer(incoming);
+                continue;
+            }
+            self.check(
+                &r.expect,
+                &incoming.value,
+                "",
+                incoming.frame,
+                &format!("`{}`", r.method),
+            );
+            if matches!(incoming.message, Message::Request(_)) {
+                match &r.reply {
+                    ReplyPlan::Default => self.default_answer(incoming),
+                    ReplyPlan::Answer(a) => self.mock.answer(incoming, a.clone()),
+                    ReplyPlan::Hold => self.held = self.mock.hold(incoming),
+                }
+            }
+            return true;
+        }
+    }
+
+    async fn send(&mut self, s: &Send, line: usize) -> bool {
+        let Some(held) = &self.held else {
+            return false;
+        };
+        let id = self.mock.send_request(held, &s.method, s.params.clone());
+        let within = s.within.unwrap_or(self.stage.timeout);
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let incoming = match self.next(deadline, within).await {
+                Ok(i) => i,
+                Err(gone) => {
+                    let why = self.gone(&gone);
+                    self.fail(
+                        line,
+                        format!("the client {why} without answering `{}`", s.method),
+                        None,
+                    );
+                    return false;
+                }
+            };
+            match &incoming.message {
+                Message::Response(r) if r.id.as_ref() == Some(&id) => {
+                    let what = format!("the answer to `{}`", s.method);
+                    self.check(&s.expect, &incoming.value, "", incoming.frame, &what);
+                    return true;
+                }
+                _ => self.default_answer(incoming),
+            }
+        }
+    }
+
+    /// After the script: default answers until the client exits, within the timeout.
+    async fn linger(&mut self) {
+        if let Some(held) = self.held.take() {
+            drop(held);
+        }
+        let deadline = tokio::time::Instant::now() + self.stage.timeout;
+        while let Ok(incoming) = self.next(deadline, self.stage.timeout).await {
+            self.default_answer(incoming);
+        }
+    }
+
+    async fn next(
+        &mut self,
+        deadline: tokio::time::Instant,
+        within: Duration,
+    ) -> Result<Incoming, Gone> {
+        match self
+            .mock
+            .next(self.stage.endpoint, &mut self.stage.exit, deadline)
+            .await
+        {
+            Next::Message(m) => Ok(*m),
+            Next::Exited(e) => Err(Gone::Exited(e)),
+            Next::TimedOut => Err(Gone::TimedOut(within)),
+        }
+    }
+
+    fn gone(&self, gone: &Gone) -> String {
+        match gone {
+            Gone::Exited(e) => format!("exited ({e})"),
+            Gone::TimedOut(d) => format!("waited {}", humantime::format_duration(*d)),
+        }
+    }
+
+    fn default_answer(&mut self, incoming: Incoming) {
+        if let Message::Request(request) = &incoming.message {
+            let answer = self.mock.default_answer(request);
+            self.mock.answer(incoming, answer);
+        }
+    }
+
+    fn check(&mut self, checks: &[Check], value: &Value, base: &str, frame: usize, what: &str) {
+        let schema = self.mock.schema();
+        let vars = Vars::default();
+        let cx = MatchContext {
+            vars: &vars,
+            schema: schema.as_ref().as_ref().ok(),
+        };
+        let report = check_all(checks, value, cx);
+        let source = &self.scenario.source;
+        self.out
+            .unchecked
+            .extend(report.skipped.into_iter().map(|s| format!("{source}: {s}")));
+        for m in report.mismatches {
+            let at = if m.pointer.is_empty() {
+                "/"
+            } else {
+                &m.pointer
+            };
+            let message = format!(
+                "{what}: at `{at}` expected {}, got {}",
+                m.expected, m.actual
+            );
+            let f = self
+                .finding(m.line, message, Some(frame))
+                .pointer(format!("{base}{}", m.pointer))
+                .expected(m.expected);
+            self.out.findings.push(f);
+        }
+    }
+
+    fn fail(&mut self, line: usize, message: String, frame: Option<usize>) {
+        let f = self.finding(line, message, frame);
+        self.out.findings.push(f);
+    }
+
+    fn finding(&self, line: usize, message: String, frame: Option<usize>) -> Finding {
+        let s = self.scenario;
+        let f = Finding::custom(
+            s.rule_id(),
+            s.severity,
+            s.spec_url(self.stage.revision),
+            format!("{message} ({}:{line})", s.source),
+        );
+        match frame {
+            Some(i) => f.at_frame(i),
+            None => f,
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Client scenarios (`scenarios/client/`): mcpcheck plays a scripted server and judges the
+//! client under test. The same language as server scenarios with the roles turned around:
+//! a step waits for a request from the client, answers it, holds it open to send the
+//! client requests of its own, and checks what the client answers.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::Check;
+use crate::outcome::Severity;
+use crate::protocol::Revision;
+use crate::session::mock::{Answer, Serves};
+
+/// A parsed client scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientScenario {
+    /// Stable id, `client/name`.
+    pub id: String,
+    /// One line saying what it checks.
+    pub title: String,
+    /// Spec section behind it.
+    pub spec: String,
+    /// Revisions it applies to.
+    pub revisions: Vec<Revision>,
+    /// `must` -> a broken expectation is a failure; `should` -> a warning.
+    pub severity: Severity,
+    /// Ids of the official suite's client scenarios it stands for. The first is the name the
+    /// client is told (`MCP_CONFORMANCE_SCENARIO`), so SDK conformance clients run unchanged.
+    pub official: Vec<String>,
+    /// The rule its own findings are filed under (defaults to the id).
+    pub rule: Option<String>,
+    /// `MCP_CONFORMANCE_CONTEXT` for the client, if the scenario gives one.
+    pub context: Option<Value>,
+    /// What the mock server serves.
+    pub serves: Serves,
+    /// What it does, in order.
+    pub steps: Vec<ClientStep>,
+    /// Where it came from, for messages.
+    pub source: String,
+}
+
+impl ClientScenario {
+    /// The scenario name the client is told: the official id when there is one.
+    pub fn told_name(&self) -> &str {
+        self.official.first().unwrap_or(&self.id)
+    }
+
+    /// The rule its own findings are filed under.
+    pub fn rule_id(&self) -> &str {
+        self.rule.as_deref().unwrap_or(&self.id)
+    }
+
+    /// The link to its spec section under `revision`.
+    pub fn spec_url(&self, revision: Revision) -> String {
+        if self.spec.starts_with("https://") {
+            self.spec.clone()
+        } else {
+            revision.spec_url(&self.spec)
+        }
+    }
+}
+
+/// One step, with the line it starts on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientStep {
+    /// The line of the step's first key.
+    pub line: usize,
+    /// What it does.
+    pub kind: ClientStepKind,
+}
+
+/// What a client step does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientStepKind {
+    /// Waits for a request or notification from the client (what comes meanwhile gets the
+    /// default answer), checks it, and answers a request.
+    Receive(Receive),
+    /// Sends the client a request on the held request's stream and checks its answer.
+    Send(Send),
+    /// Answers the held request, ending its stream.
+    Respond(Answer),
+}
+
+/// `receive: METHOD`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Receive {
+    /// The method awaited.
+    pub method: String,
+    /// Checks on the whole message.
+    pub expect: Vec<Check>,
+    /// How a request is answered.
+    pub reply: ReplyPlan,
+    /// How long to wait; `None`: the run's timeout.
+    pub within: Option<Duration>,
+}
+
+/// How a received request is answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReplyPlan {
+    /// What the mock serves answers it.
+    Default,
+    /// This answer.
+    Answer(Answer),
+    /// Held open as an SSE stream for `send` steps, until a `respond` step answers it.
+    Hold,
+}
+
+/// `send: METHOD`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Send {
+    /// The request's method.
+    pub method: String,
+    /// Its params.
+    pub params: Value,
+    /// Checks on the client's response (`/result/...`, `/error/...`).
+    pub expect: Vec<Check>,
+    /// How long to wait for the response; `None`: the run's timeout.
+    pub within: Option<Duration>,
+}

@@ -1,0 +1,389 @@
+//! Reads client scenario files (`role: client`) into the
+//! [`client model`](crate::scenario::model::client), with the same caret-pointed errors as
+//! server scenarios. The parser proves the script can run: `send` and `respond` only while
+//! a request is held, never two held at once, and none left unanswered at the end.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::checks::checks;
+use super::vars::Scope;
+use super::yaml::{self, Ctx, Map, Node, R, nonempty_string, string_list, to_json};
+use super::{ScenarioError, is_id, revisions, severity};
+use crate::outcome::Severity;
+use crate::protocol::Revision;
+use crate::scenario::model::client::{
+    ClientScenario, ClientStep, ClientStepKind, Receive, ReplyPlan, Send,
+};
+use crate::session::mock::{Answer, Serves};
+
+const TOP_KEYS: &[&str] = &[
+    "role",
+    "id",
+    "title",
+    "spec",
+    "revisions",
+    "severity",
+    "official",
+    "rule",
+    "context",
+    "serves",
+    "steps",
+];
+
+/// The step kinds of a client scenario.
+pub const CLIENT_STEP_KINDS: &[&str] = &["receive", "send", "respond"];
+
+/// Parses one client scenario file.
+pub fn parse_client_scenario(
+    source_name: &str,
+    text: &str,
+) -> Result<ClientScenario, ScenarioError> {
+    let ctx = Ctx::new(source_name, text);
+    let root = yaml::load(&ctx, text)?;
+    scenario(&ctx, &root)
+}
+
+/// Whether a scenario document says `role: client` (read without parsing the rest).
+pub fn is_client_document(text: &str) -> bool {
+    text.lines()
+        .any(|l| matches!(l.trim_end().split_once(':'), Some(("role", v)) if v.trim() == "client"))
+}
+
+fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
+    let map = Map::new(ctx, root, "a client scenario")?;
+    map.only(ctx, TOP_KEYS, "a client scenario")?;
+    let role = map.require(ctx, "role", "the client scenario")?;
+    if nonempty_string(ctx, role, "`role`")? != "client" {
+        return Err(ctx
+            .error(role, "a client scenario has `role: client`")
+            .with_hint("server scenarios have no `role` key"));
+    }
+    let id_node = map.require(ctx, "id", "the scenario")?;
+    let id = nonempty_string(ctx, id_node, "`id`")?;
+    if !is_id(id, '/') || !id.starts_with("client/") {
+        return Err(ctx
+            .error(id_node, format!("`{id}` is not a client scenario id"))
+            .with_hint("client scenario ids are `client/name` in lower case, digits and `-`"));
+    }
+    let title = nonempty_string(ctx, map.require(ctx, "title", "the scenario")?, "`title`")?;
+    let spec = nonempty_string(ctx, map.require(ctx, "spec", "the scenario")?, "`spec`")?;
+    let revisions = match map.get("revisions") {
+        None => Revision::HANDSHAKE.to_vec(),
+        Some(node) => revisions(ctx, node)?,
+    };
+    if let Some(r) = revisions.iter().find(|r| !r.has_handshake()) {
+        return Err(ctx
+            .error(
+                map.get("revisions").unwrap_or(root),
+                format!("`mcpcheck client` does not speak {r} yet"),
+            )
+            .with_hint("client scenarios run at the handshake revisions"));
+    }
+    let severity = match map.get("severity") {
+        None => Severity::Failure,
+        Some(node) => severity(ctx, node)?,
+    };
+    let official = match map.get("official") {
+        None => Vec::new(),
+        Some(node) => string_list(ctx, node, "official")?
+            .into_iter()
+            .map(|(s, _)| s.to_owned())
+            .collect(),
+    };
+    let rule = match map.get("rule") {
+        None => None,
+        Some(node) => Some(nonempty_string(ctx, node, "`rule`")?.to_owned()),
+    };
+    let context = match map.get("context") {
+        None => None,
+        Some(node) => Some(context(
+            ctx,
+            node,
+            official.first().unwrap_or(&id.to_owned()),
+        )?),
+    };
+    let serves = match map.get("serves") {
+        None => Serves::default(),
+        Some(node) => serves(ctx, node)?,
+    };
+    let steps = steps(ctx, map.require(ctx, "steps", "the scenario")?)?;
+    Ok(ClientScenario {
+        id: id.to_owned(),
+        title: title.trim().to_owned(),
+        spec: spec.to_owned(),
+        revisions,
+        severity,
+        official,
+        rule,
+        context,
+        serves,
+        steps,
+        source: ctx.file.to_owned(),
+    })
+}
+
+/// `context:`: a mapping, given to the client as `MCP_CONFORMANCE_CONTEXT` with `name`
+/// first, as the official suite does.
+fn context(ctx: &Ctx<'_>, node: &Node, name: &str) -> R<Value> {
+    let Value::Object(fields) = to_json(ctx, node)? else {
+        return Err(yaml::type_error(ctx, node, "a mapping", "`context`"));
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("name".into(), json!(name));
+    out.extend(fields.into_iter().filter(|(k, _)| k != "name"));
+    Ok(Value::Object(out))
+}
+
+fn serves(ctx: &Ctx<'_>, node: &Node) -> R<Serves> {
+    let map = Map::new(ctx, node, "`serves`")?;
+    map.only(ctx, &["capabilities", "tools", "instructions"], "`serves`")?;
+    let mut tools = Vec::new();
+    let mut results = BTreeMap::new();
+    if let Some(list) = map.get("tools") {
+        for t in yaml::sequence(ctx, list, "`tools`")? {
+            let Value::Object(mut tool) = to_json(ctx, t)? else {
+                return Err(yaml::type_error(ctx, t, "a mapping", "a tool"));
+            };
+            let Some(name) = tool.get("name").and_then(Value::as_str).map(str::to_owned) else {
+                return Err(ctx.error(t, "a tool needs a `name`"));
+            };
+            if let Some(result) = tool.remove("result") {
+                results.insert(name, result);
+            }
+            tool.entry("inputSchema")
+                .or_insert_with(|| json!({"type": "object"}));
+            tools.push(Value::Object(tool));
+        }
+    }
+    let capabilities = match map.get("capabilities") {
+        Some(c) => to_json(ctx, c)?,
+        None if tools.is_empty() => json!({}),
+        None => json!({"tools": {}}),
+    };
+    let instructions = match map.get("instructions") {
+        Some(i) => Some(nonempty_string(ctx, i, "`instructions`")?.to_owned()),
+        None => None,
+    };
+    Ok(Serves {
+        capabilities,
+        tools,
+        results,
+        instructions,
+    })
+}
+
+fn steps(ctx: &Ctx<'_>, node: &Node) -> R<Vec<ClientStep>> {
+    let items = yaml::sequence(ctx, node, "`steps`")?;
+    if items.is_empty() {
+        return Err(ctx.error(node, "a scenario needs at least one step"));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    let mut held: Option<&Node> = None;
+    for item in items {
+        let step = step(ctx, item)?;
+        match &step.kind {
+            ClientStepKind::Receive(Receive {
+                reply: ReplyPlan::Hold,
+                ..
+            }) => {
+                if held.is_some() {
+                    return Err(ctx
+                        .error(item, "a request is already held")
+                        .with_hint("answer it with `respond:` before holding another"));
+                }
+                held = Some(item);
+            }
+            ClientStepKind::Send(_) if held.is_none() => {
+                return Err(ctx
+                    .error(item, "`send` needs a held request to send on")
+                    .with_hint("hold one first: `receive: tools/call` with `reply: hold`"));
+            }
+            ClientStepKind::Respond(_) if held.take().is_none() => {
+                return Err(ctx
+                    .error(item, "`respond` answers a held request, and none is held")
+                    .with_hint("hold one first: `receive: tools/call` with `reply: hold`"));
+            }
+            _ => {}
+        }
+        out.push(step);
+    }
+    if let Some(h) = held {
+        return Err(ctx
+            .error(h, "this held request is never answered")
+            .with_hint("end the scenario with a `respond:` step"));
+    }
+    Ok(out)
+}
+
+fn step(ctx: &Ctx<'_>, node: &Node) -> R<ClientStep> {
+    let map = Map::new(ctx, node, "a step")?;
+    let line = node.span.start.line();
+    let Some((kind, knode, value)) = map
+        .entries
+        .iter()
+        .find(|(k, _, _)| CLIENT_STEP_KINDS.contains(k))
+        .copied()
+    else {
+        return Err(ctx
+            .error(
+                node,
+                "a client step starts with `receive`, `send` or `respond`",
+            )
+            .with_hint(format!(
+                "found {}",
+                yaml::list(&map.entries.iter().map(|e| e.0).collect::<Vec<_>>())
+            )));
+    };
+    let scope = Scope::default();
+    let within = |map: &Map<'_>| -> R<_> {
+        map.get("within")
+            .map(|w| yaml::duration(ctx, w, "`within`"))
+            .transpose()
+    };
+    let kind = match kind {
+        "receive" => {
+            map.only(
+                ctx,
+                &["receive", "expect", "reply", "within"],
+                "a `receive` step",
+            )?;
+            let method = nonempty_string(ctx, value, "`receive`")?.to_owned();
+            let reply = match map.get("reply") {
+                None => ReplyPlan::Default,
+                Some(r) if method.starts_with("notifications/") => {
+                    return Err(ctx.error(r, "a notification gets no reply"));
+                }
+                Some(r) if yaml::as_str(r) == Some("hold") => ReplyPlan::Hold,
+                Some(r) => ReplyPlan::Answer(answer(ctx, r)?),
+            };
+            let expect = match map.get("expect") {
+                Some(e) => checks(ctx, e, &scope, "`expect`", &[])?,
+                None => Vec::new(),
+            };
+            ClientStepKind::Receive(Receive {
+                method,
+                expect,
+                reply,
+                within: within(&map)?,
+            })
+        }
+        "send" => {
+            map.only(
+                ctx,
+                &["send", "params", "expect", "within"],
+                "a `send` step",
+            )?;
+            ClientStepKind::Send(Send {
+                method: nonempty_string(ctx, value, "`send`")?.to_owned(),
+                params: map
+                    .get("params")
+                    .map(|p| to_json(ctx, p))
+                    .transpose()?
+                    .unwrap_or(json!({})),
+                expect: match map.get("expect") {
+                    Some(e) => checks(ctx, e, &scope, "`expect`", &[])?,
+                    None => Vec::new(),
+                },
+                within: within(&map)?,
+            })
+        }
+        _ => {
+            map.only(ctx, &["respond"], "a `respond` step")?;
+            ClientStepKind::Respond(answer(ctx, value)?)
+        }
+    };
+    let _ = knode;
+    Ok(ClientStep { line, kind })
+}
+
+/// `{ result: ... }` or `{ error: { code, message, data } }`.
+fn answer(ctx: &Ctx<'_>, node: &Node) -> R<Answer> {
+    let map = Map::new(ctx, node, "an answer").map_err(|e| {
+        e.with_hint("write `hold`, `{ result: ... }` or `{ error: { code, message } }`")
+    })?;
+    map.only(ctx, &["result", "error"], "an answer")?;
+    match (map.get("result"), map.get("error")) {
+        (Some(r), None) => Ok(Answer::Result(to_json(ctx, r)?)),
+        (None, Some(e)) => {
+            let err = Map::new(ctx, e, "`error`")?;
+            err.only(ctx, &["code", "message", "data"], "`error`")?;
+            Ok(Answer::Error {
+                code: yaml::integer(ctx, err.require(ctx, "code", "`error`")?, "`code`")?,
+                message: nonempty_string(
+                    ctx,
+                    err.require(ctx, "message", "`error`")?,
+                    "`message`",
+                )?
+                .to_owned(),
+                data: err.get("data").map(|d| to_json(ctx, d)).transpose()?,
+            })
+        }
+        _ => Err(ctx.error(node, "an answer has exactly one of `result` and `error`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ClientScenario, ScenarioError> {
+        parse_client_scenario("t.yaml", text)
+    }
+
+    const HEAD: &str = "role: client\nid: client/x\ntitle: t\nspec: server/tools\n";
+
+    #[test]
+    fn a_held_request_is_sent_on_and_answered() {
+        let s = parse(&format!(
+            "{HEAD}serves:\n  tools:\n    - name: add\n      result: {{ content: [] }}\nsteps:\n  - receive: tools/call\n    expect:\n      /params/name: add\n    reply: hold\n  - send: ping\n  - respond: {{ result: {{ content: [] }} }}\n"
+        ))
+        .unwrap();
+        assert_eq!(s.steps.len(), 3);
+        assert_eq!(s.serves.capabilities, json!({"tools": {}}));
+        assert_eq!(s.serves.results["add"], json!({"content": []}));
+        assert!(s.serves.tools[0].get("result").is_none());
+        assert_eq!(s.told_name(), "client/x");
+    }
+
+    #[test]
+    fn the_script_must_be_runnable() {
+        let send_first = parse(&format!("{HEAD}steps:\n  - send: ping\n")).unwrap_err();
+        assert!(
+            send_first.to_string().contains("held request"),
+            "{send_first}"
+        );
+        assert_eq!(send_first.line, 6);
+        let never = parse(&format!(
+            "{HEAD}steps:\n  - receive: tools/call\n    reply: hold\n"
+        ))
+        .unwrap_err();
+        assert!(never.to_string().contains("never answered"), "{never}");
+        let twice = parse(&format!(
+            "{HEAD}steps:\n  - receive: tools/call\n    reply: hold\n  - receive: tools/call\n    reply: hold\n"
+        ))
+        .unwrap_err();
+        assert!(twice.to_string().contains("already held"), "{twice}");
+        let notify = parse(&format!(
+            "{HEAD}steps:\n  - receive: notifications/initialized\n    reply: hold\n"
+        ))
+        .unwrap_err();
+        assert!(notify.to_string().contains("no reply"), "{notify}");
+    }
+
+    #[test]
+    fn the_context_names_the_scenario_first() {
+        let s = parse(&format!("{HEAD}official: [tools_call]\ncontext: {{ toolCalls: [] }}\nsteps:\n  - receive: initialize\n")).unwrap();
+        assert_eq!(
+            s.context.unwrap().to_string(),
+            r#"{"name":"tools_call","toolCalls":[]}"#
+        );
+    }
+
+    #[test]
+    fn role_is_read_without_parsing() {
+        assert!(is_client_document("# c\nrole: client\nid: client/x\n"));
+        assert!(!is_client_document("id: tools/x\n"));
+    }
+}

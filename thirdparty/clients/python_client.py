@@ -1,0 +1,46 @@
+"""A conformance client on the Python MCP SDK (PyPI `mcp`), for `mcpcheck client`.
+
+It follows the official suite's contract: the server URL is the last argument and
+MCP_CONFORMANCE_SCENARIO names the scenario. Scenarios it has no special case for get
+the basic flow: connect, list the tools, call each with empty arguments, close.
+"""
+
+import asyncio
+import os
+import sys
+
+from mcp import ClientSession, types
+from mcp.client.streamable_http import streamable_http_client
+
+
+def defaults(schema: dict) -> dict:
+    """The default of every property that has one: SEP-1034 clients apply them."""
+    return {
+        name: prop["default"]
+        for name, prop in (schema.get("properties") or {}).items()
+        if "default" in prop
+    }
+
+
+async def elicit(context, params):
+    content = defaults(params.requested_schema or {})
+    return types.ElicitResult(action="accept", content=content)
+
+
+async def main() -> None:
+    url = sys.argv[-1]
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=elicit) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            if scenario == "initialize":
+                return
+            if scenario == "tools_call":
+                await session.call_tool("add_numbers", {"a": 5, "b": 3})
+                return
+            for tool in listed.tools:
+                await session.call_tool(tool.name, {})
+
+
+asyncio.run(main())
