@@ -13,6 +13,7 @@ mod ci_partition;
 mod ci_sarif;
 mod ci_schemas;
 mod cli;
+mod client_mutation;
 mod completions;
 mod config_file;
 mod correct_servers;
