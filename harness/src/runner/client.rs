@@ -155,7 +155,7 @@ fn client_command(
     };
     command
         .env
-        .insert("MCP_CONFORMANCE_SCENARIO".into(), s.told_name().to_owned());
+        .insert("MCP_CONFORMANCE_SCENARIO".into(), s.tell.clone());
     command.env.insert(
         "MCP_CONFORMANCE_PROTOCOL_VERSION".into(),
         revision.as_str().to_owned(),

@@ -25,9 +25,12 @@ pub struct ClientScenario {
     pub revisions: Vec<Revision>,
     /// `must` -> a broken expectation is a failure; `should` -> a warning.
     pub severity: Severity,
-    /// Ids of the official suite's client scenarios it stands for. The first is the name the
-    /// client is told (`MCP_CONFORMANCE_SCENARIO`), so SDK conformance clients run unchanged.
+    /// Ids of the official suite's client scenarios it stands for.
     pub official: Vec<String>,
+    /// The scenario name the client is told (`MCP_CONFORMANCE_SCENARIO`): an official one
+    /// whose client flow makes the traffic this scenario judges, since SDK conformance
+    /// clients know only those (`tell`, else the first official id).
+    pub tell: String,
     /// The rule its own findings are filed under (defaults to the id).
     pub rule: Option<String>,
     /// `MCP_CONFORMANCE_CONTEXT` for the client, if the scenario gives one.
@@ -41,11 +44,6 @@ pub struct ClientScenario {
 }
 
 impl ClientScenario {
-    /// The scenario name the client is told: the official id when there is one.
-    pub fn told_name(&self) -> &str {
-        self.official.first().unwrap_or(&self.id)
-    }
-
     /// The rule its own findings are filed under.
     pub fn rule_id(&self) -> &str {
         self.rule.as_deref().unwrap_or(&self.id)

@@ -18,6 +18,14 @@ use crate::scenario::model::client::{
 };
 use crate::session::mock::{Answer, Serves};
 
+/// The revisions `mcpcheck client` serves: Streamable HTTP with a handshake. (2024-11-05
+/// clients speak HTTP+SSE, which the mock does not serve; 2026-07-28 has no handshake.)
+pub const SPOKEN: &[Revision] = &[
+    Revision::V2025_03_26,
+    Revision::V2025_06_18,
+    Revision::V2025_11_25,
+];
+
 const TOP_KEYS: &[&str] = &[
     "role",
     "id",
@@ -26,6 +34,7 @@ const TOP_KEYS: &[&str] = &[
     "revisions",
     "severity",
     "official",
+    "tell",
     "rule",
     "context",
     "serves",
@@ -70,16 +79,16 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
     let title = nonempty_string(ctx, map.require(ctx, "title", "the scenario")?, "`title`")?;
     let spec = nonempty_string(ctx, map.require(ctx, "spec", "the scenario")?, "`spec`")?;
     let revisions = match map.get("revisions") {
-        None => Revision::HANDSHAKE.to_vec(),
+        None => SPOKEN.to_vec(),
         Some(node) => revisions(ctx, node)?,
     };
-    if let Some(r) = revisions.iter().find(|r| !r.has_handshake()) {
+    if let Some(r) = revisions.iter().find(|r| !SPOKEN.contains(r)) {
         return Err(ctx
             .error(
                 map.get("revisions").unwrap_or(root),
                 format!("`mcpcheck client` does not speak {r} yet"),
             )
-            .with_hint("client scenarios run at the handshake revisions"));
+            .with_hint("client scenarios run at the Streamable HTTP revisions with a handshake: 2025-03-26, 2025-06-18, 2025-11-25"));
     }
     let severity = match map.get("severity") {
         None => Severity::Failure,
@@ -92,17 +101,22 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
             .map(|(s, _)| s.to_owned())
             .collect(),
     };
+    let tell = match (map.get("tell"), official.first()) {
+        (Some(node), _) => nonempty_string(ctx, node, "`tell`")?.to_owned(),
+        (None, Some(first)) => first.clone(),
+        (None, None) => {
+            return Err(ctx
+                .error_at(root.span.start, 1, "the scenario tells the client no scenario name")
+                .with_hint("name the official scenario whose client flow this one needs, e.g. `tell: initialize` (SDK conformance clients know only those)"));
+        }
+    };
     let rule = match map.get("rule") {
         None => None,
         Some(node) => Some(nonempty_string(ctx, node, "`rule`")?.to_owned()),
     };
     let context = match map.get("context") {
         None => None,
-        Some(node) => Some(context(
-            ctx,
-            node,
-            official.first().unwrap_or(&id.to_owned()),
-        )?),
+        Some(node) => Some(context(ctx, node, &tell)?),
     };
     let serves = match map.get("serves") {
         None => Serves::default(),
@@ -116,6 +130,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         revisions,
         severity,
         official,
+        tell,
         rule,
         context,
         serves,
@@ -332,7 +347,8 @@ mod tests {
         parse_client_scenario("t.yaml", text)
     }
 
-    const HEAD: &str = "role: client\nid: client/x\ntitle: t\nspec: server/tools\n";
+    const HEAD: &str =
+        "role: client\nid: client/x\ntitle: t\nspec: server/tools\ntell: initialize\n";
 
     #[test]
     fn a_held_request_is_sent_on_and_answered() {
@@ -344,7 +360,7 @@ mod tests {
         assert_eq!(s.serves.capabilities, json!({"tools": {}}));
         assert_eq!(s.serves.results["add"], json!({"content": []}));
         assert!(s.serves.tools[0].get("result").is_none());
-        assert_eq!(s.told_name(), "client/x");
+        assert_eq!(s.tell, "initialize");
     }
 
     #[test]
@@ -354,7 +370,7 @@ mod tests {
             send_first.to_string().contains("held request"),
             "{send_first}"
         );
-        assert_eq!(send_first.line, 6);
+        assert_eq!(send_first.line, 7);
         let never = parse(&format!(
             "{HEAD}steps:\n  - receive: tools/call\n    reply: hold\n"
         ))
@@ -374,11 +390,18 @@ mod tests {
 
     #[test]
     fn the_context_names_the_scenario_first() {
-        let s = parse(&format!("{HEAD}official: [tools_call]\ncontext: {{ toolCalls: [] }}\nsteps:\n  - receive: initialize\n")).unwrap();
+        let text = "role: client\nid: client/x\ntitle: t\nspec: s\nofficial: [tools_call]\ncontext: { toolCalls: [] }\nsteps:\n  - receive: initialize\n";
+        let s = parse(text).unwrap();
+        assert_eq!(s.tell, "tools_call");
         assert_eq!(
             s.context.unwrap().to_string(),
             r#"{"name":"tools_call","toolCalls":[]}"#
         );
+        let untold = parse(
+            "role: client\nid: client/x\ntitle: t\nspec: s\nsteps:\n  - receive: initialize\n",
+        )
+        .unwrap_err();
+        assert!(untold.to_string().contains("no scenario name"), "{untold}");
     }
 
     #[test]

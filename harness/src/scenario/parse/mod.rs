@@ -76,6 +76,13 @@ pub fn parse_file(path: &Path) -> Result<Scenario, ScenarioError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| ScenarioError::whole_file(&name, format!("cannot read the file: {e}")))?;
+    if is_client_document(&text) {
+        return Err(ScenarioError::whole_file(
+            &name,
+            "this is a client scenario (`role: client`), not a server scenario",
+        )
+        .with_hint("run it with `mcpcheck client --scenario-dir DIR --command CLIENT`"));
+    }
     parse_scenario(&name, &text)
 }
 

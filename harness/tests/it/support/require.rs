@@ -35,6 +35,11 @@ pub const OFFICIAL_SUITE: Prerequisite = Prerequisite {
     install: "bash thirdparty/setup.sh",
 };
 
+pub const NODE_SDK: Prerequisite = Prerequisite {
+    what: "node and the TypeScript MCP SDK in thirdparty/node_modules",
+    install: "bash thirdparty/setup.sh",
+};
+
 pub const PYTHON3: Prerequisite = Prerequisite {
     what: "python3 on PATH",
     install: "apt-get install python3",
@@ -86,6 +91,16 @@ pub fn python_venv() -> Option<PathBuf> {
     require(&PYTHON_VENV, || {
         let python = workspace().join("thirdparty/.venv/bin/python");
         python.exists().then_some(python)
+    })
+}
+
+/// `node`, when thirdparty/setup.sh installed the TypeScript SDK beside the clients.
+pub fn node_sdk() -> Option<&'static str> {
+    require(&NODE_SDK, || {
+        let sdk =
+            workspace().join("thirdparty/node_modules/@modelcontextprotocol/sdk/package.json");
+        let node = std::process::Command::new("node").arg("--version").output();
+        (sdk.exists() && node.is_ok_and(|o| o.status.success())).then_some("node")
     })
 }
 

@@ -1,0 +1,29 @@
+// A conformance client on the TypeScript SDK (npm @modelcontextprotocol/sdk), for
+// `mcpcheck client`. It follows the official suite's contract: the server URL is the last
+// argument and MCP_CONFORMANCE_SCENARIO names the scenario. Scenarios it has no special
+// case for get the basic flow: connect, list the tools, call each, close.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const url = process.argv[process.argv.length - 1];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+
+const client = new Client(
+  { name: "ts-conformance-client", version: "1.0.0" },
+  { capabilities: { elicitation: { form: { applyDefaults: true } } } },
+);
+// With applyDefaults the SDK fills every field the answer leaves out from its default.
+client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: {} }));
+
+const transport = new StreamableHTTPClientTransport(new URL(url));
+await client.connect(transport);
+const { tools } = await client.listTools();
+if (scenario !== "initialize") {
+  for (const tool of tools) {
+    const args = tool.name === "add_numbers" ? { a: 5, b: 3 } : {};
+    await client.callTool({ name: tool.name, arguments: args });
+  }
+}
+await transport.terminateSession().catch(() => {});
+await client.close();
