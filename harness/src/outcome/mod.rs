@@ -18,7 +18,7 @@ pub use finding::{Cause, Finding, Rule, Severity};
 pub use policy::{CallGrant, Forbidden, OFFICIAL_FIXTURE_TOOLS, ToolPolicy};
 pub use profile::{SchemaStatus, ServerProfile};
 pub use report::{
-    Counts, FailOn, REPORT_FORMAT_VERSION, RunReport, RunVerdict, StderrSummary, StepRecord,
+    Counts, FailOn, REPORT_FORMAT_VERSION, Role, RunReport, RunVerdict, StderrSummary, StepRecord,
     StepStatus, SweepRecord,
 };
 pub use scenario::{ScenarioOutcome, Tally, Verdict};

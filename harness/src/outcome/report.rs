@@ -94,6 +94,24 @@ pub struct SweepRecord {
     pub stderr: StderrSummary,
 }
 
+/// Which side of MCP a run tested.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// `mcpcheck run`: a server.
+    #[default]
+    Server,
+    /// `mcpcheck client`: a client, against mcpcheck's mock servers.
+    Client,
+}
+
+impl Role {
+    /// Whether this is a server run (the JSON leaves `role` out then).
+    pub fn is_server(&self) -> bool {
+        *self == Role::Server
+    }
+}
+
 /// The complete outcome of `mcpcheck run`, as written to the JSON report.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
@@ -101,7 +119,10 @@ pub struct RunReport {
     pub format_version: u32,
     /// The mcpcheck that wrote the report.
     pub mcpcheck_version: &'static str,
-    /// The server command line or URL (secrets redacted).
+    /// What was tested: a server (left out of the JSON) or a client.
+    #[serde(skip_serializing_if = "Role::is_server")]
+    pub role: Role,
+    /// The server (or, for a client run, the client) command line or URL (secrets redacted).
     pub server: String,
     /// The revision mcpcheck asked for.
     pub requested_revision: Revision,
@@ -139,6 +160,7 @@ impl RunReport {
         RunReport {
             format_version: REPORT_FORMAT_VERSION,
             mcpcheck_version: env!("CARGO_PKG_VERSION"),
+            role: Role::Server,
             server: server.into(),
             requested_revision: revision,
             revision,

@@ -281,11 +281,26 @@ pub fn footer(report: &RunReport) -> String {
     } else {
         String::new()
     };
-    let _ = writeln!(
-        w,
-        "{verdict}: sweep {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
-        c.failures, c.warnings, c.infos, report.duration_ms
-    );
+    if report.role == crate::outcome::Role::Client {
+        // No sweep: every finding is a scenario session's.
+        let _ = writeln!(
+            w,
+            "{verdict}: client {} failures{scenarios}; {} ms",
+            report
+                .scenarios
+                .iter()
+                .flat_map(|o| o.findings.iter().chain(&o.protocol))
+                .filter(|f| f.severity == Severity::Failure)
+                .count(),
+            report.duration_ms
+        );
+    } else {
+        let _ = writeln!(
+            w,
+            "{verdict}: sweep {} failures{protocol}, {} warnings, {} notes{scenarios}; {} ms",
+            c.failures, c.warnings, c.infos, report.duration_ms
+        );
+    }
     for note in super::summary::policy_notes(&report.scenarios) {
         let _ = writeln!(w, "note: {note}");
     }

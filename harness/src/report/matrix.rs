@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Input;
-use crate::outcome::{REPORT_FORMAT_VERSION, RunVerdict};
+use crate::outcome::{REPORT_FORMAT_VERSION, Role, RunVerdict};
 use crate::protocol::Revision;
 
 /// One leg of a run, as the reporters see it.
@@ -179,6 +179,8 @@ pub fn write_json(m: &Matrix<'_>, w: impl std::io::Write) -> Result<(), serde_js
     struct Report<'a> {
         format_version: u32,
         mcpcheck_version: &'static str,
+        #[serde(skip_serializing_if = "Role::is_server")]
+        role: Role,
         server: Option<&'a str>,
         verdict: RunVerdict,
         exit_code: u8,
@@ -202,6 +204,7 @@ pub fn write_json(m: &Matrix<'_>, w: impl std::io::Write) -> Result<(), serde_js
         &Report {
             format_version: REPORT_FORMAT_VERSION,
             mcpcheck_version: env!("CARGO_PKG_VERSION"),
+            role: m.ran().next().map(|i| i.run.role).unwrap_or_default(),
             server: m.ran().next().map(|i| i.run.server.as_str()),
             verdict: m.verdict(),
             exit_code: exit_code(m),

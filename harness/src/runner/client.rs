@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::outcome::{Finding, RunReport, ScenarioOutcome, SchemaStatus, Verdict};
+use crate::outcome::{Finding, Role, RunReport, ScenarioOutcome, SchemaStatus, Verdict};
 use crate::protocol::Revision;
 use crate::scenario::client::{self, Stage};
 use crate::scenario::model::client::ClientScenario;
@@ -43,6 +43,7 @@ pub async fn run_leg(
 ) -> RunReport {
     let started = Instant::now();
     let mut report = RunReport::empty(config.command.clone(), revision);
+    report.role = Role::Client;
     let mut outcomes = Vec::with_capacity(scenarios.len());
     for s in scenarios {
         let outcome = if s.revisions.contains(&revision) {

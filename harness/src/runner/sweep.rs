@@ -376,6 +376,7 @@ impl Sweep {
         let report = RunReport {
             format_version: REPORT_FORMAT_VERSION,
             mcpcheck_version: env!("CARGO_PKG_VERSION"),
+            role: crate::outcome::Role::Server,
             server,
             requested_revision: requested,
             revision,

@@ -71,6 +71,18 @@ fn the_correct_fixture_client_passes_every_scenario_at_every_revision() {
         "{all:?}"
     );
     assert_eq!(code, 0);
+    // The report is a results.schema.json report that says it tested a client.
+    assert_eq!(report["role"], "client");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace().join("reports/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
 }
 
 /// Each defect of the fixture client, the scenario that must fail for it, and the rule

@@ -120,6 +120,7 @@ fn sample() -> RunReport {
     let mut report = RunReport {
         format_version: REPORT_FORMAT_VERSION,
         mcpcheck_version: "0.0.0-test",
+        role: mcpcheck::outcome::Role::Server,
         server: "my-server --stdio".into(),
         requested_revision: Revision::V2025_11_25,
         revision: Revision::V2025_11_25,
