@@ -27,11 +27,29 @@ async def elicit(context, params):
     return types.ElicitResult(action="accept", content=content)
 
 
+async def sample(context, params):
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text="8"),
+        model="python-conformance-model",
+    )
+
+
+async def roots(context):
+    return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/project", name="project")])
+
+
 async def main() -> None:
     url = sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     async with streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write, elicitation_callback=elicit) as session:
+        async with ClientSession(
+            read,
+            write,
+            elicitation_callback=elicit,
+            sampling_callback=sample,
+            list_roots_callback=roots,
+        ) as session:
             await session.initialize()
             listed = await session.list_tools()
             if scenario == "initialize":

@@ -4,17 +4,35 @@
 // case for get the basic flow: connect, list the tools, call each, close.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 
 const client = new Client(
   { name: "ts-conformance-client", version: "1.0.0" },
-  { capabilities: { elicitation: { form: { applyDefaults: true } } } },
+  {
+    capabilities: {
+      elicitation: { form: { applyDefaults: true } },
+      sampling: {},
+      roots: { listChanged: true },
+    },
+  },
 );
 // With applyDefaults the SDK fills every field the answer leaves out from its default.
 client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: {} }));
+client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+  role: "assistant",
+  content: { type: "text", text: "8" },
+  model: "ts-conformance-model",
+}));
+client.setRequestHandler(ListRootsRequestSchema, async () => ({
+  roots: [{ uri: "file:///tmp/project", name: "project" }],
+}));
 
 const transport = new StreamableHTTPClientTransport(new URL(url));
 await client.connect(transport);

@@ -121,7 +121,11 @@ async fn run_one(
         .into_iter()
         .partition(|f| f.rule == s.rule_id());
     own.extend(scripted.findings);
-    let verdict = Verdict::from_findings(&own).unwrap_or(Verdict::Pass);
+    let verdict = match (Verdict::from_findings(&own), scripted.skipped) {
+        (Some(v), _) => v,
+        (None, Some(reason)) => Verdict::Skip { reason },
+        (None, None) => Verdict::Pass,
+    };
     let outcome = ScenarioOutcome {
         id: s.id.clone(),
         title: s.title.clone(),

@@ -27,6 +27,8 @@ pub struct Scripted {
     pub unchecked: Vec<String>,
     /// The script ran to its end.
     pub completed: bool,
+    /// Why the scenario does not apply to this client (a capability it did not declare).
+    pub skipped: Option<String>,
 }
 
 /// Where a client scenario runs: the endpoint the client talks to, its exit, the waits.
@@ -72,9 +74,13 @@ enum Gone {
 }
 
 impl Run<'_, '_> {
-    /// Every step in order; `false` when one could not finish (the finding says why).
+    /// Every step in order; `false` when one could not finish (the finding says why) or
+    /// the client's `initialize` showed the scenario does not apply.
     async fn steps(&mut self) -> bool {
         for step in &self.scenario.steps {
+            if self.out.skipped.is_some() {
+                return false;
+            }
             let done = match &step.kind {
                 ClientStepKind::Receive(r) => self.receive(r, step.line).await,
                 ClientStepKind::Send(s) => self.send(s, step.line).await,
@@ -108,8 +114,12 @@ impl Run<'_, '_> {
                     return false;
                 }
             };
-            if incoming.method() != Some(&r.method) {
+            self.note_requirements(&incoming);
+            if incoming.method() != Some(&r.method) || self.out.skipped.is_some() {
                 self.default_answer(incoming);
+                if self.out.skipped.is_some() {
+                    return false;
+                }
                 continue;
             }
             self.check(
@@ -193,6 +203,27 @@ impl Run<'_, '_> {
             Gone::Exited(e) => format!("exited ({e})"),
             Gone::TimedOut(d) => format!("waited {}", humantime::format_duration(*d)),
         }
+    }
+
+    /// At the client's `initialize`: whether it declares what the scenario requires.
+    fn note_requirements(&mut self, incoming: &Incoming) {
+        if incoming.method() != Some("initialize") {
+            return;
+        }
+        let capabilities = incoming.value.pointer("/params/capabilities");
+        let capabilities = capabilities.cloned().unwrap_or_default();
+        let unmet = self
+            .scenario
+            .requires
+            .iter()
+            .find(|r| !r.met_by(&capabilities));
+        self.out.skipped = unmet.map(|r| match r.declared {
+            true => format!("the client does not declare `{}`", r.capability),
+            false => format!(
+                "the client declares `{}` (this checks clients without it)",
+                r.capability
+            ),
+        });
     }
 
     fn default_answer(&mut self, incoming: Incoming) {

@@ -144,6 +144,12 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client/ping-answered",
         "client/ping-answered",
     ),
+    ("sampling-no-model", "client/sampling", "client/sampling"),
+    (
+        "roots-http-uri",
+        "client/roots-file-uris",
+        "client/roots-file-uris",
+    ),
 ];
 
 #[test]
@@ -161,10 +167,14 @@ fn each_defect_fails_exactly_its_scenario() {
     );
     // Never sending `initialized` also means requests before it, and fails the official
     // `initialize` scenario, which waits for it.
-    const ALONG: &[(&str, &str)] = &[(
-        "no-initialized",
-        "client.initialized-before-operation client/initialized-before-operation client/initialize",
-    )];
+    // A sampling result without `model` breaks the schema as well.
+    const ALONG: &[(&str, &str)] = &[
+        (
+            "no-initialized",
+            "client.initialized-before-operation client/initialized-before-operation client/initialize",
+        ),
+        ("sampling-no-model", "schema.valid"),
+    ];
     for (defect, scenario, rule) in CAUGHT {
         let along = ALONG.iter().find(|a| a.0 == *defect).map_or("", |a| a.1);
         let command = format!("{} --defect {defect}", fixture_client());
@@ -240,4 +250,59 @@ fn a_broken_client_scenario_file_is_a_usage_error_with_its_line() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("bad.yaml:7"), "{stderr}");
     assert!(stderr.contains("held request"), "{stderr}");
+}
+
+#[test]
+fn a_scenario_needing_a_capability_the_client_does_not_declare_is_skipped() {
+    let dir = crate::support::tempfile_path("client-requires");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = |name: &str, requires: &str| {
+        let text = format!(
+            "role: client\nid: client/{name}\ntitle: t\nspec: client/roots\ntell: initialize\nrequires: [{requires}]\nsteps:\n  - receive: initialize\n"
+        );
+        std::fs::write(dir.join(format!("{name}.yaml")), text).unwrap();
+    };
+    scenario("needs-experimental", "experimental");
+    scenario("needs-no-roots", "'!roots'");
+    scenario("needs-roots", "roots");
+    let dir = dir.display().to_string();
+    let mut cmd = mcpcheck();
+    cmd.args([
+        "client",
+        "--command",
+        &fixture_client(),
+        "--scenario-dir",
+        &dir,
+    ]);
+    cmd.args(["--protocol-version", "2025-11-25", "--format", "json"]);
+    let out = cmd.output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(String, String, String)> = report["legs"][0]["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let field = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
+            (field("id"), field("verdict"), field("reason"))
+        })
+        .collect();
+    let want = |id: &str, verdict: &str, reason: &str| {
+        (id.to_owned(), verdict.to_owned(), reason.to_owned())
+    };
+    assert_eq!(
+        got,
+        [
+            want(
+                "client/needs-experimental",
+                "skip",
+                "the client does not declare `experimental`"
+            ),
+            want(
+                "client/needs-no-roots",
+                "skip",
+                "the client declares `roots` (this checks clients without it)"
+            ),
+            want("client/needs-roots", "pass", ""),
+        ]
+    );
 }

@@ -33,6 +33,9 @@ pub struct ClientScenario {
     pub tell: String,
     /// The rule its own findings are filed under (defaults to the id).
     pub rule: Option<String>,
+    /// Client capabilities the client must declare in `initialize` (or, negated, must
+    /// not); otherwise the scenario is skipped, since the mock must not use them.
+    pub requires: Vec<super::Requirement>,
     /// `MCP_CONFORMANCE_CONTEXT` for the client, if the scenario gives one.
     pub context: Option<Value>,
     /// What the mock server serves.

@@ -35,6 +35,7 @@ const TOP_KEYS: &[&str] = &[
     "severity",
     "official",
     "tell",
+    "requires",
     "rule",
     "context",
     "serves",
@@ -110,6 +111,10 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
                 .with_hint("name the official scenario whose client flow this one needs, e.g. `tell: initialize` (SDK conformance clients know only those)"));
         }
     };
+    let requires = match map.get("requires") {
+        None => Vec::new(),
+        Some(node) => super::requirements(ctx, node)?,
+    };
     let rule = match map.get("rule") {
         None => None,
         Some(node) => Some(nonempty_string(ctx, node, "`rule`")?.to_owned()),
@@ -131,6 +136,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         severity,
         official,
         tell,
+        requires,
         rule,
         context,
         serves,
