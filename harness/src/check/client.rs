@@ -212,6 +212,88 @@ pub fn protocol_version_header(
     }
 }
 
+/// A GET whose `Accept` header does not list SSE.
+pub fn get_accept(accept: Option<&str>, revision: Revision) -> Option<Finding> {
+    let lists = accept.is_some_and(|a| {
+        a.split(',').any(|part| {
+            let media = part.split(';').next().unwrap_or_default().trim();
+            media.eq_ignore_ascii_case("text/event-stream")
+        })
+    });
+    (!lists).then(|| {
+        let got = accept.map_or_else(
+            || "no `Accept` header".to_owned(),
+            |a| format!("`Accept: {a}`"),
+        );
+        Finding::new(
+            &rules::CLIENT_HTTP_GET_ACCEPT,
+            revision,
+            format!("the client sent a GET with {got}"),
+        )
+        .expected("`Accept` listing `text/event-stream`")
+    })
+}
+
+/// A resumption of a stream the server closed after `retry`, `waited` after the close:
+/// too soon, or without the last event id (`sent`) in `Last-Event-ID`.
+pub fn resumption(
+    waited: std::time::Duration,
+    retry: std::time::Duration,
+    last_event_id: Option<&str>,
+    sent: &str,
+    revision: Revision,
+) -> Vec<Finding> {
+    let mut found = Vec::new();
+    // Timers and the two ends' clocks differ by a few milliseconds: 5 % of slack.
+    if waited < retry.mul_f64(0.95) {
+        found.push(
+            Finding::new(
+                &rules::CLIENT_SSE_RETRY,
+                revision,
+                format!(
+                    "the client reconnected {} ms after the stream closed; its `retry` was {} ms",
+                    waited.as_millis(),
+                    retry.as_millis()
+                ),
+            )
+            .expected(format!(
+                "a reconnection no sooner than {} ms",
+                retry.as_millis()
+            )),
+        );
+    }
+    if last_event_id.map(str::trim) != Some(sent) {
+        let got = last_event_id.map_or_else(
+            || "no `Last-Event-ID`".to_owned(),
+            |v| format!("`Last-Event-ID: {v}`"),
+        );
+        found.push(
+            Finding::new(
+                &rules::CLIENT_SSE_LAST_EVENT_ID,
+                revision,
+                format!("the client resumed the stream with {got}"),
+            )
+            .expected(format!(
+                "`Last-Event-ID: {sent}`, the last event id it received"
+            )),
+        );
+    }
+    found
+}
+
+/// No reconnection after the server closed a stream before its response; `how` says
+/// how the wait ended ("within 10000 ms", "before it exited (exit code 1)").
+pub fn no_reconnect(how: &str, revision: Revision) -> Finding {
+    Finding::new(
+        &rules::CLIENT_SSE_RECONNECT,
+        revision,
+        format!(
+            "the server closed the SSE connection before its response; the client did not reconnect {how}"
+        ),
+    )
+    .expected("a GET with `Last-Event-ID` once `retry` has passed")
+}
+
 /// A POST body holding a batch of `len` messages.
 pub fn batch(len: usize, revision: Revision) -> Option<Finding> {
     (revision >= Revision::V2025_06_18).then(|| {
@@ -299,6 +381,24 @@ mod tests {
         assert!(accept(Some("application/json"), R4).is_some());
         assert!(accept(Some("*/*"), R4).is_some());
         assert!(accept(None, R4).is_some());
+    }
+
+    #[test]
+    fn a_resumption_waits_for_retry_and_names_the_last_event() {
+        use std::time::Duration;
+        let ms = Duration::from_millis;
+        assert!(resumption(ms(510), ms(500), Some("3"), "3", R4).is_empty());
+        assert!(
+            resumption(ms(480), ms(500), Some("3"), "3", R4).is_empty(),
+            "5 % slack"
+        );
+        let early = resumption(ms(100), ms(500), Some("3"), "3", R4);
+        assert_eq!(rules_of(&early), ["client.sse-retry-respected"]);
+        let blind = resumption(ms(600), ms(500), None, "3", R4);
+        assert_eq!(rules_of(&blind), ["client.sse-last-event-id"]);
+        assert_eq!(blind[0].severity, crate::outcome::Severity::Warning);
+        assert!(get_accept(Some("text/event-stream"), R4).is_none());
+        assert!(get_accept(Some("application/json"), R4).is_some());
     }
 
     #[test]

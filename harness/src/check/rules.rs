@@ -170,6 +170,14 @@ rules! {
         "Every HTTP request after `initialize` carries the `MCP-Protocol-Version` header.";
     CLIENT_HTTP_PROTOCOL_VERSION_NEGOTIATED = "client.http-protocol-version-negotiated", Warning, [R3 => "basic/transports#protocol-version-header"],
         "The `MCP-Protocol-Version` header is the version negotiated at `initialize`.";
+    CLIENT_HTTP_GET_ACCEPT = "client.http-get-accept", Failure, [R2 => "basic/transports#listening-for-messages-from-the-server"],
+        "Every GET carries an `Accept` header listing `text/event-stream`.";
+    CLIENT_SSE_RECONNECT = "client.sse-reconnect", Warning, [R4 => "basic/transports#sending-messages-to-the-server"],
+        "When the server closes a request's SSE connection before the response, the client polls the stream by reconnecting.";
+    CLIENT_SSE_RETRY = "client.sse-retry-respected", Failure, [R4 => "basic/transports#sending-messages-to-the-server"],
+        "The client waits the `retry` field's milliseconds before reconnecting to a closed SSE stream.";
+    CLIENT_SSE_LAST_EVENT_ID = "client.sse-last-event-id", Warning, [R2 => "basic/transports#resumability-and-redelivery"],
+        "A client resuming a stream sends a GET with `Last-Event-ID`: the last event id it received.";
     CLIENT_HTTP_SINGLE_MESSAGE = "client.http-single-message", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
         "The body of a POST is one JSON-RPC message (a batch only where the revision has batches).";
 }

@@ -10,11 +10,11 @@ use tokio::sync::watch;
 
 use super::matcher::{MatchContext, check_all};
 use super::model::Check;
-use super::model::client::{ClientScenario, ClientStepKind, Receive, ReplyPlan, Send};
+use super::model::client::{ClientScenario, ClientStepKind, Disconnect, Receive, ReplyPlan, Send};
 use super::template::Vars;
 use crate::outcome::Finding;
 use crate::protocol::{Message, Revision};
-use crate::session::mock::{Held, Incoming, Mock, Next};
+use crate::session::mock::{Answer, Held, Incoming, Mock, Next, Resumption};
 use crate::transport::ExitInfo;
 use crate::transport::listen::Endpoint;
 
@@ -52,6 +52,7 @@ pub async fn run(scenario: &ClientScenario, mock: &mut Mock, stage: Stage<'_>) -
         mock,
         stage,
         held: None,
+        resume_within: Duration::ZERO,
         out: Scripted::default(),
     };
     run.out.completed = run.steps().await;
@@ -64,7 +65,15 @@ struct Run<'a, 's> {
     mock: &'a mut Mock,
     stage: Stage<'s>,
     held: Option<Held>,
+    /// The wait for the GET that resumes the held request's closed stream.
+    resume_within: Duration,
     out: Scripted,
+}
+
+/// What the client did next.
+enum Got {
+    Message(Incoming),
+    Resume(Resumption),
 }
 
 /// Why waiting for the client ended without what was awaited.
@@ -84,12 +93,8 @@ impl Run<'_, '_> {
             let done = match &step.kind {
                 ClientStepKind::Receive(r) => self.receive(r, step.line).await,
                 ClientStepKind::Send(s) => self.send(s, step.line).await,
-                ClientStepKind::Respond(answer) => {
-                    if let Some(held) = self.held.take() {
-                        self.mock.finish(held, answer.clone());
-                    }
-                    true
-                }
+                ClientStepKind::Disconnect(d) => self.disconnect(d),
+                ClientStepKind::Respond(answer) => self.respond(answer.clone()).await,
             };
             if !done {
                 return false;
@@ -171,6 +176,49 @@ impl Run<'_, '_> {
         }
     }
 
+    fn disconnect(&mut self, d: &Disconnect) -> bool {
+        if let Some(held) = &mut self.held {
+            self.mock.disconnect(held, d.retry);
+        }
+        self.resume_within = d.within.unwrap_or(self.stage.timeout);
+        true
+    }
+
+    /// Answers the held request: on its stream, or on the GET that resumes it.
+    async fn respond(&mut self, answer: Answer) -> bool {
+        let Some(held) = self.held.take() else {
+            return false;
+        };
+        if !held.is_closed() {
+            self.mock.finish(held, answer);
+            return true;
+        }
+        let within = self.resume_within;
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match self.next_event(deadline, within).await {
+                Ok(Got::Resume(r)) => {
+                    self.mock.resume(r, held, answer);
+                    return true;
+                }
+                Ok(Got::Message(incoming)) => self.default_answer(incoming),
+                Err(gone) => {
+                    let how = match gone {
+                        Gone::Exited(e) => format!("before it exited ({e})"),
+                        Gone::TimedOut(d) => format!("within {} ms", d.as_millis()),
+                    };
+                    self.mock.not_resumed(&how);
+                    // Without a resumption there is no wait or Last-Event-ID to judge.
+                    if self.scenario.rule_id() != crate::check::rules::CLIENT_SSE_RECONNECT.id {
+                        let why = "the client did not resume the closed stream, so there is nothing to judge";
+                        self.out.skipped = Some(why.to_owned());
+                    }
+                    return false;
+                }
+            }
+        }
+    }
+
     /// After the script: default answers until the client exits, within the timeout.
     async fn linger(&mut self) {
         if let Some(held) = self.held.take() {
@@ -182,17 +230,33 @@ impl Run<'_, '_> {
         }
     }
 
+    /// The next message; a resumption only comes while a held stream is closed, which
+    /// only `respond` waits through.
     async fn next(
         &mut self,
         deadline: tokio::time::Instant,
         within: Duration,
     ) -> Result<Incoming, Gone> {
+        loop {
+            match self.next_event(deadline, within).await? {
+                Got::Message(m) => return Ok(m),
+                Got::Resume(_) => continue,
+            }
+        }
+    }
+
+    async fn next_event(
+        &mut self,
+        deadline: tokio::time::Instant,
+        within: Duration,
+    ) -> Result<Got, Gone> {
         match self
             .mock
             .next(self.stage.endpoint, &mut self.stage.exit, deadline)
             .await
         {
-            Next::Message(m) => Ok(*m),
+            Next::Message(m) => Ok(Got::Message(*m)),
+            Next::Resume(r) => Ok(Got::Resume(*r)),
             Next::Exited(e) => Err(Gone::Exited(e)),
             Next::TimedOut => Err(Gone::TimedOut(within)),
         }

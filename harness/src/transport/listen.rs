@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
-use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::{mpsc, oneshot};
 
@@ -75,7 +74,7 @@ pub struct SseEvent {
     pub id: Option<String>,
     /// The `retry` field, if any.
     pub retry: Option<Duration>,
-    /// The data (one JSON-RPC message), or empty for an event without data.
+    /// The data (one JSON-RPC message), or empty for a priming event (`data:` with nothing).
     pub data: String,
 }
 
@@ -198,27 +197,41 @@ fn respond(reply: Reply) -> Response {
         Reply::Stream { headers, events } => {
             let stream = futures_util::stream::unfold(events, |mut events| async move {
                 let e = events.recv().await?;
-                Some((Ok::<_, Infallible>(event(e)), events))
+                Some((Ok::<_, Infallible>(encode(&e)), events))
             });
-            let mut response = Sse::new(stream).into_response();
+            let mut response = Response::new(Body::from_stream(stream));
+            let h = response.headers_mut();
+            h.insert(
+                "content-type",
+                HeaderValue::from_static("text/event-stream"),
+            );
+            h.insert("cache-control", HeaderValue::from_static("no-cache"));
             add_headers(&mut response, headers);
             response
         }
     }
 }
 
-fn event(e: SseEvent) -> Event {
-    let mut event = Event::default();
-    if let Some(id) = e.id {
-        event = event.id(id);
+/// One event in the SSE wire format. Written here rather than with axum's `Sse`, which
+/// leaves out the `data` line of an event with empty data: the priming event the spec
+/// asks for ("an event ID and an empty data field") must carry `data:` to be dispatched
+/// at all (SSE standard: an event with no data line is dropped).
+fn encode(e: &SseEvent) -> Bytes {
+    let mut out = String::new();
+    if let Some(id) = &e.id {
+        out.push_str(&format!("id: {}\n", id.replace(['\r', '\n'], "")));
     }
     if let Some(retry) = e.retry {
-        event = event.retry(retry);
+        out.push_str(&format!("retry: {}\n", retry.as_millis()));
     }
-    if !e.data.is_empty() {
-        event = event.data(e.data);
+    if e.data.is_empty() {
+        out.push_str("data:\n");
     }
-    event
+    for line in e.data.lines() {
+        out.push_str(&format!("data: {line}\n"));
+    }
+    out.push('\n');
+    Bytes::from(out)
 }
 
 fn add_headers(response: &mut Response, headers: Vec<(String, String)>) {
@@ -291,6 +304,12 @@ mod tests {
             events,
         });
         tx.send(SseEvent {
+            id: Some("6".into()),
+            retry: None,
+            data: String::new(),
+        })
+        .unwrap();
+        tx.send(SseEvent {
             id: Some("7".into()),
             retry: Some(Duration::from_millis(500)),
             data: "{}".into(),
@@ -299,9 +318,14 @@ mod tests {
         drop(tx);
         let (content_type, text) = client.await.unwrap();
         assert_eq!(content_type, "text/event-stream");
+        assert!(
+            text.starts_with("id: 6\ndata:\n\n"),
+            "a priming event: {text}"
+        );
         assert!(text.contains("id: 7\n"), "{text}");
         assert!(text.contains("retry: 500\n"), "{text}");
         assert!(text.contains("data: {}\n"), "{text}");
+        assert!(text.ends_with("\n\n"), "{text}");
     }
 
     #[tokio::test]

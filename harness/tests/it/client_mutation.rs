@@ -150,6 +150,21 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client/roots-file-uris",
         "client/roots-file-uris",
     ),
+    (
+        "no-reconnect",
+        "client/sse-reconnect",
+        "client.sse-reconnect",
+    ),
+    (
+        "early-reconnect",
+        "client/sse-retry-respected",
+        "client.sse-retry-respected",
+    ),
+    (
+        "no-last-event-id",
+        "client/sse-last-event-id",
+        "client.sse-last-event-id",
+    ),
 ];
 
 #[test]

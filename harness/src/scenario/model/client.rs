@@ -79,8 +79,20 @@ pub enum ClientStepKind {
     Receive(Receive),
     /// Sends the client a request on the held request's stream and checks its answer.
     Send(Send),
+    /// Closes the held request's stream before its answer, after an event with `retry`;
+    /// the `respond` that follows answers on the GET that resumes it.
+    Disconnect(Disconnect),
     /// Answers the held request, ending its stream.
     Respond(Answer),
+}
+
+/// `disconnect: { retry, within }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disconnect {
+    /// The `retry` field sent before closing.
+    pub retry: Duration,
+    /// How long to wait for the resuming GET; `None`: the run's timeout.
+    pub within: Option<Duration>,
 }
 
 /// `receive: METHOD`.

@@ -14,7 +14,7 @@ use super::{ScenarioError, is_id, revisions, severity};
 use crate::outcome::Severity;
 use crate::protocol::Revision;
 use crate::scenario::model::client::{
-    ClientScenario, ClientStep, ClientStepKind, Receive, ReplyPlan, Send,
+    ClientScenario, ClientStep, ClientStepKind, Disconnect, Receive, ReplyPlan, Send,
 };
 use crate::session::mock::{Answer, Serves};
 
@@ -43,7 +43,7 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 /// The step kinds of a client scenario.
-pub const CLIENT_STEP_KINDS: &[&str] = &["receive", "send", "respond"];
+pub const CLIENT_STEP_KINDS: &[&str] = &["receive", "send", "disconnect", "respond"];
 
 /// Parses one client scenario file.
 pub fn parse_client_scenario(
@@ -202,8 +202,18 @@ fn steps(ctx: &Ctx<'_>, node: &Node) -> R<Vec<ClientStep>> {
     }
     let mut out = Vec::with_capacity(items.len());
     let mut held: Option<&Node> = None;
+    // The held request's stream was closed: only `respond` (on the resuming GET) may follow.
+    let mut closed = false;
     for item in items {
         let step = step(ctx, item)?;
+        if closed && !matches!(step.kind, ClientStepKind::Respond(_)) {
+            return Err(ctx
+                .error(
+                    item,
+                    "after `disconnect` the held request's stream is closed",
+                )
+                .with_hint("answer it with `respond:` (sent on the GET that resumes the stream)"));
+        }
         match &step.kind {
             ClientStepKind::Receive(Receive {
                 reply: ReplyPlan::Hold,
@@ -216,6 +226,15 @@ fn steps(ctx: &Ctx<'_>, node: &Node) -> R<Vec<ClientStep>> {
                 }
                 held = Some(item);
             }
+            ClientStepKind::Disconnect(_) if held.is_none() => {
+                return Err(ctx
+                    .error(
+                        item,
+                        "`disconnect` closes a held request's stream, and none is held",
+                    )
+                    .with_hint("hold one first: `receive: tools/call` with `reply: hold`"));
+            }
+            ClientStepKind::Disconnect(_) => closed = true,
             ClientStepKind::Send(_) if held.is_none() => {
                 return Err(ctx
                     .error(item, "`send` needs a held request to send on")
@@ -226,6 +245,7 @@ fn steps(ctx: &Ctx<'_>, node: &Node) -> R<Vec<ClientStep>> {
                     .error(item, "`respond` answers a held request, and none is held")
                     .with_hint("hold one first: `receive: tools/call` with `reply: hold`"));
             }
+            ClientStepKind::Respond(_) => closed = false,
             _ => {}
         }
         out.push(step);
@@ -310,6 +330,17 @@ fn step(ctx: &Ctx<'_>, node: &Node) -> R<ClientStep> {
                 within: within(&map)?,
             })
         }
+        "disconnect" => {
+            map.only(ctx, &["disconnect"], "a `disconnect` step")?;
+            let fields = Map::new(ctx, value, "`disconnect`")
+                .map_err(|e| e.with_hint("write `disconnect: { retry: 500ms }`"))?;
+            fields.only(ctx, &["retry", "within"], "`disconnect`")?;
+            let retry = fields.require(ctx, "retry", "`disconnect`")?;
+            ClientStepKind::Disconnect(Disconnect {
+                retry: yaml::duration(ctx, retry, "`retry`")?,
+                within: within(&fields)?,
+            })
+        }
         _ => {
             map.only(ctx, &["respond"], "a `respond` step")?;
             ClientStepKind::Respond(answer(ctx, value)?)
@@ -392,6 +423,17 @@ mod tests {
         ))
         .unwrap_err();
         assert!(notify.to_string().contains("no reply"), "{notify}");
+        let loose = parse(&format!("{HEAD}steps:\n  - disconnect: {{ retry: 1s }}\n")).unwrap_err();
+        assert!(loose.to_string().contains("none is held"), "{loose}");
+        let closed = parse(&format!(
+            "{HEAD}steps:\n  - receive: tools/call\n    reply: hold\n  - disconnect: {{ retry: 1s }}\n  - send: ping\n  - respond: {{ result: {{}} }}\n"
+        ))
+        .unwrap_err();
+        assert!(closed.to_string().contains("stream is closed"), "{closed}");
+        let resumed = parse(&format!(
+            "{HEAD}steps:\n  - receive: tools/call\n    reply: hold\n  - disconnect: {{ retry: 500ms, within: 2s }}\n  - respond: {{ result: {{}} }}\n"
+        ));
+        assert!(resumed.is_ok(), "{resumed:?}");
     }
 
     #[test]

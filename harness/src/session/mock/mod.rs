@@ -37,6 +37,9 @@ pub enum Next {
     /// A message (a request waiting for [`Mock::answer`] or [`Mock::hold`]; a
     /// notification or response, already acknowledged).
     Message(Box<Incoming>),
+    /// A GET that resumes a stream the mock closed before its response (see
+    /// [`Mock::disconnect`]), waiting for [`Mock::resume`].
+    Resume(Box<Resumption>),
     /// The client process ended.
     Exited(ExitInfo),
     /// Nothing by the deadline.
@@ -67,8 +70,38 @@ impl Incoming {
 #[derive(Debug)]
 pub struct Held {
     request: Request,
-    frame: usize,
-    events: mpsc::UnboundedSender<SseEvent>,
+    stream: Stream,
+}
+
+/// The SSE stream of a held request.
+#[derive(Debug)]
+enum Stream {
+    /// Open: events go out on it.
+    Open(mpsc::UnboundedSender<SseEvent>),
+    /// Closed by the mock before the response, after an event with `retry`: the client
+    /// is to resume it with a GET.
+    Closed {
+        last_event_id: String,
+        closed: Instant,
+        retry: std::time::Duration,
+    },
+}
+
+impl Held {
+    /// Whether the mock closed its stream, so the answer waits for a resuming GET.
+    pub fn is_closed(&self) -> bool {
+        matches!(self.stream, Stream::Closed { .. })
+    }
+}
+
+/// A GET from the client while a held stream is closed: its resumption.
+#[derive(Debug)]
+pub struct Resumption {
+    /// Its entry in the transcript.
+    pub frame: usize,
+    last_event_id: Option<String>,
+    at: Instant,
+    arrival: Arrival,
 }
 
 /// The mock server's side of one session.
@@ -89,6 +122,8 @@ pub struct Mock {
     pending: HashMap<String, String>,
     next_id: i64,
     next_event: u64,
+    /// A held stream is closed and a GET would resume it.
+    resumable: bool,
 }
 
 impl Mock {
@@ -107,6 +142,7 @@ impl Mock {
             pending: HashMap::new(),
             next_id: 0,
             next_event: 0,
+            resumable: false,
         }
     }
 
@@ -128,10 +164,46 @@ impl Mock {
             let Some(arrival) = arrival else {
                 return Next::TimedOut;
             };
+            if arrival.method == "GET" {
+                if let Some(resumption) = self.take_get(arrival) {
+                    return Next::Resume(Box::new(resumption));
+                }
+                continue;
+            }
             if let Some(incoming) = self.take(arrival) {
                 return Next::Message(Box::new(incoming));
             }
         }
+    }
+
+    /// A GET: a resumption while a held stream is closed, else 405 (no standalone stream
+    /// is offered: "MUST ... or else return HTTP 405").
+    fn take_get(&mut self, arrival: Arrival) -> Option<Resumption> {
+        let frame = self.record(&arrival);
+        let rev = self.revision;
+        let mut found: Vec<Finding> = rules::get_accept(arrival.header("accept"), rev)
+            .into_iter()
+            .collect();
+        if let Some(assigned) = &self.session_id {
+            found.extend(rules::session_id(
+                assigned,
+                arrival.header("mcp-session-id"),
+                rev,
+            ));
+        }
+        for f in found {
+            self.push(f, frame);
+        }
+        if !self.resumable {
+            self.reply_status(arrival, frame, 405, "");
+            return None;
+        }
+        Some(Resumption {
+            frame,
+            last_event_id: arrival.header("last-event-id").map(str::to_owned),
+            at: arrival.at,
+            arrival,
+        })
     }
 
     /// Records and judges one HTTP request; returns the message the scenario must see.
@@ -139,8 +211,6 @@ impl Mock {
         let frame = self.record(&arrival);
         match arrival.method.as_str() {
             "POST" => {}
-            // No standalone stream is offered ("MUST ... or else return 405").
-            "GET" => return self.reply_status(arrival, frame, 405, ""),
             "DELETE" => return self.reply_status(arrival, frame, 200, ""),
             _ => return self.reply_status(arrival, frame, 405, ""),
         }
@@ -335,8 +405,7 @@ impl Mock {
         });
         Some(Held {
             request,
-            frame: incoming.frame,
-            events,
+            stream: Stream::Open(events),
         })
     }
 
@@ -352,18 +421,93 @@ impl Mock {
         id
     }
 
-    /// Answers a held request on its stream, which then ends.
+    /// Answers a held request on its open stream, which then ends.
     pub fn finish(&mut self, held: Held, answer: Answer) {
         let body = self.response(&held.request, answer);
         self.send_event(&held, &body);
-        let _ = held.frame;
+    }
+
+    /// Closes a held request's stream before its response: an event with an id, empty
+    /// data and `retry`, then the end of the connection (transports: the server "MAY
+    /// close the connection ... SHOULD send an SSE event with a standard retry field").
+    pub fn disconnect(&mut self, held: &mut Held, retry: std::time::Duration) {
+        let Stream::Open(events) = &held.stream else {
+            return;
+        };
+        self.next_event += 1;
+        let id = self.next_event.to_string();
+        let _ = events.send(SseEvent {
+            id: Some(id.clone()),
+            retry: Some(retry),
+            data: String::new(),
+        });
+        self.log(
+            Direction::Event,
+            format!(
+                "mcpcheck closed the stream after event {id} (retry {} ms)",
+                retry.as_millis()
+            ),
+            None,
+        );
+        held.stream = Stream::Closed {
+            last_event_id: id,
+            closed: Instant::now(),
+            retry,
+        };
+        self.resumable = true;
+    }
+
+    /// Answers a held request whose stream was closed on the GET that resumes it, judging
+    /// the resumption (its wait against `retry`, its `Last-Event-ID`).
+    pub fn resume(&mut self, resumption: Resumption, held: Held, answer: Answer) {
+        let Stream::Closed {
+            last_event_id,
+            closed,
+            retry,
+        } = &held.stream
+        else {
+            return;
+        };
+        let waited = resumption.at.saturating_duration_since(*closed);
+        let found = rules::resumption(
+            waited,
+            *retry,
+            resumption.last_event_id.as_deref(),
+            last_event_id,
+            self.revision,
+        );
+        for f in found {
+            self.push(f, resumption.frame);
+        }
+        self.resumable = false;
+        let (events, rx) = mpsc::unbounded_channel();
+        self.set_status(resumption.frame, 200, &[], None);
+        resumption.arrival.reply(Reply::Stream {
+            headers: Vec::new(),
+            events: rx,
+        });
+        let body = self.response(&held.request, answer);
+        let reopened = Held {
+            request: held.request,
+            stream: Stream::Open(events),
+        };
+        self.send_event(&reopened, &body);
+    }
+
+    /// No GET resumed the closed stream; `how` says how the wait ended.
+    pub fn not_resumed(&mut self, how: &str) {
+        self.resumable = false;
+        self.findings.push(rules::no_reconnect(how, self.revision));
     }
 
     fn send_event(&mut self, held: &Held, message: &Value) {
+        let Stream::Open(events) = &held.stream else {
+            return;
+        };
         self.next_event += 1;
         let text = message.to_string();
         self.log(Direction::Sent, text.clone(), None);
-        let _ = held.events.send(SseEvent {
+        let _ = events.send(SseEvent {
             id: Some(self.next_event.to_string()),
             retry: None,
             data: text,
