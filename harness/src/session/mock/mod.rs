@@ -219,15 +219,15 @@ impl Mock {
         let value: Value = match serde_json::from_str(&text) {
             Ok(v) => v,
             Err(e) => {
-                let f = jsonrpc_check::invalid_message(
-                    &crate::protocol::InvalidReason::NotAnObject("text that is not JSON"),
-                    "",
+                let f = Finding::new(
+                    &crate::check::rules::JSONRPC_MESSAGE,
                     self.revision,
+                    format!("the client POSTed a body that is not JSON ({e})"),
                 )
-                .evidence(format!("{e}"));
+                .expected("one JSON-RPC message as JSON");
                 self.push(f, frame);
                 let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
-                return self.reply_json(arrival, frame, 400, &body);
+                return self.reply_json(arrival, frame, 400, &body, Vec::new());
             }
         };
         let message = match classify(&value, &text) {
@@ -240,7 +240,7 @@ impl Mock {
                 );
                 self.push(f, frame);
                 let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}});
-                return self.reply_json(arrival, frame, 400, &body);
+                return self.reply_json(arrival, frame, 400, &body, Vec::new());
             }
             Classified::Batch(items) => {
                 if let Some(f) = rules::batch(items.len(), self.revision) {
@@ -301,8 +301,12 @@ impl Mock {
 
     fn judge_message(&mut self, message: &Message, value: &Value, frame: usize) {
         let rev = self.revision;
-        let methods = self.schema.get(rev);
-        let table = methods.as_ref().as_ref().ok().map(|s| s.methods().clone());
+        let set = self.schema.get(rev);
+        let table = set
+            .as_ref()
+            .as_ref()
+            .ok()
+            .map(crate::schema::SchemaSet::methods);
         match message {
             Message::Request(r) => {
                 let id = r.id.to_value();
@@ -387,7 +391,8 @@ impl Mock {
             return;
         };
         let body = self.response(request, answer);
-        self.reply_json(arrival, incoming.frame, 200, &body);
+        let headers = self.session_headers(request);
+        self.reply_json(arrival, incoming.frame, 200, &body, headers);
     }
 
     /// Holds a request open: its answer becomes an SSE stream the scenario writes to.
@@ -550,25 +555,19 @@ impl Mock {
         }
     }
 
+    /// Answers with one JSON body and `extra` headers (the session id of an initialize
+    /// result).
     fn reply_json(
         &mut self,
         arrival: Arrival,
         frame: usize,
         status: u16,
         body: &Value,
+        extra: Vec<(String, String)>,
     ) -> Option<Incoming> {
         let text = body.to_string();
-        let request = serde_json::from_slice::<Value>(&arrival.body).ok();
         let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
-        if let Some(m) = request
-            .as_ref()
-            .and_then(|r| r.get("method"))
-            .and_then(Value::as_str)
-            && m == "initialize"
-            && let Some(id) = &self.session_id
-        {
-            headers.push(("mcp-session-id".into(), id.clone()));
-        }
+        headers.extend(extra);
         self.set_status(frame, status, &headers, Some(text.clone()));
         self.log(Direction::Sent, text.clone(), None);
         arrival.reply(Reply::Body {
@@ -685,4 +684,56 @@ fn result_definition(table: &crate::schema::MethodTable, method: &str) -> Option
     }
     let request = table.server_requests.get(method)?;
     Some(format!("{}Result", request.trim_end_matches("Request")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Sends `request` to a mock while the mock takes what comes for a second; the status
+    /// the client got and the rules the mock found broken.
+    async fn exchange(request: impl FnOnce(&str) -> reqwest::RequestBuilder) -> (u16, Vec<String>) {
+        crate::transport::install_crypto_provider();
+        let mut endpoint = Endpoint::bind().await.unwrap();
+        let sent = request(&endpoint.url());
+        let client = tokio::spawn(async move { sent.send().await.unwrap().status().as_u16() });
+        let schemas = Arc::new(SchemaStore::disabled());
+        let mut mock = Mock::new(Revision::V2025_11_25, Serves::default(), schemas);
+        let (_alive, mut exit) = watch::channel(None);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        assert!(matches!(
+            mock.next(&mut endpoint, &mut exit, deadline).await,
+            Next::TimedOut
+        ));
+        let status = client.await.unwrap();
+        let rules = mock.end().findings.into_iter().map(|f| f.rule).collect();
+        (status, rules)
+    }
+
+    #[tokio::test]
+    async fn a_body_that_is_not_json_is_refused_and_judged() {
+        let (status, rules) = exchange(|url| {
+            reqwest::Client::new()
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .body("{not json")
+        })
+        .await;
+        assert_eq!(status, 400);
+        assert_eq!(rules, ["jsonrpc.message-shape"]);
+    }
+
+    #[tokio::test]
+    async fn a_get_is_405_without_a_stream_to_resume_and_must_accept_sse() {
+        let (status, rules) = exchange(|url| {
+            reqwest::Client::new()
+                .get(url)
+                .header("accept", "application/json")
+        })
+        .await;
+        assert_eq!(status, 405);
+        assert_eq!(rules, ["client.http-get-accept"]);
+    }
 }
