@@ -54,6 +54,10 @@ async def main() -> None:
             listed = await session.list_tools()
             if scenario == "initialize":
                 return
+            if scenario == "json-schema-2020-12-preservation":
+                focal = next(t for t in listed.tools if t.name == "json_schema_2020_12_tool")
+                await session.call_tool("json_schema_echo", {"schema": focal.input_schema})
+                return
             if scenario == "tools_call":
                 await session.call_tool("add_numbers", {"a": 5, "b": 3})
                 return

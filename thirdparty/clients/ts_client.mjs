@@ -37,7 +37,10 @@ client.setRequestHandler(ListRootsRequestSchema, async () => ({
 const transport = new StreamableHTTPClientTransport(new URL(url));
 await client.connect(transport);
 const { tools } = await client.listTools();
-if (scenario !== "initialize") {
+if (scenario === "json-schema-2020-12-preservation") {
+  const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
+  await client.callTool({ name: "json_schema_echo", arguments: { schema: focal.inputSchema } });
+} else if (scenario !== "initialize") {
   for (const tool of tools) {
     const args = tool.name === "add_numbers" ? { a: 5, b: 3 } : {};
     await client.callTool({ name: tool.name, arguments: args });

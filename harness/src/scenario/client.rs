@@ -120,7 +120,9 @@ impl Run<'_, '_> {
                 }
             };
             self.note_requirements(&incoming);
-            if incoming.method() != Some(&r.method) || self.out.skipped.is_some() {
+            let taken =
+                incoming.method() == Some(&r.method) && self.passes(&r.filter, &incoming.value);
+            if !taken || self.out.skipped.is_some() {
                 self.default_answer(incoming);
                 if self.out.skipped.is_some() {
                     return false;
@@ -295,6 +297,17 @@ impl Run<'_, '_> {
             let answer = self.mock.default_answer(request);
             self.mock.answer(incoming, answer);
         }
+    }
+
+    /// Whether `value` passes a step's `match` checks.
+    fn passes(&self, filter: &[Check], value: &Value) -> bool {
+        let schema = self.mock.schema();
+        let vars = Vars::default();
+        let cx = MatchContext {
+            vars: &vars,
+            schema: schema.as_ref().as_ref().ok(),
+        };
+        check_all(filter, value, cx).mismatches.is_empty()
     }
 
     fn check(&mut self, checks: &[Check], value: &Value, base: &str, frame: usize, what: &str) {

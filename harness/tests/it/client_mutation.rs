@@ -165,6 +165,11 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client/sse-last-event-id",
         "client.sse-last-event-id",
     ),
+    (
+        "schema-rewritten",
+        "client/json-schema-2020-12-preserved",
+        "client/json-schema-2020-12-preserved",
+    ),
 ];
 
 #[test]

@@ -100,6 +100,8 @@ pub struct Disconnect {
 pub struct Receive {
     /// The method awaited.
     pub method: String,
+    /// Only a message passing these checks is taken; others get the default answer.
+    pub filter: Vec<Check>,
     /// Checks on the whole message.
     pub expect: Vec<Check>,
     /// How a request is answered.

@@ -287,7 +287,7 @@ fn step(ctx: &Ctx<'_>, node: &Node) -> R<ClientStep> {
         "receive" => {
             map.only(
                 ctx,
-                &["receive", "expect", "reply", "within"],
+                &["receive", "match", "expect", "reply", "within"],
                 "a `receive` step",
             )?;
             let method = nonempty_string(ctx, value, "`receive`")?.to_owned();
@@ -303,8 +303,13 @@ fn step(ctx: &Ctx<'_>, node: &Node) -> R<ClientStep> {
                 Some(e) => checks(ctx, e, &scope, "`expect`", &[])?,
                 None => Vec::new(),
             };
+            let filter = match map.get("match") {
+                Some(m) => checks(ctx, m, &scope, "`match`", &[])?,
+                None => Vec::new(),
+            };
             ClientStepKind::Receive(Receive {
                 method,
+                filter,
                 expect,
                 reply,
                 within: within(&map)?,
