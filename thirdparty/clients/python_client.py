@@ -1,8 +1,10 @@
 """A conformance client on the Python MCP SDK (PyPI `mcp`), for `mcpcheck client`.
 
 It follows the official suite's contract: the server URL is the last argument and
-MCP_CONFORMANCE_SCENARIO names the scenario. Scenarios it has no special case for get
-the basic flow: connect, list the tools, call each with empty arguments, close.
+MCP_CONFORMANCE_SCENARIO names the scenario. With `--stdio CMD ARGS...` it spawns that
+server command instead (`mcpcheck client --transport stdio` puts `mcpcheck mock ...`
+there). Scenarios it has no special case for get the basic flow: connect, list the
+tools, call each with empty arguments, close.
 """
 
 import asyncio
@@ -10,6 +12,7 @@ import os
 import sys
 
 from mcp import ClientSession, types
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -39,10 +42,17 @@ async def roots(context):
     return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/project", name="project")])
 
 
+def transport():
+    """stdio when `--stdio CMD ...` is given, else Streamable HTTP to the last argument."""
+    if "--stdio" in sys.argv:
+        server = sys.argv[sys.argv.index("--stdio") + 1 :]
+        return stdio_client(StdioServerParameters(command=server[0], args=server[1:]))
+    return streamable_http_client(sys.argv[-1])
+
+
 async def main() -> None:
-    url = sys.argv[-1]
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
-    async with streamable_http_client(url) as (read, write):
+    async with transport() as (read, write, *_):
         async with ClientSession(
             read,
             write,

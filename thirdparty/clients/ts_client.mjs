@@ -1,8 +1,11 @@
 // A conformance client on the TypeScript SDK (npm @modelcontextprotocol/sdk), for
 // `mcpcheck client`. It follows the official suite's contract: the server URL is the last
-// argument and MCP_CONFORMANCE_SCENARIO names the scenario. Scenarios it has no special
-// case for get the basic flow: connect, list the tools, call each, close.
+// argument and MCP_CONFORMANCE_SCENARIO names the scenario. With `--stdio CMD ARGS...` it
+// spawns that server command instead (`mcpcheck client --transport stdio` puts
+// `mcpcheck mock ...` there). Scenarios it has no special case for get the basic flow:
+// connect, list the tools, call each, close.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema,
@@ -10,7 +13,7 @@ import {
   ListRootsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
-const url = process.argv[process.argv.length - 1];
+const stdioAt = process.argv.indexOf("--stdio");
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 
 const client = new Client(
@@ -34,7 +37,13 @@ client.setRequestHandler(ListRootsRequestSchema, async () => ({
   roots: [{ uri: "file:///tmp/project", name: "project" }],
 }));
 
-const transport = new StreamableHTTPClientTransport(new URL(url));
+const transport =
+  stdioAt >= 0
+    ? new StdioClientTransport({
+        command: process.argv[stdioAt + 1],
+        args: process.argv.slice(stdioAt + 2),
+      })
+    : new StreamableHTTPClientTransport(new URL(process.argv[process.argv.length - 1]));
 await client.connect(transport);
 const { tools } = await client.listTools();
 if (scenario === "json-schema-2020-12-preservation") {
@@ -46,5 +55,7 @@ if (scenario === "json-schema-2020-12-preservation") {
     await client.callTool({ name: tool.name, arguments: args });
   }
 }
-await transport.terminateSession().catch(() => {});
+if (transport.terminateSession) {
+  await transport.terminateSession().catch(() => {});
+}
 await client.close();

@@ -162,6 +162,8 @@ rules! {
         "The client never reuses a request id within the session.";
     CLIENT_SERVER_CAPABILITY = "client.server-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation"],
         "The client uses only server features the server declared (no `prompts/list` to a server without `prompts`, ...).";
+    CLIENT_STDIO_ONLY_MESSAGES = "client.stdio-only-messages", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
+        "The client writes nothing to the server's stdin that is not a valid MCP message, one per line.";
     CLIENT_HTTP_ACCEPT = "client.http-accept", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
         "Every POST carries an `Accept` header listing both `application/json` and `text/event-stream`.";
     CLIENT_HTTP_SESSION_ID = "client.http-session-id", Failure, [R2 => "basic/transports#session-management"],

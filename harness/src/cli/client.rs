@@ -15,11 +15,12 @@ use super::{EXIT_ERROR, EXIT_FINDINGS, UsageError, finish};
 use crate::protocol::Revision;
 use crate::report::human;
 use crate::report::matrix;
-use crate::runner::client::{ClientRunConfig, run_leg};
+use crate::runner::client::{ClientRunConfig, MOCK, run_leg};
 use crate::runner::matrix::LegEnd;
 use crate::scenario::model::client::ClientScenario;
 use crate::schema::ensure::{self, Ensured, Policy};
 use crate::schema::{SchemaStore, SearchPath};
+use crate::transport::target::TransportKind;
 
 /// Arguments of `mcpcheck client`.
 #[derive(Debug, Args)]
@@ -29,6 +30,11 @@ pub struct ClientArgs {
     /// official suite does, so SDK conformance clients run unchanged).
     #[arg(long, value_name = "COMMAND")]
     pub command: String,
+    /// How the client reaches mcpcheck's mock server: `http` (the URL is appended to the
+    /// command) or `stdio` (the command names `{mock}`, which becomes the server command
+    /// the client spawns).
+    #[arg(long, value_enum, default_value_t = ClientTransport::Http)]
+    pub transport: ClientTransport,
     /// Run only this scenario (its id, or the official id it stands for); repeatable.
     #[arg(long = "scenario", value_name = "ID")]
     pub scenarios: Vec<String>,
@@ -55,14 +61,43 @@ pub struct ClientArgs {
     pub reports: ReportArgs,
 }
 
+/// The transports `mcpcheck client` serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientTransport {
+    /// Streamable HTTP on a loopback port.
+    Http,
+    /// stdio, through `mcpcheck mock` spawned by the client.
+    Stdio,
+}
+
 /// Runs `mcpcheck client`.
 pub async fn execute(args: ClientArgs) -> anyhow::Result<ExitCode> {
+    let has_mock = args.command.contains(MOCK);
+    let transport = match (args.transport, has_mock) {
+        (ClientTransport::Stdio, true) => TransportKind::Stdio,
+        (ClientTransport::Http, false) => TransportKind::Http,
+        (ClientTransport::Stdio, false) => {
+            let why = format!(
+                "--transport stdio: the command must name {MOCK}, the server command the client spawns (e.g. --command 'python client.py {MOCK}')"
+            );
+            return Err(UsageError(why).into());
+        }
+        (ClientTransport::Http, true) => {
+            let why = format!(
+                "the command names {MOCK}: pass --transport stdio (over HTTP the URL is appended instead)"
+            );
+            return Err(UsageError(why).into());
+        }
+    };
+    let mcpcheck = std::env::current_exe().context("locating the mcpcheck binary for {mock}")?;
     let scenarios = select(&args)?;
     let revisions = revisions(&args, &scenarios);
     let search = SearchPath::standard(args.schema_dir.as_deref());
     let schemas = schema_store(&args, search, &revisions).await?;
     let config = ClientRunConfig {
         command: args.command.clone(),
+        transport,
+        mcpcheck,
         timeout: args.timeout,
         kill_wait: args.kill_wait,
         schemas: Arc::new(schemas),

@@ -75,6 +75,17 @@ pub enum Command {
         The client gets the server URL as its last argument and MCP_CONFORMANCE_SCENARIO and\n\
         MCP_CONFORMANCE_PROTOCOL_VERSION in its environment, as the official suite sets them.")]
     Client(Box<client::ClientArgs>),
+    /// The server a stdio client spawns under `mcpcheck client --transport stdio` (its
+    /// `{mock}`): relays the client's stdin and stdout to the running `mcpcheck client`.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck client --transport stdio --command 'python3 client.py {mock}'\n\n\
+        `mcpcheck client` puts `mcpcheck mock --connect SOCKET` where the command says {mock};\n\
+        it is not meant to be run by hand.")]
+    Mock {
+        /// The socket of the running `mcpcheck client`.
+        #[arg(long, value_name = "PATH")]
+        connect: PathBuf,
+    },
     /// Fuzz a server: generated and mutated messages, oracles for crashes, hangs and
     /// protocol violations, and a minimized reproducer scenario for each finding.
     #[command(after_help = "Examples:\n  \
@@ -198,6 +209,12 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
         }
         Command::Init { path, force } => init(&path, force),
         Command::Client(args) => client::execute(*args).await,
+        Command::Mock { connect } => {
+            crate::transport::relay::pipe(&connect)
+                .await
+                .with_context(|| format!("relaying to {}", connect.display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Fuzz(args) => fuzz::execute(*args).await,
         Command::List {
             scenarios,

@@ -5,8 +5,10 @@
 //! the official suite does, so SDK conformance clients run unchanged: `sh -c "CMD URL"`
 //! (the server URL as the last argument) with `MCP_CONFORMANCE_SCENARIO`,
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION` and, when the scenario gives one,
-//! `MCP_CONFORMANCE_CONTEXT`. The client runs in its own process group and is stopped
-//! with it when the scenario ends: nothing outlives mcpcheck.
+//! `MCP_CONFORMANCE_CONTEXT`. Over stdio the command names `{mock}` instead, which becomes
+//! `mcpcheck mock --connect SOCKET`: the client spawns that as its server, and it relays
+//! the client's stdio to this run. The client runs in its own process group and is
+//! stopped with it when the scenario ends: nothing outlives mcpcheck.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,16 +19,27 @@ use crate::scenario::client::{self, Stage};
 use crate::scenario::model::client::ClientScenario;
 use crate::schema::SchemaStore;
 use crate::session::mock::Mock;
+use crate::session::mock::Wire;
 use crate::transport::background::Background;
 use crate::transport::listen::Endpoint;
+use crate::transport::relay::RelayListener;
 use crate::transport::stderr::{EXCERPT_HEAD, EXCERPT_TAIL};
 use crate::transport::stdio::ServerCommand;
+use crate::transport::target::TransportKind;
+
+/// The `{mock}` placeholder of a stdio client's command.
+pub const MOCK: &str = "{mock}";
 
 /// How a client run is set up.
 #[derive(Clone, Debug)]
 pub struct ClientRunConfig {
-    /// The client command line; the server URL is appended as its last argument.
+    /// The client command line: over HTTP the server URL is appended as its last
+    /// argument, over stdio it names [`MOCK`].
     pub command: String,
+    /// How the client reaches the mock.
+    pub transport: TransportKind,
+    /// The mcpcheck binary `{mock}` runs (this one).
+    pub mcpcheck: std::path::PathBuf,
     /// How long a step waits for the client, and how long it has to exit at the end.
     pub timeout: Duration,
     /// How long the client has after SIGTERM before SIGKILL.
@@ -46,11 +59,21 @@ pub async fn run_leg(
     report.role = Role::Client;
     let mut outcomes = Vec::with_capacity(scenarios.len());
     for s in scenarios {
-        let outcome = if s.revisions.contains(&revision) {
-            run_one(config, s, revision).await
-        } else {
-            let why = format!("{} does not apply at {revision}", s.id);
+        let outcome = if !s.revisions.contains(&revision) {
+            skip(
+                s,
+                revision,
+                format!("{} does not apply at {revision}", s.id),
+            )
+        } else if !s.transports.contains(&config.transport) {
+            let only = match config.transport {
+                TransportKind::Stdio => "HTTP",
+                TransportKind::Http => "stdio",
+            };
+            let why = format!("{} is checked over {only} only", s.id);
             skip(s, revision, why)
+        } else {
+            run_one(config, s, revision).await
         };
         if let Some(status) = outcome.1 {
             report.sweep.schema = status;
@@ -95,18 +118,17 @@ async fn run_one(
         );
         (outcome, None)
     };
-    let mut endpoint = match Endpoint::bind().await {
-        Ok(e) => e,
-        Err(e) => return error(format!("cannot listen on a loopback port: {e}")),
+    let (mut wire, command) = match open(config, s, revision).await {
+        Ok(opened) => opened,
+        Err(e) => return error(e),
     };
-    let command = client_command(config, s, revision, &endpoint.url());
     let client = match Background::spawn(&command) {
         Ok(c) => c,
         Err(e) => return error(format!("cannot start `{}`: {e}", config.command)),
     };
     let mut mock = Mock::new(revision, s.serves.clone(), config.schemas.clone());
     let stage = Stage {
-        endpoint: &mut endpoint,
+        wire: &mut wire,
         exit: client.exit_watch(),
         timeout: config.timeout,
         revision,
@@ -114,7 +136,7 @@ async fn run_one(
     let scripted = client::run(s, &mut mock, stage).await;
     let stderr = client.output().excerpt(EXCERPT_HEAD, EXCERPT_TAIL);
     client.stop(config.kill_wait).await;
-    drop(endpoint);
+    drop(wire);
     let ended = mock.end();
     let (mut own, protocol): (Vec<Finding>, Vec<Finding>) = ended
         .findings
@@ -145,16 +167,44 @@ async fn run_one(
     (outcome, Some(ended.schema))
 }
 
-/// `sh -c "CMD URL"` with the official suite's environment variables.
-fn client_command(
+/// The wire the client will reach, and the command that starts it.
+async fn open(
     config: &ClientRunConfig,
     s: &ClientScenario,
     revision: Revision,
-    url: &str,
-) -> ServerCommand {
+) -> Result<(Wire, ServerCommand), String> {
+    match config.transport {
+        TransportKind::Stdio => {
+            let listener =
+                RelayListener::bind().map_err(|e| format!("cannot open a local socket: {e}"))?;
+            let mock = format!(
+                "{} mock --connect {}",
+                quote(&config.mcpcheck.display().to_string()),
+                quote(&listener.path().display().to_string())
+            );
+            let line = config.command.replace(MOCK, &mock);
+            Ok((Wire::stdio(listener), client_command(line, s, revision)))
+        }
+        TransportKind::Http => {
+            let endpoint = Endpoint::bind()
+                .await
+                .map_err(|e| format!("cannot listen on a loopback port: {e}"))?;
+            let line = format!("{} {}", config.command, endpoint.url());
+            Ok((Wire::Http(endpoint), client_command(line, s, revision)))
+        }
+    }
+}
+
+/// A word for `sh`, in single quotes.
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// `sh -c LINE` with the official suite's environment variables.
+fn client_command(line: String, s: &ClientScenario, revision: Revision) -> ServerCommand {
     let mut command = ServerCommand {
         program: "sh".into(),
-        args: vec!["-c".into(), format!("{} {url}", config.command)],
+        args: vec!["-c".into(), line],
         env: Default::default(),
         cwd: None,
     };

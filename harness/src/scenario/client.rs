@@ -14,9 +14,8 @@ use super::model::client::{ClientScenario, ClientStepKind, Disconnect, Receive, 
 use super::template::Vars;
 use crate::outcome::Finding;
 use crate::protocol::{Message, Revision};
-use crate::session::mock::{Answer, Held, Incoming, Mock, Next, Resumption};
+use crate::session::mock::{Answer, Held, Incoming, Mock, Next, Resumption, Wire};
 use crate::transport::ExitInfo;
-use crate::transport::listen::Endpoint;
 
 /// What the script of a client scenario found.
 #[derive(Debug, Default)]
@@ -34,8 +33,8 @@ pub struct Scripted {
 /// Where a client scenario runs: the endpoint the client talks to, its exit, the waits.
 #[derive(Debug)]
 pub struct Stage<'a> {
-    /// The endpoint.
-    pub endpoint: &'a mut Endpoint,
+    /// Where the client's messages come from.
+    pub wire: &'a mut Wire,
     /// Turns `Some` when the client process ends.
     pub exit: watch::Receiver<Option<ExitInfo>>,
     /// How long a step waits when it names no `within`.
@@ -79,6 +78,8 @@ enum Got {
 /// Why waiting for the client ended without what was awaited.
 enum Gone {
     Exited(ExitInfo),
+    /// The client closed its stdio connection.
+    Closed,
     TimedOut(Duration),
 }
 
@@ -207,6 +208,7 @@ impl Run<'_, '_> {
                 Err(gone) => {
                     let how = match gone {
                         Gone::Exited(e) => format!("before it exited ({e})"),
+                        Gone::Closed => "before it closed its connection".to_owned(),
                         Gone::TimedOut(d) => format!("within {} ms", d.as_millis()),
                     };
                     self.mock.not_resumed(&how);
@@ -254,12 +256,13 @@ impl Run<'_, '_> {
     ) -> Result<Got, Gone> {
         match self
             .mock
-            .next(self.stage.endpoint, &mut self.stage.exit, deadline)
+            .next(self.stage.wire, &mut self.stage.exit, deadline)
             .await
         {
             Next::Message(m) => Ok(Got::Message(*m)),
             Next::Resume(r) => Ok(Got::Resume(*r)),
             Next::Exited(e) => Err(Gone::Exited(e)),
+            Next::Closed => Err(Gone::Closed),
             Next::TimedOut => Err(Gone::TimedOut(within)),
         }
     }
@@ -267,6 +270,7 @@ impl Run<'_, '_> {
     fn gone(&self, gone: &Gone) -> String {
         match gone {
             Gone::Exited(e) => format!("exited ({e})"),
+            Gone::Closed => "closed its connection".to_owned(),
             Gone::TimedOut(d) => format!("waited {}", humantime::format_duration(*d)),
         }
     }

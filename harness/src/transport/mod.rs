@@ -19,6 +19,7 @@ pub mod legacy_sse;
 mod lines;
 pub mod listen;
 pub mod reaper;
+pub mod relay;
 pub mod sse_body;
 pub mod sse_reader;
 pub mod stderr;

@@ -8,16 +8,14 @@ use crate::support::{fixture, mcpcheck, require, workspace};
 
 /// Runs `mcpcheck client` on `command` at `revisions` (all when empty): exit code, report.
 fn client(command: &str, revisions: &[&str]) -> (i32, Value) {
+    client_over("http", command, revisions)
+}
+
+/// The same over `transport` (`http`, or `stdio` for a command that names `{mock}`).
+fn client_over(transport: &str, command: &str, revisions: &[&str]) -> (i32, Value) {
     let mut cmd = mcpcheck();
-    cmd.args([
-        "client",
-        "--command",
-        command,
-        "--timeout",
-        "10s",
-        "--format",
-        "json",
-    ]);
+    cmd.args(["client", "--transport", transport, "--command", command]);
+    cmd.args(["--timeout", "10s", "--format", "json"]);
     for r in revisions {
         cmd.args(["--protocol-version", r]);
     }
@@ -170,7 +168,31 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client/json-schema-2020-12-preserved",
         "client/json-schema-2020-12-preserved",
     ),
+    (
+        "stdio-noise",
+        "client/stdio-only-messages",
+        "client.stdio-only-messages",
+    ),
 ];
+
+/// The transports a scenario runs over (its file's `transports`).
+fn transports_of(scenario: &str) -> &'static [&'static str] {
+    if scenario.starts_with("client/http-") || scenario.starts_with("client/sse-") {
+        &["http"]
+    } else if scenario.starts_with("client/stdio-") {
+        &["stdio"]
+    } else {
+        &["http", "stdio"]
+    }
+}
+
+/// The fixture client with `defect`, as a command for `transport`.
+fn fixture_command(defect: &str, transport: &str) -> String {
+    match transport {
+        "stdio" => format!("{} --defect {defect} --stdio {{mock}}", fixture_client()),
+        _ => format!("{} --defect {defect}", fixture_client()),
+    }
+}
 
 #[test]
 fn each_defect_fails_exactly_its_scenario() {
@@ -195,36 +217,43 @@ fn each_defect_fails_exactly_its_scenario() {
         ),
         ("sampling-no-model", "schema.valid"),
     ];
+    // Each defect over every transport its scenario runs over.
+    let runs: Vec<(&str, &str, &str, &str)> = CAUGHT
+        .iter()
+        .flat_map(|&(d, sc, r)| transports_of(sc).iter().map(move |&t| (d, sc, r, t)))
+        .collect();
     // Four clients at once: each is a small process that mostly waits on the mock.
-    let problems = crate::support::suite::check_at_once(CAUGHT, 4, |(defect, scenario, rule)| {
-        let along = ALONG.iter().find(|a| a.0 == *defect).map_or("", |a| a.1);
-        let command = format!("{} --defect {defect}", fixture_client());
-        let (code, report) = client(&command, &["2025-11-25"]);
-        let all = verdicts(&report);
-        let failed: Vec<&str> = all
-            .iter()
-            .filter(|v| v.1 == "fail" || v.1 == "warn")
-            .map(|v| v.0.as_str())
-            .filter(|id| !along.split(' ').any(|a| a == *id))
-            .collect();
-        if failed != [*scenario] {
-            return Some(format!(
-                "{defect}: failed {failed:?}, not just {scenario}: {all:?}"
-            ));
-        }
-        for (id, _, rules) in &all {
-            let others: Vec<&String> = rules
+    let problems =
+        crate::support::suite::check_at_once(&runs, 4, |&(defect, scenario, rule, over)| {
+            let along = ALONG.iter().find(|a| a.0 == defect).map_or("", |a| a.1);
+            let command = fixture_command(defect, over);
+            let (code, report) = client_over(over, &command, &["2025-11-25"]);
+            let defect = format!("{defect} (over {over})");
+            let all = verdicts(&report);
+            let failed: Vec<&str> = all
                 .iter()
-                .filter(|r| *r != rule && !along.split(' ').any(|a| a == r.as_str()))
+                .filter(|v| v.1 == "fail" || v.1 == "warn")
+                .map(|v| v.0.as_str())
+                .filter(|id| !along.split(' ').any(|a| a == *id))
                 .collect();
-            if !others.is_empty() {
-                return Some(format!("{defect}: {id} also broke {others:?}"));
+            if failed != [scenario] {
+                return Some(format!(
+                    "{defect}: failed {failed:?}, not just {scenario}: {all:?}"
+                ));
             }
-        }
-        // A SHOULD-level defect warns; only `--fail-on warning` would fail the run for it.
-        let warned = all.iter().any(|v| v.0 == *scenario && v.1 == "warn");
-        (code != i32::from(!warned)).then(|| format!("{defect}: exit code {code}"))
-    });
+            for (id, _, rules) in &all {
+                let others: Vec<&String> = rules
+                    .iter()
+                    .filter(|r| r.as_str() != rule && !along.split(' ').any(|a| a == r.as_str()))
+                    .collect();
+                if !others.is_empty() {
+                    return Some(format!("{defect}: {id} also broke {others:?}"));
+                }
+            }
+            // A SHOULD-level defect warns; only `--fail-on warning` would fail the run for it.
+            let warned = all.iter().any(|v| v.0 == scenario && v.1 == "warn");
+            (code != i32::from(!warned)).then(|| format!("{defect}: exit code {code}"))
+        });
     assert!(problems.is_empty(), "{problems:#?}");
 }
 
@@ -278,6 +307,54 @@ fn the_typescript_sdk_client_passes_every_scenario() {
     let script = workspace().join("thirdparty/clients/ts_client.mjs");
     let (code, report) = client(&format!("{node} {}", script.display()), &["2025-06-18"]);
     assert_clean("typescript", code, &report);
+}
+
+/// Over stdio the client spawns `mcpcheck mock` (its `{mock}`) as its server: the fixture
+/// and both SDK clients pass every scenario that runs over stdio, and the HTTP ones are
+/// skipped with the reason.
+#[test]
+fn stdio_clients_reach_the_mock_through_mcpcheck_mock_and_pass() {
+    let mut clients = vec![(
+        "fixture".to_owned(),
+        format!("{} --stdio {{mock}}", fixture_client()),
+    )];
+    if let Some(python) = require::python_venv() {
+        let script = workspace().join("thirdparty/clients/python_client.py");
+        let command = format!("{} {} --stdio {{mock}}", python.display(), script.display());
+        clients.push(("python".to_owned(), command));
+    }
+    if let Some(node) = require::node_sdk() {
+        let script = workspace().join("thirdparty/clients/ts_client.mjs");
+        clients.push((
+            "typescript".to_owned(),
+            format!("{node} {} --stdio {{mock}}", script.display()),
+        ));
+    }
+    for (who, command) in clients {
+        let (code, report) = client_over("stdio", &command, &["2025-11-25"]);
+        assert_clean(&who, code, &report);
+        let all = verdicts(&report);
+        let ran = |id: &str| all.iter().any(|v| v.0 == id && v.1 == "pass");
+        assert!(
+            ran("client/stdio-only-messages") && ran("client/sampling"),
+            "{who}: {all:?}"
+        );
+        let skipped = all.iter().find(|v| v.0 == "client/http-accept").unwrap();
+        assert_eq!(skipped.1, "skip", "{who}");
+    }
+}
+
+#[test]
+fn the_transport_and_the_mock_placeholder_must_agree() {
+    for (transport, command) in [("stdio", "my-client"), ("http", "my-client {mock}")] {
+        let out = mcpcheck()
+            .args(["client", "--transport", transport, "--command", command])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("{mock}"), "{stderr}");
+    }
 }
 
 #[test]

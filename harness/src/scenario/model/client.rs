@@ -23,6 +23,8 @@ pub struct ClientScenario {
     pub spec: String,
     /// Revisions it applies to.
     pub revisions: Vec<Revision>,
+    /// Transports it applies to (HTTP details are HTTP's only).
+    pub transports: Vec<crate::transport::target::TransportKind>,
     /// `must` -> a broken expectation is a failure; `should` -> a warning.
     pub severity: Severity,
     /// Ids of the official suite's client scenarios it stands for.

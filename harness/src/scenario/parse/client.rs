@@ -17,6 +17,7 @@ use crate::scenario::model::client::{
     ClientScenario, ClientStep, ClientStepKind, Disconnect, Receive, ReplyPlan, Send,
 };
 use crate::session::mock::{Answer, Serves};
+use crate::transport::target::TransportKind;
 
 /// The revisions `mcpcheck client` serves: Streamable HTTP with a handshake. (2024-11-05
 /// clients speak HTTP+SSE, which the mock does not serve; 2026-07-28 has no handshake.)
@@ -32,6 +33,7 @@ const TOP_KEYS: &[&str] = &[
     "title",
     "spec",
     "revisions",
+    "transports",
     "severity",
     "official",
     "tell",
@@ -91,6 +93,10 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
             )
             .with_hint("client scenarios run at the Streamable HTTP revisions with a handshake: 2025-03-26, 2025-06-18, 2025-11-25"));
     }
+    let transports = match map.get("transports") {
+        None => vec![TransportKind::Stdio, TransportKind::Http],
+        Some(node) => super::transports(ctx, node)?,
+    };
     let severity = match map.get("severity") {
         None => Severity::Failure,
         Some(node) => severity(ctx, node)?,
@@ -133,6 +139,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         title: title.trim().to_owned(),
         spec: spec.to_owned(),
         revisions,
+        transports,
         severity,
         official,
         tell,

@@ -325,7 +325,7 @@ pub(super) fn revisions(ctx: &Ctx<'_>, node: &Node) -> R<Vec<Revision>> {
 }
 
 /// `transports:`: a non-empty list of `stdio` and `http`, in order.
-fn transports(ctx: &Ctx<'_>, node: &Node) -> R<Vec<TransportKind>> {
+pub(super) fn transports(ctx: &Ctx<'_>, node: &Node) -> R<Vec<TransportKind>> {
     let items = string_list(ctx, node, "transports")?;
     if items.is_empty() {
         return Err(ctx

@@ -1,31 +1,34 @@
 //! The server side of a session with a client under test (`mcpcheck client`).
 //!
-//! Every HTTP request the client makes passes [`Mock::next`]: it is recorded, its headers
-//! and its message judged (JSON-RPC, the schema of the revision, the lifecycle order, ids,
+//! Everything the client sends passes [`Mock::next`], over Streamable HTTP or over stdio
+//! (lines relayed by `mcpcheck mock`, see [`Wire`]): it is recorded, judged (`intake`:
+//! HTTP headers, JSON-RPC, the schema of the revision, the lifecycle order, ids,
 //! capabilities), and what needs no decision of the scenario is answered at once
 //! (notifications and responses with 202, GET with 405, DELETE with 200). Requests go up
-//! to the scenario, which answers each with [`Mock::answer`] (often the default answer of
-//! [`Serves`]) or holds it open as an SSE stream ([`Mock::hold`]) to send the client
-//! requests of its own first.
+//! to the scenario, which answers each (`answer`: [`Mock::answer`], often with the default
+//! answer of [`Serves`]) or holds it open ([`Mock::hold`]: an SSE stream over HTTP) to
+//! send the client requests of its own first.
 
+mod answer;
+mod intake;
 mod serves;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use super::validate::SchemaRecord;
-use crate::check::client::{self as rules, Lifecycle};
-use crate::check::{jsonrpc as jsonrpc_check, schema as schema_check};
+use crate::check::client::Lifecycle;
 use crate::outcome::{Direction, Entry, Finding, SchemaStatus};
-use crate::protocol::{Classified, Message, Outcome, Request, RequestId, Revision, classify};
-use crate::schema::{SchemaStore, SchemaTarget};
+use crate::protocol::{Message, Request, Revision};
+use crate::schema::SchemaStore;
 use crate::transport::ExitInfo;
 use crate::transport::http::HttpRecord;
-use crate::transport::listen::{Arrival, Endpoint, Reply, SseEvent};
+use crate::transport::listen::{Arrival, Endpoint, SseEvent};
+use crate::transport::relay::{LineConn, RelayListener};
 pub use serves::{Answer, Serves};
 
 /// The session id the mock assigns at `initialize`.
@@ -40,10 +43,39 @@ pub enum Next {
     /// A GET that resumes a stream the mock closed before its response (see
     /// [`Mock::disconnect`]), waiting for [`Mock::resume`].
     Resume(Box<Resumption>),
+    /// The client closed its stdio connection (it will send nothing more).
+    Closed,
     /// The client process ended.
     Exited(ExitInfo),
     /// Nothing by the deadline.
     TimedOut,
+}
+
+/// Where the client's messages come from.
+#[derive(Debug)]
+pub enum Wire {
+    /// Streamable HTTP: the endpoint the client POSTs to.
+    Http(Endpoint),
+    /// stdio: the relay socket `mcpcheck mock` connects to, and its lines once it has.
+    Stdio {
+        /// The socket.
+        listener: RelayListener,
+        /// The connection, once made.
+        conn: Option<LineConn>,
+        /// The client closed the connection.
+        closed: bool,
+    },
+}
+
+impl Wire {
+    /// A stdio wire listening on `listener`.
+    pub fn stdio(listener: RelayListener) -> Self {
+        Wire::Stdio {
+            listener,
+            conn: None,
+            closed: false,
+        }
+    }
 }
 
 /// One message from the client.
@@ -55,8 +87,17 @@ pub struct Incoming {
     pub message: Message,
     /// The message as JSON, for scenario checks.
     pub value: Value,
-    /// The HTTP request still waiting for its answer (requests only).
-    arrival: Option<Arrival>,
+    /// Where its answer goes (requests only).
+    waiting: Option<Waiting>,
+}
+
+/// Where the answer to a client request goes.
+#[derive(Debug)]
+enum Waiting {
+    /// The HTTP request that carried it.
+    Http(Arrival),
+    /// A line to the client's stdin.
+    Line,
 }
 
 impl Incoming {
@@ -78,6 +119,8 @@ pub struct Held {
 enum Stream {
     /// Open: events go out on it.
     Open(mpsc::UnboundedSender<SseEvent>),
+    /// stdio: what is sent goes out as lines, whenever the scenario sends it.
+    Lines,
     /// Closed by the mock before the response, after an event with `retry`: the client
     /// is to resume it with a GET.
     Closed {
@@ -124,6 +167,8 @@ pub struct Mock {
     next_event: u64,
     /// A held stream is closed and a GET would resume it.
     resumable: bool,
+    /// Lines to the client's stdin (stdio, once connected).
+    lines: Option<mpsc::UnboundedSender<String>>,
 }
 
 impl Mock {
@@ -143,13 +188,14 @@ impl Mock {
             next_id: 0,
             next_event: 0,
             resumable: false,
+            lines: None,
         }
     }
 
     /// The next message from the client; what needs no scenario decision is answered here.
     pub async fn next(
         &mut self,
-        endpoint: &mut Endpoint,
+        wire: &mut Wire,
         exit: &mut watch::Receiver<Option<ExitInfo>>,
         deadline: tokio::time::Instant,
     ) -> Next {
@@ -157,217 +203,57 @@ impl Mock {
             if let Some(info) = exit.borrow().clone() {
                 return Next::Exited(info);
             }
-            let arrival = tokio::select! {
-                a = endpoint.next(deadline) => a,
-                _ = exit.changed() => continue,
-            };
-            let Some(arrival) = arrival else {
-                return Next::TimedOut;
-            };
-            if arrival.method == "GET" {
-                if let Some(resumption) = self.take_get(arrival) {
-                    return Next::Resume(Box::new(resumption));
+            let taken = match wire {
+                Wire::Http(endpoint) => {
+                    let arrival = tokio::select! {
+                        a = endpoint.next(deadline) => a,
+                        _ = exit.changed() => continue,
+                    };
+                    let Some(arrival) = arrival else {
+                        return Next::TimedOut;
+                    };
+                    self.take_http(arrival)
                 }
-                continue;
-            }
-            if let Some(incoming) = self.take(arrival) {
-                return Next::Message(Box::new(incoming));
-            }
-        }
-    }
-
-    /// A GET: a resumption while a held stream is closed, else 405 (no standalone stream
-    /// is offered: "MUST ... or else return HTTP 405").
-    fn take_get(&mut self, arrival: Arrival) -> Option<Resumption> {
-        let frame = self.record(&arrival);
-        let rev = self.revision;
-        let mut found: Vec<Finding> = rules::get_accept(arrival.header("accept"), rev)
-            .into_iter()
-            .collect();
-        if let Some(assigned) = &self.session_id {
-            found.extend(rules::session_id(
-                assigned,
-                arrival.header("mcp-session-id"),
-                rev,
-            ));
-        }
-        for f in found {
-            self.push(f, frame);
-        }
-        if !self.resumable {
-            self.reply_status(arrival, frame, 405, "");
-            return None;
-        }
-        Some(Resumption {
-            frame,
-            last_event_id: arrival.header("last-event-id").map(str::to_owned),
-            at: arrival.at,
-            arrival,
-        })
-    }
-
-    /// Records and judges one HTTP request; returns the message the scenario must see.
-    fn take(&mut self, arrival: Arrival) -> Option<Incoming> {
-        let frame = self.record(&arrival);
-        match arrival.method.as_str() {
-            "POST" => {}
-            "DELETE" => return self.reply_status(arrival, frame, 200, ""),
-            _ => return self.reply_status(arrival, frame, 405, ""),
-        }
-        self.judge_headers(&arrival, frame);
-        let text = String::from_utf8_lossy(&arrival.body).into_owned();
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                let f = Finding::new(
-                    &crate::check::rules::JSONRPC_MESSAGE,
-                    self.revision,
-                    format!("the client POSTed a body that is not JSON ({e})"),
-                )
-                .expected("one JSON-RPC message as JSON");
-                self.push(f, frame);
-                let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
-                return self.reply_json(arrival, frame, 400, &body, Vec::new());
-            }
-        };
-        let message = match classify(&value, &text) {
-            Classified::Single(Ok(m)) => m,
-            Classified::Single(Err(invalid)) => {
-                let f = jsonrpc_check::invalid_message(
-                    &invalid.reason,
-                    &invalid.pointer,
-                    self.revision,
-                );
-                self.push(f, frame);
-                let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}});
-                return self.reply_json(arrival, frame, 400, &body, Vec::new());
-            }
-            Classified::Batch(items) => {
-                if let Some(f) = rules::batch(items.len(), self.revision) {
-                    self.push(f, frame);
-                }
-                // The mock takes one message per POST; a batch is refused, not judged further.
-                return self.reply_status(
-                    arrival,
-                    frame,
-                    400,
-                    "mcpcheck's mock takes one message per POST",
-                );
-            }
-        };
-        self.judge_message(&message, &value, frame);
-        match &message {
-            Message::Request(_) => Some(Incoming {
-                frame,
-                message,
-                value,
-                arrival: Some(arrival),
-            }),
-            Message::Notification(_) | Message::Response(_) => {
-                self.reply_status(arrival, frame, 202, "");
-                Some(Incoming {
-                    frame,
-                    message,
-                    value,
-                    arrival: None,
-                })
-            }
-        }
-    }
-
-    fn judge_headers(&mut self, arrival: &Arrival, frame: usize) {
-        let rev = self.revision;
-        let mut found: Vec<Finding> = rules::accept(arrival.header("accept"), rev)
-            .into_iter()
-            .collect();
-        if let Some(assigned) = &self.session_id {
-            found.extend(rules::session_id(
-                assigned,
-                arrival.header("mcp-session-id"),
-                rev,
-            ));
-        }
-        if let Some(negotiated) = &self.negotiated {
-            found.extend(rules::protocol_version_header(
-                negotiated,
-                arrival.header("mcp-protocol-version"),
-                rev,
-            ));
-        }
-        for f in found {
-            self.push(f, frame);
-        }
-    }
-
-    fn judge_message(&mut self, message: &Message, value: &Value, frame: usize) {
-        let rev = self.revision;
-        let set = self.schema.get(rev);
-        let table = set
-            .as_ref()
-            .as_ref()
-            .ok()
-            .map(crate::schema::SchemaSet::methods);
-        match message {
-            Message::Request(r) => {
-                let id = r.id.to_value();
-                for f in self.lifecycle.request(&r.method, &id, rev) {
-                    self.push(f, frame);
-                }
-                if self.negotiated.is_some()
-                    && let Some(f) =
-                        rules::undeclared_server_feature(&r.method, &self.serves.capabilities, rev)
-                {
-                    self.push(f, frame);
-                }
-                if let Some(def) = table
-                    .as_ref()
-                    .and_then(|t| t.client_requests.get(&r.method))
-                {
-                    self.validate(&SchemaTarget::Definition(def.0.clone()), value, "", frame);
-                }
-            }
-            Message::Notification(n) => {
-                self.lifecycle.notification(&n.method);
-                if let Some(def) = table
-                    .as_ref()
-                    .and_then(|t| t.client_notifications.get(&n.method))
-                {
-                    self.validate(&SchemaTarget::Definition(def.clone()), value, "", frame);
-                }
-            }
-            Message::Response(r) => {
-                let method =
-                    r.id.as_ref()
-                        .and_then(|id| self.pending.remove(&id.to_value().to_string()));
-                match (&r.outcome, method) {
-                    (Outcome::Result(result), Some(method)) => {
-                        if let Some(def) =
-                            table.as_ref().and_then(|t| result_definition(t, &method))
-                        {
-                            self.validate(&SchemaTarget::Definition(def), result, "/result", frame);
+                Wire::Stdio {
+                    listener,
+                    conn,
+                    closed,
+                } => {
+                    if *closed {
+                        // Nothing more comes: wait for the exit, within the deadline.
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(deadline) => return Next::TimedOut,
+                            _ = exit.changed() => continue,
                         }
                     }
-                    (Outcome::Error(_), _) => {
-                        if let Some(error) = value.get("error") {
-                            self.validate(&SchemaTarget::ErrorObject, error, "/error", frame);
+                    let Some(c) = conn else {
+                        let accepted = tokio::select! {
+                            c = listener.accept(deadline) => c,
+                            _ = exit.changed() => continue,
+                        };
+                        let Some(c) = accepted else {
+                            return Next::TimedOut;
+                        };
+                        self.lines = Some(c.sender());
+                        *conn = Some(c);
+                        continue;
+                    };
+                    let item = tokio::select! {
+                        i = c.next(deadline) => i,
+                        _ = exit.changed() => continue,
+                    };
+                    match item {
+                        None => return Next::TimedOut,
+                        Some(crate::transport::Inbound::Closed) => {
+                            *closed = true;
+                            return Next::Closed;
                         }
+                        Some(item) => self.take_line(item),
                     }
-                    (Outcome::Result(_), None) => {}
                 }
-            }
-        }
-    }
-
-    fn validate(&mut self, target: &SchemaTarget, instance: &Value, pointer: &str, frame: usize) {
-        let rev = self.revision;
-        let set = self.schema.get(rev);
-        let Ok(set) = set.as_ref() else {
-            self.schema.note_skip(rev);
-            return;
-        };
-        if let Some(violations) = self.schema.validate(set, target, instance) {
-            for f in schema_check::violations(target, violations, rev, pointer) {
-                self.push(f, frame);
+            };
+            if let Some(next) = taken {
+                return next;
             }
         }
     }
@@ -375,228 +261,6 @@ impl Mock {
     /// The schema of the mock's revision, for scenario checks.
     pub fn schema(&self) -> Arc<Result<crate::schema::SchemaSet, String>> {
         self.schema.get(self.revision)
-    }
-
-    /// The default answer to `request`, from what the mock serves.
-    pub fn default_answer(&self, request: &Request) -> Answer {
-        self.serves.answer(request, self.revision)
-    }
-
-    /// Answers a request with one JSON response.
-    pub fn answer(&mut self, incoming: Incoming, answer: Answer) {
-        let Message::Request(request) = &incoming.message else {
-            return;
-        };
-        let Some(arrival) = incoming.arrival else {
-            return;
-        };
-        let body = self.response(request, answer);
-        let headers = self.session_headers(request);
-        self.reply_json(arrival, incoming.frame, 200, &body, headers);
-    }
-
-    /// Holds a request open: its answer becomes an SSE stream the scenario writes to.
-    pub fn hold(&mut self, incoming: Incoming) -> Option<Held> {
-        let Message::Request(request) = incoming.message else {
-            return None;
-        };
-        let arrival = incoming.arrival?;
-        let (events, rx) = mpsc::unbounded_channel();
-        let headers = self.session_headers(&request);
-        self.set_status(incoming.frame, 200, &headers, None);
-        arrival.reply(Reply::Stream {
-            headers,
-            events: rx,
-        });
-        Some(Held {
-            request,
-            stream: Stream::Open(events),
-        })
-    }
-
-    /// Sends a request of the mock's own to the client on `held`'s stream; returns its id.
-    pub fn send_request(&mut self, held: &Held, method: &str, params: Value) -> RequestId {
-        self.next_id += 1;
-        let id = RequestId::String(format!("mcpcheck-{}", self.next_id));
-        self.pending
-            .insert(id.to_value().to_string(), method.to_owned());
-        let message =
-            json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
-        self.send_event(held, &message);
-        id
-    }
-
-    /// Answers a held request on its open stream, which then ends.
-    pub fn finish(&mut self, held: Held, answer: Answer) {
-        let body = self.response(&held.request, answer);
-        self.send_event(&held, &body);
-    }
-
-    /// Closes a held request's stream before its response: an event with an id, empty
-    /// data and `retry`, then the end of the connection (transports: the server "MAY
-    /// close the connection ... SHOULD send an SSE event with a standard retry field").
-    pub fn disconnect(&mut self, held: &mut Held, retry: std::time::Duration) {
-        let Stream::Open(events) = &held.stream else {
-            return;
-        };
-        self.next_event += 1;
-        let id = self.next_event.to_string();
-        let _ = events.send(SseEvent {
-            id: Some(id.clone()),
-            retry: Some(retry),
-            data: String::new(),
-        });
-        self.log(
-            Direction::Event,
-            format!(
-                "mcpcheck closed the stream after event {id} (retry {} ms)",
-                retry.as_millis()
-            ),
-            None,
-        );
-        held.stream = Stream::Closed {
-            last_event_id: id,
-            closed: Instant::now(),
-            retry,
-        };
-        self.resumable = true;
-    }
-
-    /// Answers a held request whose stream was closed on the GET that resumes it, judging
-    /// the resumption (its wait against `retry`, its `Last-Event-ID`).
-    pub fn resume(&mut self, resumption: Resumption, held: Held, answer: Answer) {
-        let Stream::Closed {
-            last_event_id,
-            closed,
-            retry,
-        } = &held.stream
-        else {
-            return;
-        };
-        let waited = resumption.at.saturating_duration_since(*closed);
-        let found = rules::resumption(
-            waited,
-            *retry,
-            resumption.last_event_id.as_deref(),
-            last_event_id,
-            self.revision,
-        );
-        for f in found {
-            self.push(f, resumption.frame);
-        }
-        self.resumable = false;
-        let (events, rx) = mpsc::unbounded_channel();
-        self.set_status(resumption.frame, 200, &[], None);
-        resumption.arrival.reply(Reply::Stream {
-            headers: Vec::new(),
-            events: rx,
-        });
-        let body = self.response(&held.request, answer);
-        let reopened = Held {
-            request: held.request,
-            stream: Stream::Open(events),
-        };
-        self.send_event(&reopened, &body);
-    }
-
-    /// No GET resumed the closed stream; `how` says how the wait ended.
-    pub fn not_resumed(&mut self, how: &str) {
-        self.resumable = false;
-        self.findings.push(rules::no_reconnect(how, self.revision));
-    }
-
-    fn send_event(&mut self, held: &Held, message: &Value) {
-        let Stream::Open(events) = &held.stream else {
-            return;
-        };
-        self.next_event += 1;
-        let text = message.to_string();
-        self.log(Direction::Sent, text.clone(), None);
-        let _ = events.send(SseEvent {
-            id: Some(self.next_event.to_string()),
-            retry: None,
-            data: text,
-        });
-    }
-
-    /// The JSON-RPC response for `request`; an `initialize` result starts the session.
-    fn response(&mut self, request: &Request, answer: Answer) -> Value {
-        let id = request.id.to_value();
-        match answer {
-            Answer::Result(result) => {
-                if request.method == "initialize" {
-                    self.negotiated = result
-                        .get("protocolVersion")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    self.session_id = Some(SESSION_ID.to_owned());
-                    self.lifecycle.initialize_answered();
-                }
-                json!({"jsonrpc": "2.0", "id": id, "result": result})
-            }
-            Answer::Error {
-                code,
-                message,
-                data,
-            } => {
-                let mut error = json!({"code": code, "message": message});
-                if let Some(data) = data {
-                    error["data"] = data;
-                }
-                json!({"jsonrpc": "2.0", "id": id, "error": error})
-            }
-        }
-    }
-
-    fn session_headers(&self, request: &Request) -> Vec<(String, String)> {
-        match (&self.session_id, request.method.as_str()) {
-            (Some(id), "initialize") => vec![("mcp-session-id".into(), id.clone())],
-            _ => Vec::new(),
-        }
-    }
-
-    /// Answers with one JSON body and `extra` headers (the session id of an initialize
-    /// result).
-    fn reply_json(
-        &mut self,
-        arrival: Arrival,
-        frame: usize,
-        status: u16,
-        body: &Value,
-        extra: Vec<(String, String)>,
-    ) -> Option<Incoming> {
-        let text = body.to_string();
-        let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
-        headers.extend(extra);
-        self.set_status(frame, status, &headers, Some(text.clone()));
-        self.log(Direction::Sent, text.clone(), None);
-        arrival.reply(Reply::Body {
-            status,
-            headers,
-            body: text.into_bytes(),
-        });
-        None
-    }
-
-    fn reply_status(
-        &mut self,
-        arrival: Arrival,
-        frame: usize,
-        status: u16,
-        body: &str,
-    ) -> Option<Incoming> {
-        self.set_status(
-            frame,
-            status,
-            &[],
-            (!body.is_empty()).then(|| body.to_owned()),
-        );
-        arrival.reply(Reply::Body {
-            status,
-            headers: Vec::new(),
-            body: body.as_bytes().to_vec(),
-        });
-        None
     }
 
     /// Records an arrival as a received entry; its answer is filled in later.
@@ -696,20 +360,59 @@ mod tests {
     /// the client got and the rules the mock found broken.
     async fn exchange(request: impl FnOnce(&str) -> reqwest::RequestBuilder) -> (u16, Vec<String>) {
         crate::transport::install_crypto_provider();
-        let mut endpoint = Endpoint::bind().await.unwrap();
+        let endpoint = Endpoint::bind().await.unwrap();
         let sent = request(&endpoint.url());
+        let mut wire = Wire::Http(endpoint);
         let client = tokio::spawn(async move { sent.send().await.unwrap().status().as_u16() });
         let schemas = Arc::new(SchemaStore::disabled());
         let mut mock = Mock::new(Revision::V2025_11_25, Serves::default(), schemas);
         let (_alive, mut exit) = watch::channel(None);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
         assert!(matches!(
-            mock.next(&mut endpoint, &mut exit, deadline).await,
+            mock.next(&mut wire, &mut exit, deadline).await,
             Next::TimedOut
         ));
         let status = client.await.unwrap();
         let rules = mock.end().findings.into_iter().map(|f| f.rule).collect();
         (status, rules)
+    }
+
+    #[tokio::test]
+    async fn over_stdio_a_line_that_is_not_a_message_is_judged_and_a_request_answered() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let listener = crate::transport::relay::RelayListener::bind().unwrap();
+        let path = listener.path().to_owned();
+        let mut wire = Wire::stdio(listener);
+        let client = tokio::spawn(async move {
+            let stream = tokio::net::UnixStream::connect(&path).await.unwrap();
+            let (r, mut w) = stream.into_split();
+            w.write_all(b"hello\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+                .await
+                .unwrap();
+            let mut lines = tokio::io::BufReader::new(r).lines();
+            lines.next_line().await.unwrap().unwrap()
+        });
+        let schemas = Arc::new(SchemaStore::disabled());
+        let mut mock = Mock::new(Revision::V2025_11_25, Serves::default(), schemas);
+        let (_alive, mut exit) = watch::channel(None);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        let Next::Message(ping) = mock.next(&mut wire, &mut exit, deadline).await else {
+            panic!("the ping");
+        };
+        let Message::Request(request) = &ping.message else {
+            panic!("a request");
+        };
+        let answer = mock.default_answer(request);
+        mock.answer(*ping, answer);
+        assert_eq!(
+            client.await.unwrap(),
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#
+        );
+        let rules: Vec<String> = mock.end().findings.into_iter().map(|f| f.rule).collect();
+        assert_eq!(
+            rules,
+            ["client.stdio-only-messages", "client.initialize-first"]
+        );
     }
 
     #[tokio::test]

@@ -1,0 +1,254 @@
+//! What goes out: answers to the client's requests, held streams and the mock's own
+//! requests on them, and the close and resumption of a stream.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::{Answer, Held, Incoming, Mock, Resumption, SESSION_ID, Stream, Waiting};
+use crate::check::client as rules;
+use crate::outcome::Direction;
+use crate::protocol::{Message, Request, RequestId};
+use crate::transport::listen::{Arrival, Reply, SseEvent};
+
+impl Mock {
+    /// The default answer to `request`, from what the mock serves.
+    pub fn default_answer(&self, request: &Request) -> Answer {
+        self.serves.answer(request, self.revision)
+    }
+
+    /// Answers a request with one JSON response.
+    pub fn answer(&mut self, incoming: Incoming, answer: Answer) {
+        let Message::Request(request) = &incoming.message else {
+            return;
+        };
+        let Some(waiting) = incoming.waiting else {
+            return;
+        };
+        let body = self.response(request, answer);
+        let headers = self.session_headers(request);
+        self.reply_json(waiting, incoming.frame, 200, &body, headers);
+    }
+
+    /// Holds a request open: over HTTP its answer becomes an SSE stream the scenario
+    /// writes to; over stdio the answer just waits.
+    pub fn hold(&mut self, incoming: Incoming) -> Option<Held> {
+        let Message::Request(request) = incoming.message else {
+            return None;
+        };
+        let arrival = match incoming.waiting? {
+            Waiting::Http(arrival) => arrival,
+            Waiting::Line => {
+                return Some(Held {
+                    request,
+                    stream: Stream::Lines,
+                });
+            }
+        };
+        let (events, rx) = mpsc::unbounded_channel();
+        let headers = self.session_headers(&request);
+        self.set_status(incoming.frame, 200, &headers, None);
+        arrival.reply(Reply::Stream {
+            headers,
+            events: rx,
+        });
+        Some(Held {
+            request,
+            stream: Stream::Open(events),
+        })
+    }
+
+    /// Sends a request of the mock's own to the client on `held`'s stream; returns its id.
+    pub fn send_request(&mut self, held: &Held, method: &str, params: Value) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId::String(format!("mcpcheck-{}", self.next_id));
+        self.pending
+            .insert(id.to_value().to_string(), method.to_owned());
+        let message =
+            json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
+        self.send_event(held, &message);
+        id
+    }
+
+    /// Answers a held request on its open stream, which then ends.
+    pub fn finish(&mut self, held: Held, answer: Answer) {
+        let body = self.response(&held.request, answer);
+        self.send_event(&held, &body);
+    }
+
+    /// Closes a held request's stream before its response: an event with an id, empty
+    /// data and `retry`, then the end of the connection (transports: the server "MAY
+    /// close the connection ... SHOULD send an SSE event with a standard retry field").
+    pub fn disconnect(&mut self, held: &mut Held, retry: std::time::Duration) {
+        let Stream::Open(events) = &held.stream else {
+            return;
+        };
+        self.next_event += 1;
+        let id = self.next_event.to_string();
+        let _ = events.send(SseEvent {
+            id: Some(id.clone()),
+            retry: Some(retry),
+            data: String::new(),
+        });
+        self.log(
+            Direction::Event,
+            format!(
+                "mcpcheck closed the stream after event {id} (retry {} ms)",
+                retry.as_millis()
+            ),
+            None,
+        );
+        held.stream = Stream::Closed {
+            last_event_id: id,
+            closed: Instant::now(),
+            retry,
+        };
+        self.resumable = true;
+    }
+
+    /// Answers a held request whose stream was closed on the GET that resumes it, judging
+    /// the resumption (its wait against `retry`, its `Last-Event-ID`).
+    pub fn resume(&mut self, resumption: Resumption, held: Held, answer: Answer) {
+        let Stream::Closed {
+            last_event_id,
+            closed,
+            retry,
+        } = &held.stream
+        else {
+            return;
+        };
+        let waited = resumption.at.saturating_duration_since(*closed);
+        let found = rules::resumption(
+            waited,
+            *retry,
+            resumption.last_event_id.as_deref(),
+            last_event_id,
+            self.revision,
+        );
+        for f in found {
+            self.push(f, resumption.frame);
+        }
+        self.resumable = false;
+        let (events, rx) = mpsc::unbounded_channel();
+        self.set_status(resumption.frame, 200, &[], None);
+        resumption.arrival.reply(Reply::Stream {
+            headers: Vec::new(),
+            events: rx,
+        });
+        let body = self.response(&held.request, answer);
+        let reopened = Held {
+            request: held.request,
+            stream: Stream::Open(events),
+        };
+        self.send_event(&reopened, &body);
+    }
+
+    /// No GET resumed the closed stream; `how` says how the wait ended.
+    pub fn not_resumed(&mut self, how: &str) {
+        self.resumable = false;
+        self.findings.push(rules::no_reconnect(how, self.revision));
+    }
+
+    fn send_event(&mut self, held: &Held, message: &Value) {
+        let text = message.to_string();
+        match &held.stream {
+            Stream::Open(events) => {
+                self.next_event += 1;
+                self.log(Direction::Sent, text.clone(), None);
+                let _ = events.send(SseEvent {
+                    id: Some(self.next_event.to_string()),
+                    retry: None,
+                    data: text,
+                });
+            }
+            Stream::Lines => self.write_line(text),
+            Stream::Closed { .. } => {}
+        }
+    }
+
+    /// Writes one line to a stdio client.
+    fn write_line(&mut self, text: String) {
+        self.log(Direction::Sent, text.clone(), None);
+        if let Some(lines) = &self.lines {
+            let _ = lines.send(text);
+        }
+    }
+
+    /// The JSON-RPC response for `request`; an `initialize` result starts the session.
+    fn response(&mut self, request: &Request, answer: Answer) -> Value {
+        let id = request.id.to_value();
+        match answer {
+            Answer::Result(result) => {
+                if request.method == "initialize" {
+                    self.negotiated = result
+                        .get("protocolVersion")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    self.session_id = Some(SESSION_ID.to_owned());
+                    self.lifecycle.initialize_answered();
+                }
+                json!({"jsonrpc": "2.0", "id": id, "result": result})
+            }
+            Answer::Error {
+                code,
+                message,
+                data,
+            } => {
+                let mut error = json!({"code": code, "message": message});
+                if let Some(data) = data {
+                    error["data"] = data;
+                }
+                json!({"jsonrpc": "2.0", "id": id, "error": error})
+            }
+        }
+    }
+
+    fn session_headers(&self, request: &Request) -> Vec<(String, String)> {
+        match (&self.session_id, request.method.as_str()) {
+            (Some(id), "initialize") => vec![("mcp-session-id".into(), id.clone())],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Answers with one JSON body: over HTTP with `status` and `extra` headers (the
+    /// session id of an initialize result), over stdio as a line.
+    pub(super) fn reply_json(
+        &mut self,
+        waiting: Waiting,
+        frame: usize,
+        status: u16,
+        body: &Value,
+        extra: Vec<(String, String)>,
+    ) {
+        let text = body.to_string();
+        let arrival = match waiting {
+            Waiting::Http(arrival) => arrival,
+            Waiting::Line => return self.write_line(text),
+        };
+        let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+        headers.extend(extra);
+        self.set_status(frame, status, &headers, Some(text.clone()));
+        self.log(Direction::Sent, text.clone(), None);
+        arrival.reply(Reply::Body {
+            status,
+            headers,
+            body: text.into_bytes(),
+        });
+    }
+
+    /// Answers an HTTP request with a status and a plain body (or none).
+    pub(super) fn reply_status(&mut self, arrival: Arrival, frame: usize, status: u16, body: &str) {
+        self.set_status(
+            frame,
+            status,
+            &[],
+            (!body.is_empty()).then(|| body.to_owned()),
+        );
+        arrival.reply(Reply::Body {
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+        });
+    }
+}

@@ -1,0 +1,282 @@
+//! What comes in: each HTTP request or stdio line recorded, judged and, where no scenario
+//! decision is needed, answered at once.
+
+use serde_json::{Value, json};
+
+use super::{Incoming, Mock, Next, Resumption, Waiting, result_definition};
+use crate::check::client as rules;
+use crate::check::{jsonrpc as jsonrpc_check, schema as schema_check};
+use crate::outcome::{Direction, Finding};
+use crate::protocol::{Classified, Message, Outcome, classify};
+use crate::schema::SchemaTarget;
+use crate::transport::listen::Arrival;
+use crate::transport::{FramingIssue, Inbound};
+
+impl Mock {
+    /// One HTTP request: POST carries a message, GET may resume a closed stream, DELETE
+    /// ends the session (200), anything else is 405.
+    pub(super) fn take_http(&mut self, arrival: Arrival) -> Option<Next> {
+        match arrival.method.as_str() {
+            "POST" => self.take_post(arrival).map(|i| Next::Message(Box::new(i))),
+            "GET" => self.take_get(arrival).map(|r| Next::Resume(Box::new(r))),
+            "DELETE" => {
+                let frame = self.record(&arrival);
+                self.reply_status(arrival, frame, 200, "");
+                None
+            }
+            _ => {
+                let frame = self.record(&arrival);
+                self.reply_status(arrival, frame, 405, "");
+                None
+            }
+        }
+    }
+
+    /// One line from a stdio client (through the relay).
+    pub(super) fn take_line(&mut self, item: Inbound) -> Option<Next> {
+        match item {
+            Inbound::Frame(frame) => {
+                let text = frame.text().to_owned();
+                let at = self.log(Direction::Received, text.clone(), None);
+                self.take_message(at, frame.value, &text, Waiting::Line)
+                    .map(|i| Next::Message(Box::new(i)))
+            }
+            Inbound::Framing(issue) => {
+                let what = match &issue {
+                    FramingIssue::Oversize { len, limit, .. } => {
+                        format!("a line of {len} bytes, over the {limit}-byte limit")
+                    }
+                    FramingIssue::InvalidUtf8 { .. } => "a line that is not UTF-8".to_owned(),
+                    FramingIssue::NotJson { line, error, .. } => {
+                        let line: String = line.chars().take(120).collect();
+                        format!("a line that is not JSON ({error}): {line}")
+                    }
+                    FramingIssue::MultiLine { lines, .. } => {
+                        format!("one message written over {lines} lines")
+                    }
+                    // The client closed its side inside a line: nothing more to judge.
+                    FramingIssue::Unterminated { .. } => return None,
+                };
+                let f = Finding::new(
+                    &crate::check::rules::CLIENT_STDIO_ONLY_MESSAGES,
+                    self.revision,
+                    format!("the client wrote to the server's stdin {what}"),
+                )
+                .expected("one JSON-RPC message per line");
+                let at = self.log(Direction::Event, format!("framing: {what}"), None);
+                self.push(f, at);
+                match issue {
+                    // The message itself is still taken.
+                    FramingIssue::MultiLine { frame, .. } => self.take_line(Inbound::Frame(frame)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A GET: a resumption while a held stream is closed, else 405 (no standalone stream
+    /// is offered: "MUST ... or else return HTTP 405").
+    fn take_get(&mut self, arrival: Arrival) -> Option<Resumption> {
+        let frame = self.record(&arrival);
+        let rev = self.revision;
+        let mut found: Vec<Finding> = rules::get_accept(arrival.header("accept"), rev)
+            .into_iter()
+            .collect();
+        if let Some(assigned) = &self.session_id {
+            found.extend(rules::session_id(
+                assigned,
+                arrival.header("mcp-session-id"),
+                rev,
+            ));
+        }
+        for f in found {
+            self.push(f, frame);
+        }
+        if !self.resumable {
+            self.reply_status(arrival, frame, 405, "");
+            return None;
+        }
+        Some(Resumption {
+            frame,
+            last_event_id: arrival.header("last-event-id").map(str::to_owned),
+            at: arrival.at,
+            arrival,
+        })
+    }
+
+    /// A POST: its headers and body judged, its message taken.
+    fn take_post(&mut self, arrival: Arrival) -> Option<Incoming> {
+        let frame = self.record(&arrival);
+        self.judge_headers(&arrival, frame);
+        let text = String::from_utf8_lossy(&arrival.body).into_owned();
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                let f = Finding::new(
+                    &crate::check::rules::JSONRPC_MESSAGE,
+                    self.revision,
+                    format!("the client POSTed a body that is not JSON ({e})"),
+                )
+                .expected("one JSON-RPC message as JSON");
+                self.push(f, frame);
+                let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+                self.reply_json(Waiting::Http(arrival), frame, 400, &body, Vec::new());
+                return None;
+            }
+        };
+        if let Value::Array(items) = &value {
+            if let Some(f) = rules::batch(items.len(), self.revision) {
+                self.push(f, frame);
+            }
+            // The mock takes one message per POST; a batch is refused, not judged further.
+            let why = "mcpcheck's mock takes one message per POST";
+            self.reply_status(arrival, frame, 400, why);
+            return None;
+        }
+        self.take_message(frame, value, &text, Waiting::Http(arrival))
+    }
+
+    /// One message, however it came: judged, and acknowledged unless it is a request.
+    fn take_message(
+        &mut self,
+        frame: usize,
+        value: Value,
+        text: &str,
+        waiting: Waiting,
+    ) -> Option<Incoming> {
+        let message = match classify(&value, text) {
+            Classified::Single(Ok(m)) => m,
+            Classified::Single(Err(invalid)) => {
+                let f = jsonrpc_check::invalid_message(
+                    &invalid.reason,
+                    &invalid.pointer,
+                    self.revision,
+                );
+                self.push(f, frame);
+                let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}});
+                self.reply_json(waiting, frame, 400, &body, Vec::new());
+                return None;
+            }
+            Classified::Batch(items) => {
+                // Over stdio (over HTTP a batch is refused before this).
+                if let Some(f) = jsonrpc_check::batch(items.len(), self.revision) {
+                    self.push(f, frame);
+                }
+                return None;
+            }
+        };
+        self.judge_message(&message, &value, frame);
+        let waiting = match (&message, waiting) {
+            (Message::Request(_), waiting) => Some(waiting),
+            (_, Waiting::Http(arrival)) => {
+                self.reply_status(arrival, frame, 202, "");
+                None
+            }
+            (_, Waiting::Line) => None,
+        };
+        Some(Incoming {
+            frame,
+            message,
+            value,
+            waiting,
+        })
+    }
+
+    fn judge_headers(&mut self, arrival: &Arrival, frame: usize) {
+        let rev = self.revision;
+        let mut found: Vec<Finding> = rules::accept(arrival.header("accept"), rev)
+            .into_iter()
+            .collect();
+        if let Some(assigned) = &self.session_id {
+            found.extend(rules::session_id(
+                assigned,
+                arrival.header("mcp-session-id"),
+                rev,
+            ));
+        }
+        if let Some(negotiated) = &self.negotiated {
+            found.extend(rules::protocol_version_header(
+                negotiated,
+                arrival.header("mcp-protocol-version"),
+                rev,
+            ));
+        }
+        for f in found {
+            self.push(f, frame);
+        }
+    }
+
+    fn judge_message(&mut self, message: &Message, value: &Value, frame: usize) {
+        let rev = self.revision;
+        let set = self.schema.get(rev);
+        let table = set
+            .as_ref()
+            .as_ref()
+            .ok()
+            .map(crate::schema::SchemaSet::methods);
+        match message {
+            Message::Request(r) => {
+                let id = r.id.to_value();
+                for f in self.lifecycle.request(&r.method, &id, rev) {
+                    self.push(f, frame);
+                }
+                if self.negotiated.is_some()
+                    && let Some(f) =
+                        rules::undeclared_server_feature(&r.method, &self.serves.capabilities, rev)
+                {
+                    self.push(f, frame);
+                }
+                if let Some(def) = table
+                    .as_ref()
+                    .and_then(|t| t.client_requests.get(&r.method))
+                {
+                    self.validate(&SchemaTarget::Definition(def.0.clone()), value, "", frame);
+                }
+            }
+            Message::Notification(n) => {
+                self.lifecycle.notification(&n.method);
+                if let Some(def) = table
+                    .as_ref()
+                    .and_then(|t| t.client_notifications.get(&n.method))
+                {
+                    self.validate(&SchemaTarget::Definition(def.clone()), value, "", frame);
+                }
+            }
+            Message::Response(r) => {
+                let method =
+                    r.id.as_ref()
+                        .and_then(|id| self.pending.remove(&id.to_value().to_string()));
+                match (&r.outcome, method) {
+                    (Outcome::Result(result), Some(method)) => {
+                        if let Some(def) =
+                            table.as_ref().and_then(|t| result_definition(t, &method))
+                        {
+                            self.validate(&SchemaTarget::Definition(def), result, "/result", frame);
+                        }
+                    }
+                    (Outcome::Error(_), _) => {
+                        if let Some(error) = value.get("error") {
+                            self.validate(&SchemaTarget::ErrorObject, error, "/error", frame);
+                        }
+                    }
+                    (Outcome::Result(_), None) => {}
+                }
+            }
+        }
+    }
+
+    fn validate(&mut self, target: &SchemaTarget, instance: &Value, pointer: &str, frame: usize) {
+        let rev = self.revision;
+        let set = self.schema.get(rev);
+        let Ok(set) = set.as_ref() else {
+            self.schema.note_skip(rev);
+            return;
+        };
+        if let Some(violations) = self.schema.validate(set, target, instance) {
+            for f in schema_check::violations(target, violations, rev, pointer) {
+                self.push(f, frame);
+            }
+        }
+    }
+}
