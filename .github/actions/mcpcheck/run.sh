@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# The run step of the mcpcheck action: one `mcpcheck run` per revision, reports under
-# $DIR/<revision>/, the Markdown summaries to the job summary, and the outputs. Inputs come
-# from the environment (SERVER, URL, SERVE, REVISIONS, FAIL_ON, BASELINE, REPORTS, ARGS,
-# DIR); .ci/action-check runs it here against the fixtures.
+# The run step of the mcpcheck action: one `mcpcheck run` (or, with MODE=client, one
+# `mcpcheck client`) per revision, reports under $DIR/<revision>/, the Markdown summaries
+# to the job summary, and the outputs. Inputs come from the environment (MODE, CLIENT,
+# CLIENT_TRANSPORT, SERVER, URL, SERVE, REVISIONS, FAIL_ON, BASELINE, REPORTS, ARGS, DIR);
+# .ci/action-check runs it here against the fixtures.
 set -uo pipefail
 
 die() { echo "::error::$*"; echo "verdict=error" >> "$GITHUB_OUTPUT"; echo "exit-code=2" >> "$GITHUB_OUTPUT"; exit 0; }
 
-if [ -n "$SERVER" ] && [ -n "$URL" ]; then die "mcpcheck: give server or url, not both"; fi
-if [ -z "$SERVER" ] && [ -z "$URL" ]; then die "mcpcheck: give server (a stdio command) or url"; fi
+MODE="${MODE:-server}"
+case "$MODE" in
+    server)
+        if [ -n "${CLIENT:-}" ]; then die "mcpcheck: client is for mode client"; fi
+        if [ -n "$SERVER" ] && [ -n "$URL" ]; then die "mcpcheck: give server or url, not both"; fi
+        if [ -z "$SERVER" ] && [ -z "$URL" ]; then die "mcpcheck: give server (a stdio command) or url"; fi
+        ;;
+    client)
+        if [ -z "${CLIENT:-}" ]; then die "mcpcheck: mode client needs client (the client's command)"; fi
+        if [ -n "$SERVER" ] || [ -n "$URL" ]; then die "mcpcheck: mode client takes client, not server or url"; fi
+        ;;
+    *) die "mcpcheck: mode must be server or client, not '$MODE'" ;;
+esac
 if [ -n "$SERVE" ] && [ -z "$URL" ]; then die "mcpcheck: serve needs url"; fi
 case "$FAIL_ON" in failure | warning | never) ;; *) die "mcpcheck: fail-on must be failure, warning or never, not '$FAIL_ON'" ;; esac
 
@@ -35,7 +47,13 @@ if [ -n "$ARGS" ]; then
     extra=($ARGS)
 fi
 if [ -n "$BASELINE" ]; then extra+=(--expected-failures "$BASELINE"); fi
-if [ -n "$URL" ]; then target=(--url "$URL"); else target=(--server "$SERVER"); fi
+if [ "$MODE" = client ]; then
+    target=(client --command "$CLIENT" --transport "${CLIENT_TRANSPORT:-http}")
+elif [ -n "$URL" ]; then
+    target=(run --url "$URL")
+else
+    target=(run --server "$SERVER")
+fi
 
 worst=0 failures=0 warnings=0 passed=0 failed=0 jsons=() sarifs=()
 for rev in ${REVISIONS//,/ }; do
@@ -50,7 +68,7 @@ for rev in ${REVISIONS//,/ }; do
             *) die "mcpcheck: unknown report kind '$kind' (html, junit, json, markdown, sarif)" ;;
         esac
     done
-    mcpcheck run "${target[@]}" --protocol-version "$rev" "${reports[@]}" ${extra[@]+"${extra[@]}"}
+    mcpcheck "${target[@]}" --protocol-version "$rev" "${reports[@]}" ${extra[@]+"${extra[@]}"}
     code=$?
     [ "$code" -gt "$worst" ] && worst=$code
     jsons+=("$out/results.json")
