@@ -12,7 +12,7 @@ use std::path::Path;
 use saphyr::{LoadableYamlNode, Yaml};
 
 use super::expected::{Accepted, Comparison, Failure};
-use crate::outcome::{RunReport, Verdict};
+use crate::outcome::{Role, RunReport, Verdict};
 use crate::protocol::Revision;
 
 /// A baseline file's problem: exit code 2.
@@ -54,6 +54,8 @@ pub struct Baseline {
     /// The official suite's `server:` ids, when the file is (or holds) one of its
     /// expected-failures lists (`baseline_official`); `None` for mcpcheck's own format.
     pub official: Option<Vec<Accepted>>,
+    /// Its `client:` ids, for `mcpcheck client` (`None` as for `official`).
+    pub official_client: Option<Vec<Accepted>>,
 }
 
 impl Baseline {
@@ -79,13 +81,15 @@ impl Baseline {
         if doc.is_null() {
             return Ok(Baseline::default());
         }
-        let official = super::baseline_official::parse(doc)?;
+        let official = super::baseline_official::parse(doc, "server")?;
+        let official_client = super::baseline_official::parse(doc, "client")?;
         let list = match (doc.as_mapping_get("expected-failures"), &official) {
             (Some(list), _) => list,
             (None, Some(_)) => {
                 return Ok(Baseline {
                     entries: Vec::new(),
                     official,
+                    official_client,
                 });
             }
             (None, None) => {
@@ -100,6 +104,7 @@ impl Baseline {
             return Ok(Baseline {
                 entries: Vec::new(),
                 official,
+                official_client,
             });
         }
         let items = list
@@ -136,17 +141,33 @@ impl Baseline {
                 revision,
             });
         }
-        Ok(Baseline { entries, official })
+        Ok(Baseline {
+            entries,
+            official,
+            official_client,
+        })
+    }
+
+    /// The official list for a run of `role`: `server:` for servers, `client:` for clients.
+    fn official_of(&self, role: Role) -> Option<&Vec<Accepted>> {
+        match role {
+            Role::Server => self.official.as_ref(),
+            Role::Client => self.official_client.as_ref(),
+        }
     }
 
     /// The file text: a comment, then one entry per failure (JSON strings are YAML scalars).
     pub fn to_yaml(&self) -> String {
+        let client = match self.official_client.as_deref() {
+            Some(c) if !c.is_empty() => super::baseline_official::client_yaml(c),
+            _ => String::new(),
+        };
         let mut out = match &self.official {
-            // Only the official list: the file stays readable by the official suite.
+            // Only the official lists: the file stays readable by the official suite.
             Some(official) if self.entries.is_empty() => {
-                return super::baseline_official::to_yaml(official);
+                return super::baseline_official::to_yaml(official) + &client;
             }
-            Some(official) => super::baseline_official::to_yaml(official) + "\n",
+            Some(official) => super::baseline_official::to_yaml(official) + &client + "\n",
             None => String::new(),
         };
         out.push_str(
@@ -191,7 +212,7 @@ impl Baseline {
                 None => c.unexpected.push(f.clone()),
             }
         }
-        if let Some(official) = &self.official {
+        if let Some(official) = self.official_of(report.role) {
             super::baseline_official::compare(official, report, &mut c);
         }
         for e in &self.entries {
@@ -221,13 +242,17 @@ impl Baseline {
             .collect();
         let failures = failures(report);
         // With an official list, failures an official id covers go there, by that id.
-        let official = self.official.as_ref().map(|listed| {
+        let key = match report.role {
+            Role::Server => "server",
+            Role::Client => "client",
+        };
+        let official = self.official_of(report.role).map(|listed| {
             let failing = failures.keys().cloned().collect();
             let ids = super::baseline_official::failing_ids(report, &failing);
             let mut kept: Vec<Accepted> = ids
                 .into_iter()
                 .map(|id| Accepted {
-                    reason: super::baseline_official::REASON.to_owned(),
+                    reason: super::baseline_official::reason(key),
                     id,
                     revision: None,
                 })
@@ -261,8 +286,8 @@ impl Baseline {
         // Keep entries this run could not confirm (scenarios not selected, skipped).
         let c = self.compare(report);
         let official_ids: std::collections::BTreeSet<&str> = self
-            .official
-            .iter()
+            .official_of(report.role)
+            .into_iter()
             .flatten()
             .map(|e| e.id.as_str())
             .collect();
@@ -272,7 +297,19 @@ impl Baseline {
                 .filter(|e| !official_ids.contains(e.id.as_str())),
         );
         entries.sort_by(|a, b| a.id.cmp(&b.id));
-        Baseline { entries, official }
+        // The run's own list is rewritten; the other side's stays as it was.
+        match report.role {
+            Role::Server => Baseline {
+                entries,
+                official,
+                official_client: self.official_client.clone(),
+            },
+            Role::Client => Baseline {
+                entries,
+                official: self.official.clone(),
+                official_client: official,
+            },
+        }
     }
 }
 
@@ -301,13 +338,11 @@ pub fn compare_legs(base: &Baseline, legs: &[&RunReport]) -> Vec<Comparison> {
 /// `--update-baseline` over a revision matrix: one leg keeps the old unqualified format;
 /// several legs name each entry's leg with `revision:`.
 pub fn update_legs(base: &Baseline, legs: &[&RunReport]) -> Baseline {
-    let mut merged = Baseline {
-        entries: Vec::new(),
-        official: None,
-    };
+    let mut merged = Baseline::default();
     for r in legs {
         let new = base.for_leg(r.requested_revision).updated(r);
         merged.official = merged.official.or(new.official);
+        merged.official_client = merged.official_client.or(new.official_client);
         merged.entries.extend(new.entries.into_iter().map(|mut e| {
             if legs.len() > 1 {
                 e.revision = Some(r.requested_revision);
@@ -335,6 +370,7 @@ impl Baseline {
                 .cloned()
                 .collect(),
             official: self.official.clone(),
+            official_client: self.official_client.clone(),
         }
     }
 }

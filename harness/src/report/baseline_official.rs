@@ -6,7 +6,7 @@
 //!   - tools-call-with-progress        # a whole scenario
 //!   - server-stateless:some-check-id  # one check of a scenario
 //! client:
-//!   - sse-retry                       # client scenarios: not mcpcheck's business
+//!   - sse-retry                       # client scenarios, for `mcpcheck client`
 //! ```
 //!
 //! An entry is an official scenario id. It accepts the failure of every mcpcheck scenario
@@ -25,29 +25,31 @@ use saphyr::Yaml;
 use super::expected::{Accepted, Comparison};
 use crate::outcome::{RunReport, Verdict};
 
-/// The reason recorded for an entry of the official file (it carries none).
-pub const REASON: &str = "listed under `server:` in the official suite's expected-failures file";
+/// The reason recorded for an entry of the official file's `key` list (it carries none).
+pub fn reason(key: &str) -> String {
+    format!("listed under `{key}:` in the official suite's expected-failures file")
+}
 
-/// The `server:` list of an official file, as entries (official ids); `client:` is
-/// ignored. `None` when the document has neither key.
-pub fn parse(doc: &Yaml) -> Result<Option<Vec<Accepted>>, String> {
-    let server = doc.as_mapping_get("server");
-    if server.is_none() && doc.as_mapping_get("client").is_none() {
+/// The `key` list (`server` or `client`) of an official file, as entries (official ids):
+/// `server:` for `mcpcheck run`, `client:` for `mcpcheck client`. `None` when the
+/// document has neither key.
+pub fn parse(doc: &Yaml, key: &str) -> Result<Option<Vec<Accepted>>, String> {
+    if doc.as_mapping_get("server").is_none() && doc.as_mapping_get("client").is_none() {
         return Ok(None);
     }
-    let Some(list) = server.filter(|l| !l.is_null()) else {
+    let Some(list) = doc.as_mapping_get(key).filter(|l| !l.is_null()) else {
         return Ok(Some(Vec::new()));
     };
-    let items = list
-        .as_vec()
-        .ok_or("`server` must be a list of official scenario ids, e.g. `- tools-call-image`")?;
+    let items = list.as_vec().ok_or(format!(
+        "`{key}` must be a list of official scenario ids, e.g. `- tools-call-image`"
+    ))?;
     // Ids in file order; each with the checks named (none: the whole scenario).
     let mut order: Vec<String> = Vec::new();
     let mut checks: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
     for (n, item) in items.iter().enumerate() {
         let Some(text) = item.as_str().map(str::trim).filter(|s| !s.is_empty()) else {
             return Err(format!(
-                "server entry {}: expected a scenario id as a string (`- scenario` or \
+                "{key} entry {}: expected a scenario id as a string (`- scenario` or \
                  `- scenario:check-id`; mind the space: `- scenario: check` is a mapping)",
                 n + 1
             ));
@@ -64,11 +66,11 @@ pub fn parse(doc: &Yaml) -> Result<Option<Vec<Accepted>>, String> {
         match (slot, check) {
             (Some(list), Some(check)) => list.push(check),
             (None, None) => {
-                return Err(format!("server entry {}: `{id}` is listed twice", n + 1));
+                return Err(format!("{key} entry {}: `{id}` is listed twice", n + 1));
             }
             _ => {
                 return Err(format!(
-                    "server entry {}: `{id}` is listed both whole and per check; keep one",
+                    "{key} entry {}: `{id}` is listed both whole and per check; keep one",
                     n + 1
                 ));
             }
@@ -78,9 +80,10 @@ pub fn parse(doc: &Yaml) -> Result<Option<Vec<Accepted>>, String> {
         .into_iter()
         .map(|id| {
             let reason = match &checks[&id] {
-                None => REASON.to_owned(),
+                None => reason(key),
                 Some(list) => format!(
-                    "{REASON} (only its checks {}; mcpcheck judges the whole scenario)",
+                    "{} (only its checks {}; mcpcheck judges the whole scenario)",
+                    reason(key),
                     list.join(", ")
                 ),
             };
@@ -185,6 +188,16 @@ pub fn failing_ids(report: &RunReport, failing: &BTreeSet<String>) -> BTreeSet<S
         .collect()
 }
 
+/// The `client:` list as YAML text.
+pub fn client_yaml(entries: &[Accepted]) -> String {
+    let mut out = String::from("client:\n");
+    for e in entries {
+        let id = serde_json::to_string(&e.id).expect("strings serialize");
+        out.push_str(&format!("  - {id}\n"));
+    }
+    out
+}
+
 /// The `server:` list as YAML text.
 pub fn to_yaml(entries: &[Accepted]) -> String {
     let mut out = String::from(
@@ -226,7 +239,7 @@ mod tests {
     }
 
     #[test]
-    fn the_official_file_parses_with_per_check_entries_and_client_ignored() {
+    fn the_official_file_parses_with_per_check_entries_and_both_lists() {
         let b = Baseline::parse(
             "server:\n  - tools-list\n  - server-stateless:a\n  - server-stateless:b\nclient:\n  - sse-retry\n",
         )
@@ -239,10 +252,11 @@ mod tests {
             official[1].reason
         );
         assert!(b.entries.is_empty());
-        assert_eq!(
-            Baseline::parse("client: [x]\n").unwrap().official,
-            Some(vec![])
-        );
+        assert_eq!(ids(b.official_client.as_deref().unwrap()), ["sse-retry"]);
+        assert!(b.official_client.unwrap()[0].reason.contains("`client:`"));
+        let client_only = Baseline::parse("client: [x]\n").unwrap();
+        assert_eq!(client_only.official, Some(vec![]));
+        assert_eq!(ids(client_only.official_client.as_deref().unwrap()), ["x"]);
     }
 
     #[test]

@@ -431,3 +431,48 @@ fn a_scenario_needing_a_capability_the_client_does_not_declare_is_skipped() {
         ]
     );
 }
+
+/// The official suite's expected-failures file works for clients as for servers: its
+/// `client:` list accepts the failures of the client scenarios naming those ids, and
+/// `--update-baseline` rewrites that list and leaves `server:` as it was.
+#[test]
+fn the_official_expected_failures_file_accepts_client_failures_by_official_id() {
+    let dir = crate::support::tempfile_path("client-baseline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("expected-failures.yml");
+    std::fs::write(&file, "server:\n  - tools-list\nclient:\n  - tools_call\n").unwrap();
+    let run = |defect: &str, extra: &[&str]| {
+        let mut cmd = mcpcheck();
+        cmd.args([
+            "client",
+            "--command",
+            &format!("{} --defect {defect}", fixture_client()),
+        ]);
+        cmd.args([
+            "--scenario",
+            "tools_call",
+            "--protocol-version",
+            "2025-11-25",
+        ]);
+        cmd.arg("--expected-failures").arg(&file).args(extra);
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run("string-arguments", &[]);
+    assert_eq!(code, Some(0), "the listed failure is expected: {out}");
+    // A correct client makes the entry stale, which fails the run as the official suite's does.
+    let (code, out) = run("no-defaults", &[]);
+    assert_eq!(code, Some(1), "a passing listed scenario is stale: {out}");
+    assert!(out.contains("stale"), "{out}");
+    let (code, _) = run("no-defaults", &["--update-baseline"]);
+    assert_eq!(code, Some(0));
+    let rewritten = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        rewritten.contains("server:\n  - \"tools-list\""),
+        "{rewritten}"
+    );
+    assert!(!rewritten.contains("tools_call"), "{rewritten}");
+}
