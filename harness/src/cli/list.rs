@@ -49,6 +49,82 @@ pub fn list(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `mcpcheck list --client`: the client scenarios of `paths` (or the built-in ones); a file
+/// that does not parse is a usage error with its place, as for server scenarios.
+pub fn list_client(paths: &[std::path::PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+    use crate::scenario::parse::{parse_client_dir, parse_client_scenario};
+    let mut all = Vec::new();
+    let mut errors = Vec::new();
+    if paths.is_empty() {
+        match crate::scenario::builtin::client_scenarios() {
+            Ok(s) => all.extend(s),
+            Err(es) => errors.extend(es.into_iter().map(|e| e.to_string())),
+        }
+    }
+    for p in paths {
+        if p.is_dir() {
+            let (ok, errs) = parse_client_dir(p);
+            all.extend(ok);
+            errors.extend(errs.into_iter().map(|e| e.to_string()));
+            continue;
+        }
+        let name = p.display().to_string();
+        match std::fs::read_to_string(p) {
+            Ok(text) => match parse_client_scenario(&name, &text) {
+                Ok(s) => all.push(s),
+                Err(e) => errors.push(e.to_string()),
+            },
+            Err(e) => errors.push(format!("error: {name}: {e}")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(super::UsageError(errors.join("\n")).into());
+    }
+    let over = |s: &crate::scenario::model::client::ClientScenario| {
+        s.transports
+            .iter()
+            .map(|t| match t {
+                TransportKind::Stdio => "stdio",
+                TransportKind::Http => "http",
+            })
+            .collect::<Vec<_>>()
+    };
+    if format == Format::Json {
+        let rows: Vec<Value> = all
+            .iter()
+            .map(|s| {
+                json!({
+                    "id": s.id,
+                    "title": s.title,
+                    "severity": if s.severity == Severity::Warning { "should" } else { "must" },
+                    "revisions": s.revisions.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+                    "transports": over(s),
+                    "spec": s.spec,
+                    "tell": s.tell,
+                    "official": s.official,
+                })
+            })
+            .collect();
+        super::out(&format!("{:#}\n", Value::Array(rows)));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = String::new();
+    for s in &all {
+        let revs: Vec<&str> = s.revisions.iter().map(|r| r.as_str()).collect();
+        table.push_str(&format!(
+            "{:<44} {:<10} {:<34} {}  {}\n",
+            s.id,
+            over(s).join(","),
+            revs.join(","),
+            s.spec,
+            s.title
+        ));
+    }
+    table.push_str(&format!("{} client scenarios\n", all.len()));
+    super::out(&table);
+    Ok(ExitCode::SUCCESS)
+}
+
 fn severity(s: &Scenario) -> &'static str {
     if s.severity == Severity::Warning {
         "should"

@@ -99,7 +99,8 @@ pub enum Command {
         mcpcheck list\n  \
         mcpcheck list --format json\n  \
         mcpcheck list my-scenarios/\n  \
-        mcpcheck list scenarios/tools/list-result.yaml")]
+        mcpcheck list scenarios/tools/list-result.yaml\n  \
+        mcpcheck list --client")]
     List {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
@@ -110,6 +111,9 @@ pub enum Command {
         /// List only the scenarios partition K of N runs (see `run --partition`).
         #[arg(long, value_name = "K/N")]
         partition: Option<crate::runner::partition::Partition>,
+        /// List the client scenarios (`mcpcheck client`) instead.
+        #[arg(long, conflicts_with = "partition")]
+        client: bool,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(
@@ -219,7 +223,14 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
         Command::List {
             scenarios,
             format,
+            client: true,
+            ..
+        } => list::list_client(&scenarios, format),
+        Command::List {
+            scenarios,
+            format,
             partition,
+            client: false,
         } => list::list(&scenarios, format, partition),
         Command::Schemas(cmd) => schemas::schemas(cmd).await,
         Command::Snapshot(args) => snapshot::execute(*args).await,

@@ -375,6 +375,21 @@ fn a_broken_client_scenario_file_is_a_usage_error_with_its_line() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("bad.yaml:7"), "{stderr}");
     assert!(stderr.contains("held request"), "{stderr}");
+    // `mcpcheck list --client` checks the same files (a lint), and lists the built-in ones.
+    let listed = mcpcheck()
+        .args(["list", "--client"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&listed.stderr);
+    assert_eq!(listed.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("bad.yaml:7"), "{stderr}");
+    let builtin = mcpcheck().args(["list", "--client"]).output().unwrap();
+    let table = String::from_utf8_lossy(&builtin.stdout);
+    assert!(
+        table.contains("client/sse-retry-respected") && table.contains("client scenarios"),
+        "{table}"
+    );
 }
 
 #[test]
