@@ -38,6 +38,10 @@ pub struct ClientArgs {
     /// Run only this scenario (its id, or the official id it stands for); repeatable.
     #[arg(long = "scenario", value_name = "ID")]
     pub scenarios: Vec<String>,
+    /// Run only partition K of N of the scenarios (by a stable hash of each id), as
+    /// `run --partition` does, to split a client suite across a CI matrix.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<crate::runner::partition::Partition>,
     /// Client scenario files from this directory instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
     pub scenario_dir: Option<PathBuf>,
@@ -91,6 +95,10 @@ pub async fn execute(args: ClientArgs) -> anyhow::Result<ExitCode> {
     };
     let mcpcheck = std::env::current_exe().context("locating the mcpcheck binary for {mock}")?;
     let scenarios = select(&args)?;
+    let scenarios = match args.partition {
+        Some(p) => p.select(scenarios, |s| &s.id),
+        None => scenarios,
+    };
     let revisions = revisions(&args, &scenarios);
     let search = SearchPath::standard(args.schema_dir.as_deref());
     let schemas = schema_store(&args, search, &revisions).await?;
@@ -104,7 +112,8 @@ pub async fn execute(args: ClientArgs) -> anyhow::Result<ExitCode> {
     };
     let mut legs = Vec::with_capacity(revisions.len());
     for revision in &revisions {
-        let report = run_leg(&config, &scenarios, *revision).await;
+        let mut report = run_leg(&config, &scenarios, *revision).await;
+        report.partition = args.partition.map(|p| p.to_string());
         legs.push(LegEnd::Ran(Box::new(report)));
     }
     let done = finish::finish(legs, &args.reports, args.schema_dir.as_deref(), &[])?;

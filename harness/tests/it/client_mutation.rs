@@ -491,3 +491,34 @@ fn the_official_expected_failures_file_accepts_client_failures_by_official_id() 
     );
     assert!(!rewritten.contains("tools_call"), "{rewritten}");
 }
+
+/// `--partition K/N` splits the client scenarios as it splits a server suite: the shares
+/// are disjoint and together the whole suite.
+#[test]
+fn partitions_split_the_client_scenarios() {
+    let ids = |part: &str| -> Vec<String> {
+        let out = mcpcheck()
+            .args([
+                "client",
+                "--command",
+                &fixture_client(),
+                "--partition",
+                part,
+            ])
+            .args(["--protocol-version", "2025-11-25", "--format", "json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["legs"][0]["partition"], part);
+        verdicts(&report).into_iter().map(|v| v.0).collect()
+    };
+    let (a, b) = (ids("1/2"), ids("2/2"));
+    assert!(!a.is_empty() && !b.is_empty(), "{a:?} {b:?}");
+    assert!(a.iter().all(|id| !b.contains(id)), "{a:?} {b:?}");
+    let all = mcpcheck()
+        .args(["list", "--client", "--format", "json"])
+        .output()
+        .unwrap();
+    let all: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(a.len() + b.len(), all.as_array().unwrap().len());
+}
