@@ -95,6 +95,8 @@ struct LegPage {
     requested: String,
     /// Why the leg did not run: the server does not speak its revision.
     not_spoken: Option<String>,
+    /// A `mcpcheck client` run: the command is the client's, and there is no sweep.
+    client: bool,
     verdict: &'static str,
     verdict_text: String,
     /// The "server" table.
@@ -352,7 +354,11 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
     let r = input.run;
     let det = input.deterministic;
     let (verdict, verdict_text) = leg_verdict(input);
-    let mut sections = vec![sweep_section(r, prefix, det)];
+    // A client run has no protocol sweep: its sections are its scenarios.
+    let mut sections = match r.role {
+        crate::outcome::Role::Server => vec![sweep_section(r, prefix, det)],
+        crate::outcome::Role::Client => Vec::new(),
+    };
     for (n, o) in r.scenarios.iter().enumerate() {
         sections.push(scenario_section(o, format!("{prefix}s{}", n + 1), det));
     }
@@ -360,6 +366,7 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
     LegPage {
         requested: r.requested_revision.to_string(),
         not_spoken: None,
+        client: r.role == crate::outcome::Role::Client,
         verdict,
         verdict_text,
         server: ServerView {

@@ -136,7 +136,9 @@ fn heading(w: &mut String, input: &Input<'_>) {
 fn facts(w: &mut String, input: &Input<'_>) {
     let r = input.run;
     let _ = writeln!(w, "| | |\n|---|---|");
-    let _ = writeln!(w, "| server | {} |", escape(&r.server));
+    let client = r.role == crate::outcome::Role::Client;
+    let side = if client { "client" } else { "server" };
+    let _ = writeln!(w, "| {side} | {} |", escape(&r.server));
     if let Some(id) = summary::server_identity(r) {
         let _ = writeln!(w, "| serverInfo | {} |", escape(&id));
     }
@@ -162,11 +164,13 @@ fn facts(w: &mut String, input: &Input<'_>) {
     };
     let _ = writeln!(w, "| duration | {duration} |");
     let c = r.sweep.counts;
-    let _ = writeln!(
-        w,
-        "| protocol sweep | {} failures, {} warnings, {} notes |",
-        c.failures, c.warnings, c.infos
-    );
+    if !client {
+        let _ = writeln!(
+            w,
+            "| protocol sweep | {} failures, {} warnings, {} notes |",
+            c.failures, c.warnings, c.infos
+        );
+    }
     let t = r.tally;
     let _ = writeln!(
         w,

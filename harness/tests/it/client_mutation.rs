@@ -522,3 +522,35 @@ fn partitions_split_the_client_scenarios() {
     let all: Value = serde_json::from_slice(&all.stdout).unwrap();
     assert_eq!(a.len() + b.len(), all.as_array().unwrap().len());
 }
+
+/// The file reports of a client run say it tested a client, and show no protocol sweep
+/// (a client run has none).
+#[test]
+fn the_html_and_markdown_reports_of_a_client_run_name_the_client() {
+    let dir = crate::support::tempfile_path("client-reports");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (html, md) = (dir.join("r.html"), dir.join("r.md"));
+    let out = mcpcheck()
+        .args([
+            "client",
+            "--command",
+            &fixture_client(),
+            "--scenario",
+            "initialize",
+        ])
+        .args(["--protocol-version", "2025-11-25", "-q"])
+        .arg("--report")
+        .arg(format!("html={}", html.display()))
+        .arg("--report")
+        .arg(format!("markdown={}", md.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let html = std::fs::read_to_string(html).unwrap();
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(html.contains("<th>client</th>") && !html.contains("protocol sweep"));
+    assert!(
+        md.contains("| client |") && !md.contains("protocol sweep"),
+        "{md}"
+    );
+}
