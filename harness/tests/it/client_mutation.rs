@@ -173,6 +173,11 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client/stdio-only-messages",
         "client.stdio-only-messages",
     ),
+    (
+        "get-accept-json",
+        "client/http-get-accept",
+        "client.http-get-accept",
+    ),
 ];
 
 /// The transports a scenario runs over (its file's `transports`).
