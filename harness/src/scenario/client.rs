@@ -24,8 +24,6 @@ pub struct Scripted {
     pub findings: Vec<Finding>,
     /// Checks that could not run, and why.
     pub unchecked: Vec<String>,
-    /// The script ran to its end.
-    pub completed: bool,
     /// Why the scenario does not apply to this client (a capability it did not declare).
     pub skipped: Option<String>,
 }
@@ -54,7 +52,7 @@ pub async fn run(scenario: &ClientScenario, mock: &mut Mock, stage: Stage<'_>) -
         resume_within: Duration::ZERO,
         out: Scripted::default(),
     };
-    run.out.completed = run.steps().await;
+    run.steps().await;
     run.linger().await;
     run.out
 }
@@ -84,12 +82,12 @@ enum Gone {
 }
 
 impl Run<'_, '_> {
-    /// Every step in order; `false` when one could not finish (the finding says why) or
-    /// the client's `initialize` showed the scenario does not apply.
-    async fn steps(&mut self) -> bool {
+    /// Every step in order, until one cannot finish (its finding says why) or the
+    /// client's `initialize` showed the scenario does not apply.
+    async fn steps(&mut self) {
         for step in &self.scenario.steps {
             if self.out.skipped.is_some() {
-                return false;
+                return;
             }
             let done = match &step.kind {
                 ClientStepKind::Receive(r) => self.receive(r, step.line).await,
@@ -98,10 +96,9 @@ impl Run<'_, '_> {
                 ClientStepKind::Respond(answer) => self.respond(answer.clone()).await,
             };
             if !done {
-                return false;
+                return;
             }
         }
-        true
     }
 
     async fn receive(&mut self, r: &Receive, line: usize) -> bool {
