@@ -320,8 +320,16 @@ fn the_python_sdk_protected_server_passes_the_whole_suite_with_its_token() {
     };
     let script = workspace().join("thirdparty/mcp_sdk_protected.py");
     let serve = format!("{} {} {{port}}", python.display(), script.display());
+    let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
     let args = [
-        &["--serve", &serve, "--bearer-env", "MCPCHECK_T_VALID"][..],
+        &[
+            "--url",
+            &url,
+            "--serve",
+            &serve,
+            "--bearer-env",
+            "MCPCHECK_T_VALID",
+        ][..],
         &FAST,
         &["--protocol-version", "eras"],
     ]

@@ -194,7 +194,10 @@ fn a_missing_capability_error_is_no_invalid_arguments_warning() {
         (" --broken missing-capability-no-data", 1, "warn"),
     ] {
         let line = serve(broken);
+        let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
         let args = [
+            "--url",
+            &url,
             "--serve",
             &line,
             "--protocol-version",

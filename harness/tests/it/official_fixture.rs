@@ -42,7 +42,11 @@ fn official_verdicts(
     let serial = broken.is_some_and(|b| suite::official_fixture_defects()[b].serial);
     let line = serve(broken)?;
     let jobs = if serial { "1" } else { "4" };
+    // Variants run side by side: each on a port of its own (see `unshared_port`).
+    let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
     let args = [
+        "--url",
+        &url,
         "--serve",
         &line,
         "--profile",
@@ -108,7 +112,10 @@ fn a_fixture_with_its_own_keys_and_texts_passes_the_whole_profile() {
     };
     let mut passed = BTreeSet::new();
     for revision in [FIRST_LEG, STATELESS_LEG] {
+        let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
         let args = [
+            "--url",
+            &url,
             "--serve",
             &line,
             "--profile",
@@ -218,7 +225,10 @@ fn server_request_caught(id: &str, broken: &str, rule: &str) {
         let Some(line) = serve(broken) else {
             return;
         };
+        let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
         let args = [
+            "--url",
+            &url,
             "--serve",
             &line,
             "--call-tools",
@@ -262,7 +272,10 @@ fn the_profile_runs_the_official_ids_and_the_reports_tabulate_them() {
         format!("markdown={}", markdown.display()),
         format!("html={}", html.display()),
     ];
+    let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
     let args = [
+        "--url",
+        &url,
         "--serve",
         &line,
         "--profile",

@@ -27,9 +27,11 @@ fn tripwire_run(transport: &str, extra: &[&str]) -> (Vec<String>, Value, String)
     let server = misbehaving();
     let serve = format!("{server} --transport http --bind 127.0.0.1:{{port}}");
     let mut args = [&whole_suite_args("4")[..], &["--env", &env], extra].concat();
+    // Runs side by side: a port of its own (see `unshared_port`).
+    let url = format!("http://127.0.0.1:{}/mcp", crate::support::unshared_port());
     match transport {
         "stdio" => args.extend(["--", server.as_str()]),
-        _ => args.extend(["--serve", serve.as_str()]),
+        _ => args.extend(["--url", url.as_str(), "--serve", serve.as_str()]),
     }
     let (code, report, text) = json_report("run", &args, &[]);
     assert!(code == 0 || code == 1, "exit {code}\n{text}");

@@ -225,6 +225,24 @@ pub fn free_port() -> String {
         .to_string()
 }
 
+/// A loopback port no other test of this process is handed, below the kernel's ephemeral
+/// range (32768 on): mcpcheck's own `--serve` picks its port by binding port 0, so several
+/// at once can be handed one port, and the loser's run then talks to the winner's server.
+/// Tests that start servers side by side pass this port in `--url` instead.
+pub fn unshared_port() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let base = 20_000 + (std::process::id() as usize % 100) * 100;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = base + n % 10_000;
+        // Skip a port something else on the machine holds.
+        if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok() {
+            return port.to_string();
+        }
+    }
+}
+
 /// Pids of live (non-zombie) processes whose environment contains `KEY=VALUE` exactly.
 pub fn processes_with_env(key_value: &str) -> Vec<u32> {
     let mut pids = Vec::new();
