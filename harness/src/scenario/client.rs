@@ -102,47 +102,30 @@ impl Run<'_, '_> {
     }
 
     async fn receive(&mut self, r: &Receive, line: usize) -> bool {
-        let within = r.within.unwrap_or(self.stage.timeout);
-        let deadline = tokio::time::Instant::now() + within;
-        loop {
-            let incoming = match self.next(deadline, within).await {
-                Ok(i) => i,
-                Err(gone) => {
-                    let why = self.gone(&gone);
-                    self.fail(
-                        line,
-                        format!("the client {why} without sending `{}`", r.method),
-                        None,
-                    );
-                    return false;
-                }
-            };
-            self.note_requirements(&incoming);
-            let taken =
-                incoming.method() == Some(&r.method) && self.passes(&r.filter, &incoming.value);
-            if !taken || self.out.skipped.is_some() {
-                self.default_answer(incoming);
-                if self.out.skipped.is_some() {
-                    return false;
-                }
-                continue;
-            }
-            self.check(
-                &r.expect,
-                &incoming.value,
-                "",
-                incoming.frame,
-                &format!("`{}`", r.method),
-            );
-            if matches!(incoming.message, Message::Request(_)) {
-                match &r.reply {
-                    ReplyPlan::Default => self.default_answer(incoming),
-                    ReplyPlan::Answer(a) => self.mock.answer(incoming, a.clone()),
-                    ReplyPlan::Hold => self.held = self.mock.hold(incoming),
-                }
-            }
-            return true;
+        let missing = format!("sending `{}`", r.method);
+        let wanted = |run: &mut Self, i: &Incoming| {
+            run.note_requirements(i);
+            // A scenario that turned out not to apply stops at the message that showed it.
+            run.out.skipped.is_some()
+                || (i.method() == Some(&r.method) && run.passes(&r.filter, &i.value))
+        };
+        let Some(incoming) = self.wait_for(r.within, line, &missing, &wanted).await else {
+            return false;
+        };
+        if self.out.skipped.is_some() {
+            self.default_answer(incoming);
+            return false;
         }
+        let what = format!("`{}`", r.method);
+        self.check(&r.expect, &incoming.value, "", incoming.frame, &what);
+        if matches!(incoming.message, Message::Request(_)) {
+            match &r.reply {
+                ReplyPlan::Default => self.default_answer(incoming),
+                ReplyPlan::Answer(a) => self.mock.answer(incoming, a.clone()),
+                ReplyPlan::Hold => self.held = self.mock.hold(incoming),
+            }
+        }
+        true
     }
 
     async fn send(&mut self, s: &Send, line: usize) -> bool {
@@ -150,28 +133,37 @@ impl Run<'_, '_> {
             return false;
         };
         let id = self.mock.send_request(held, &s.method, s.params.clone());
-        let within = s.within.unwrap_or(self.stage.timeout);
+        let missing = format!("answering `{}`", s.method);
+        let answers = |_: &mut Self, i: &Incoming| matches!(&i.message, Message::Response(r) if r.id.as_ref() == Some(&id));
+        let Some(incoming) = self.wait_for(s.within, line, &missing, &answers).await else {
+            return false;
+        };
+        let what = format!("the answer to `{}`", s.method);
+        self.check(&s.expect, &incoming.value, "", incoming.frame, &what);
+        true
+    }
+
+    /// The first message `wanted` takes, within `within` (default: the run's timeout);
+    /// everything before it gets its default answer. None came: a finding at `line` says
+    /// the client ended or waited without `missing`.
+    async fn wait_for(
+        &mut self,
+        within: Option<Duration>,
+        line: usize,
+        missing: &str,
+        wanted: &dyn Fn(&mut Self, &Incoming) -> bool,
+    ) -> Option<Incoming> {
+        let within = within.unwrap_or(self.stage.timeout);
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let incoming = match self.next(deadline, within).await {
-                Ok(i) => i,
+            match self.next(deadline, within).await {
+                Ok(incoming) if wanted(self, &incoming) => return Some(incoming),
+                Ok(incoming) => self.default_answer(incoming),
                 Err(gone) => {
                     let why = self.gone(&gone);
-                    self.fail(
-                        line,
-                        format!("the client {why} without answering `{}`", s.method),
-                        None,
-                    );
-                    return false;
+                    self.fail(line, format!("the client {why} without {missing}"), None);
+                    return None;
                 }
-            };
-            match &incoming.message {
-                Message::Response(r) if r.id.as_ref() == Some(&id) => {
-                    let what = format!("the answer to `{}`", s.method);
-                    self.check(&s.expect, &incoming.value, "", incoming.frame, &what);
-                    return true;
-                }
-                _ => self.default_answer(incoming),
             }
         }
     }

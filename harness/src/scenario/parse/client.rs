@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::checks::checks;
 use super::vars::Scope;
-use super::yaml::{self, Ctx, Map, Node, R, nonempty_string, string_list, to_json};
+use super::yaml::{self, Ctx, Map, Node, R, nonempty_string, to_json};
 use super::{ScenarioError, is_id, revisions, severity};
 use crate::outcome::Severity;
 use crate::protocol::Revision;
@@ -101,13 +101,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         None => Severity::Failure,
         Some(node) => severity(ctx, node)?,
     };
-    let official = match map.get("official") {
-        None => Vec::new(),
-        Some(node) => string_list(ctx, node, "official")?
-            .into_iter()
-            .map(|(s, _)| s.to_owned())
-            .collect(),
-    };
+    let official = super::official_ids(ctx, &map)?;
     let tell = match (map.get("tell"), official.first()) {
         (Some(node), _) => nonempty_string(ctx, node, "`tell`")?.to_owned(),
         (None, Some(first)) => first.clone(),
@@ -121,10 +115,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         None => Vec::new(),
         Some(node) => super::requirements(ctx, node)?,
     };
-    let rule = match map.get("rule") {
-        None => None,
-        Some(node) => Some(nonempty_string(ctx, node, "`rule`")?.to_owned()),
-    };
+    let rule = super::rule_id(ctx, &map)?;
     let context = match map.get("context") {
         None => None,
         Some(node) => Some(context(ctx, node, &tell)?),

@@ -123,11 +123,17 @@ pub fn parse_dir(dir: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
     let mut scenarios: Vec<Scenario> = Vec::new();
     let mut errors = Vec::new();
     for path in files {
-        // Client scenarios (`role: client`) are `mcpcheck client`'s: see `parse_client_dir`.
-        if std::fs::read_to_string(&path).is_ok_and(|t| is_client_document(&t)) {
-            continue;
-        }
-        match parse_file(&path) {
+        let name = path.display().to_string();
+        let parsed = match std::fs::read_to_string(&path) {
+            // Client scenarios (`role: client`) are `mcpcheck client`'s: `parse_client_dir`.
+            Ok(text) if is_client_document(&text) => continue,
+            Ok(text) => parse_scenario(&name, &text),
+            Err(e) => Err(ScenarioError::whole_file(
+                &name,
+                format!("cannot read the file: {e}"),
+            )),
+        };
+        match parsed {
             Ok(s) => {
                 if let Some(first) = scenarios.iter().find(|o| o.id == s.id) {
                     errors.push(
@@ -145,6 +151,31 @@ pub fn parse_dir(dir: &Path) -> (Vec<Scenario>, Vec<ScenarioError>) {
         }
     }
     (scenarios, errors)
+}
+
+/// `official:`, the official suite's ids a scenario stands for (server or client).
+pub(super) fn official_ids(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Vec<String>> {
+    Ok(match map.get("official") {
+        None => Vec::new(),
+        Some(node) => string_list(ctx, node, "official")?
+            .into_iter()
+            .map(|(s, _)| s.to_owned())
+            .collect(),
+    })
+}
+
+/// `rule:`, the rule id a scenario files its own findings under (server or client).
+pub(super) fn rule_id(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Option<String>> {
+    let Some(node) = map.get("rule") else {
+        return Ok(None);
+    };
+    let r = nonempty_string(ctx, node, "`rule`")?;
+    if !is_id(r, '.') {
+        return Err(ctx
+            .error(node, format!("`{r}` is not a rule id"))
+            .with_hint("rule ids are lower case, digits, `-`, `.` and `/`, e.g. `lifecycle.initialize-result`"));
+    }
+    Ok(Some(r.to_owned()))
 }
 
 /// Parses every client scenario (`role: client`) under `dir`, as [`parse_dir`] does the
@@ -234,26 +265,8 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<Scenario> {
         Some(node) => severity(ctx, node)?,
     };
 
-    let official = match map.get("official") {
-        None => Vec::new(),
-        Some(node) => string_list(ctx, node, "official")?
-            .into_iter()
-            .map(|(s, _)| s.to_owned())
-            .collect(),
-    };
-
-    let rule = match map.get("rule") {
-        None => None,
-        Some(node) => {
-            let r = nonempty_string(ctx, node, "`rule`")?;
-            if !is_id(r, '.') {
-                return Err(ctx
-                    .error(node, format!("`{r}` is not a rule id"))
-                    .with_hint("rule ids are lower case, digits, `-`, `.` and `/`, e.g. `lifecycle.initialize-result`"));
-            }
-            Some(r.to_owned())
-        }
-    };
+    let official = official_ids(ctx, &map)?;
+    let rule = rule_id(ctx, &map)?;
 
     let fresh = match map.get("fresh") {
         None => false,

@@ -79,20 +79,7 @@ impl Mock {
     /// is offered: "MUST ... or else return HTTP 405").
     fn take_get(&mut self, arrival: Arrival) -> Option<Resumption> {
         let frame = self.record(&arrival);
-        let rev = self.revision;
-        let mut found: Vec<Finding> = rules::get_accept(arrival.header("accept"), rev)
-            .into_iter()
-            .collect();
-        if let Some(assigned) = &self.session_id {
-            found.extend(rules::session_id(
-                assigned,
-                arrival.header("mcp-session-id"),
-                rev,
-            ));
-        }
-        for f in found {
-            self.push(f, frame);
-        }
+        self.judge_headers(&arrival, frame);
         if !self.resumable {
             self.reply_status(arrival, frame, 405, "");
             return None;
@@ -183,11 +170,16 @@ impl Mock {
         })
     }
 
+    /// The headers every request after `initialize` carries (session id, protocol
+    /// version), and the `Accept` its method needs (POST: JSON and SSE; GET: SSE).
     fn judge_headers(&mut self, arrival: &Arrival, frame: usize) {
         let rev = self.revision;
-        let mut found: Vec<Finding> = rules::accept(arrival.header("accept"), rev)
-            .into_iter()
-            .collect();
+        let accept = arrival.header("accept");
+        let accept = match arrival.method.as_str() {
+            "GET" => rules::get_accept(accept, rev),
+            _ => rules::accept(accept, rev),
+        };
+        let mut found: Vec<Finding> = accept.into_iter().collect();
         if let Some(assigned) = &self.session_id {
             found.extend(rules::session_id(
                 assigned,
