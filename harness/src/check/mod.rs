@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod capabilities;
 pub mod client;
+pub mod client_stateless;
 pub mod completion;
 pub mod jsonrpc;
 pub mod lifecycle;

@@ -168,8 +168,8 @@ rules! {
         "Every POST carries an `Accept` header listing both `application/json` and `text/event-stream`.";
     CLIENT_HTTP_SESSION_ID = "client.http-session-id", Failure, [R2 => "basic/transports#session-management"],
         "Once the server assigned an `Mcp-Session-Id`, the client sends it on every later HTTP request.";
-    CLIENT_HTTP_PROTOCOL_VERSION = "client.http-protocol-version", Failure, [R3 => "basic/transports#protocol-version-header"],
-        "Every HTTP request after `initialize` carries the `MCP-Protocol-Version` header.";
+    CLIENT_HTTP_PROTOCOL_VERSION = "client.http-protocol-version", Failure, [R3 => "basic/transports#protocol-version-header", R5 => "basic/transports/streamable-http#protocol-version-header"],
+        "Every HTTP request after `initialize` carries the `MCP-Protocol-Version` header (2026-07-28: every POST, matching the `_meta` version).";
     CLIENT_HTTP_PROTOCOL_VERSION_NEGOTIATED = "client.http-protocol-version-negotiated", Warning, [R3 => "basic/transports#protocol-version-header"],
         "The `MCP-Protocol-Version` header is the version negotiated at `initialize`.";
     CLIENT_HTTP_GET_ACCEPT = "client.http-get-accept", Failure, [R2 => "basic/transports#listening-for-messages-from-the-server"],
@@ -182,6 +182,20 @@ rules! {
         "A client resuming a stream sends a GET with `Last-Event-ID`: the last event id it received.";
     CLIENT_HTTP_SINGLE_MESSAGE = "client.http-single-message", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
         "The body of a POST is one JSON-RPC message (a batch only where the revision has batches).";
+    CLIENT_REQUEST_META = "client.request-meta", Failure, [R5 => "basic#meta"],
+        "2026-07-28: every client request carries `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` in `_meta`.";
+    CLIENT_REQUEST_META_CLIENT_INFO = "client.request-meta-client-info", Warning, [R5 => "basic#meta"],
+        "2026-07-28: a client names itself in `io.modelcontextprotocol/clientInfo` on every request unless configured not to.";
+    CLIENT_HTTP_STANDARD_HEADERS = "client.http-standard-headers", Failure, [R5 => "basic/transports/streamable-http#standard-request-headers"],
+        "2026-07-28: every POSTed request mirrors its `method` in `Mcp-Method`, and `params.name` or `params.uri` in `Mcp-Name` for tools/call, prompts/get and resources/read.";
+    CLIENT_HTTP_PARAM_HEADERS = "client.http-param-headers", Failure, [R5 => "basic/transports/streamable-http#client-behavior"],
+        "2026-07-28: a tools/call carries `Mcp-Param-{Name}` for every argument the tool's inputSchema marks with `x-mcp-header` (encoded as Value Encoding says), and none for a null or absent one.";
+    CLIENT_VERSION_RETRY = "client.version-retry", Warning, [R5 => "basic/versioning#protocol-version-negotiation"],
+        "2026-07-28: after an UnsupportedProtocolVersionError, the client retries with a version from its `supported` list.";
+    CLIENT_MRTR_RETRY = "client.mrtr-retry", Failure, [R5 => "basic/patterns/mrtr#client-requirements-basic-workflow"],
+        "2026-07-28: retrying a request answered with an InputRequiredResult, the client sends the requested inputs, echoes `requestState` exactly (none when none came) and uses a new id.";
+    CLIENT_MRTR_ISOLATED = "client.mrtr-isolated", Failure, [R5 => "basic/patterns/mrtr#client-requirements-basic-workflow"],
+        "2026-07-28: `inputResponses` and `requestState` go only on the retry of the request they answer, never on another request.";
 }
 
 /// Looks a rule up by id.

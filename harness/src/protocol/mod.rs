@@ -98,10 +98,26 @@ pub mod codes {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// MCP: the resource does not exist.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2026-07-28: `HeaderMismatch`, headers that do not mirror the body
+    /// (basic/transports/streamable-http#server-validation).
+    pub const HEADER_MISMATCH: i64 = -32020;
     /// MCP 2026-07-28: `MissingRequiredClientCapabilityError` (basic#error-codes).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// MCP 2026-07-28: `UnsupportedProtocolVersionError` (basic#error-codes).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// The reserved `_meta` keys of 2026-07-28 requests and results (basic#meta,
+/// "Per-request protocol fields").
+pub mod meta_keys {
+    /// The protocol version of a request (required).
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client's capabilities for a request (required).
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The client's name and version (SHOULD be on every request).
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// The server's name and version, in a result.
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
 
 /// The result member that holds the items of an MCP list method (`tools/list` ->

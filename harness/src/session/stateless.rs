@@ -8,14 +8,9 @@ use serde_json::{Map, Value, json};
 use super::{Handshake, Reply, ServerProfile, Session, SessionError};
 use crate::check;
 
-/// `_meta` key: the protocol version of this request (required).
-pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key: the client's capabilities for this request (required).
-pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key: the client's name and version (SHOULD be on every request).
-pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key of a result: the server's name and version.
-pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub use crate::protocol::meta_keys::{
+    CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, SERVER_INFO,
+};
 
 /// The method that replaces the handshake.
 pub const DISCOVER: &str = "server/discover";
