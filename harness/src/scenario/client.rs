@@ -10,7 +10,9 @@ use tokio::sync::watch;
 
 use super::matcher::{MatchContext, check_all};
 use super::model::Check;
-use super::model::client::{ClientScenario, ClientStepKind, Disconnect, Receive, ReplyPlan, Send};
+use super::model::client::{
+    ANY_REQUEST, ClientScenario, ClientStepKind, Disconnect, Receive, ReplyPlan, Send,
+};
 use super::template::Vars;
 use crate::outcome::Finding;
 use crate::protocol::{Message, Revision};
@@ -104,10 +106,9 @@ impl Run<'_, '_> {
     async fn receive(&mut self, r: &Receive, line: usize) -> bool {
         let missing = format!("sending `{}`", r.method);
         let wanted = |run: &mut Self, i: &Incoming| {
-            run.note_requirements(i);
+            run.note_requirements(i, &r.method);
             // A scenario that turned out not to apply stops at the message that showed it.
-            run.out.skipped.is_some()
-                || (i.method() == Some(&r.method) && run.passes(&r.filter, &i.value))
+            run.out.skipped.is_some() || (r.takes(i) && run.passes(&r.filter, &i.value))
         };
         let Some(incoming) = self.wait_for(r.within, line, &missing, &wanted).await else {
             return false;
@@ -264,12 +265,19 @@ impl Run<'_, '_> {
         }
     }
 
-    /// At the client's `initialize`: whether it declares what the scenario requires.
-    fn note_requirements(&mut self, incoming: &Incoming) {
-        if incoming.method() != Some("initialize") {
-            return;
-        }
-        let capabilities = incoming.value.pointer("/params/capabilities");
+    /// At the client's `initialize` (2026-07-28: at the request a step awaits, whose
+    /// `_meta` declares the capabilities "relevant to this request"): whether it declares
+    /// what the scenario requires.
+    fn note_requirements(&mut self, incoming: &Incoming, awaited: &str) {
+        let capabilities = match self.stage.revision.has_handshake() {
+            true if incoming.method() == Some("initialize") => {
+                incoming.value.pointer("/params/capabilities")
+            }
+            false if incoming.method() == Some(awaited) || awaited == ANY_REQUEST => {
+                crate::check::client_stateless::meta_capabilities(incoming.value.get("params"))
+            }
+            _ => return,
+        };
         let capabilities = capabilities.cloned().unwrap_or_default();
         let unmet = self
             .scenario

@@ -79,11 +79,11 @@ pub struct SseEvent {
 }
 
 impl Arrival {
-    /// The value of header `name` (lower case), the first if repeated.
+    /// The value of header `name` (in any case), the first if repeated.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
 

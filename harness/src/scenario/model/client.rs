@@ -97,10 +97,13 @@ pub struct Disconnect {
     pub within: Option<Duration>,
 }
 
+/// `receive: "*"`: whatever request comes next.
+pub const ANY_REQUEST: &str = "*";
+
 /// `receive: METHOD`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Receive {
-    /// The method awaited.
+    /// The method awaited, or [`ANY_REQUEST`].
     pub method: String,
     /// Only a message passing these checks is taken; others get the default answer.
     pub filter: Vec<Check>,
@@ -110,6 +113,16 @@ pub struct Receive {
     pub reply: ReplyPlan,
     /// How long to wait; `None`: the run's timeout.
     pub within: Option<Duration>,
+}
+
+impl Receive {
+    /// Whether `incoming` is what this step awaits (before its `match` filter).
+    pub fn takes(&self, incoming: &crate::session::mock::Incoming) -> bool {
+        match self.method.as_str() {
+            ANY_REQUEST => matches!(incoming.message, crate::protocol::Message::Request(_)),
+            method => incoming.method() == Some(method),
+        }
+    }
 }
 
 /// How a received request is answered.

@@ -19,9 +19,19 @@ use crate::scenario::model::client::{
 use crate::session::mock::{Answer, Serves};
 use crate::transport::target::TransportKind;
 
-/// The revisions `mcpcheck client` serves: Streamable HTTP with a handshake. (2024-11-05
-/// clients speak HTTP+SSE, which the mock does not serve; 2026-07-28 has no handshake.)
+/// The revisions `mcpcheck client` serves: Streamable HTTP with a handshake, and
+/// 2026-07-28 without one. (2024-11-05 clients speak HTTP+SSE, which the mock does not
+/// serve.)
 pub const SPOKEN: &[Revision] = &[
+    Revision::V2025_03_26,
+    Revision::V2025_06_18,
+    Revision::V2025_11_25,
+    Revision::V2026_07_28,
+];
+
+/// The revisions of a scenario that names none: those with a handshake, since most
+/// client requirements belong to one era (a 2026-07-28 scenario says so).
+const DEFAULT_REVISIONS: &[Revision] = &[
     Revision::V2025_03_26,
     Revision::V2025_06_18,
     Revision::V2025_11_25,
@@ -82,7 +92,7 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
     let title = nonempty_string(ctx, map.require(ctx, "title", "the scenario")?, "`title`")?;
     let spec = nonempty_string(ctx, map.require(ctx, "spec", "the scenario")?, "`spec`")?;
     let revisions = match map.get("revisions") {
-        None => SPOKEN.to_vec(),
+        None => DEFAULT_REVISIONS.to_vec(),
         Some(node) => revisions(ctx, node)?,
     };
     if let Some(r) = revisions.iter().find(|r| !SPOKEN.contains(r)) {
@@ -91,7 +101,9 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
                 map.get("revisions").unwrap_or(root),
                 format!("`mcpcheck client` does not speak {r} yet"),
             )
-            .with_hint("client scenarios run at the Streamable HTTP revisions with a handshake: 2025-03-26, 2025-06-18, 2025-11-25"));
+            .with_hint(
+                "client scenarios run at 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28",
+            ));
     }
     let transports = match map.get("transports") {
         None => vec![TransportKind::Stdio, TransportKind::Http],
@@ -157,7 +169,17 @@ fn context(ctx: &Ctx<'_>, node: &Node, name: &str) -> R<Value> {
 
 fn serves(ctx: &Ctx<'_>, node: &Node) -> R<Serves> {
     let map = Map::new(ctx, node, "`serves`")?;
-    map.only(ctx, &["capabilities", "tools", "instructions"], "`serves`")?;
+    map.only(
+        ctx,
+        &[
+            "capabilities",
+            "tools",
+            "resources",
+            "prompts",
+            "instructions",
+        ],
+        "`serves`",
+    )?;
     let mut tools = Vec::new();
     let mut results = BTreeMap::new();
     if let Some(list) = map.get("tools") {
@@ -176,10 +198,23 @@ fn serves(ctx: &Ctx<'_>, node: &Node) -> R<Serves> {
             tools.push(Value::Object(tool));
         }
     }
+    let resources = named_list(ctx, &map, "resources", "uri")?;
+    let prompts = named_list(ctx, &map, "prompts", "name")?;
     let capabilities = match map.get("capabilities") {
         Some(c) => to_json(ctx, c)?,
-        None if tools.is_empty() => json!({}),
-        None => json!({"tools": {}}),
+        None => {
+            let mut caps = serde_json::Map::new();
+            for (key, has) in [
+                ("tools", !tools.is_empty()),
+                ("resources", !resources.is_empty()),
+                ("prompts", !prompts.is_empty()),
+            ] {
+                if has {
+                    caps.insert(key.into(), json!({}));
+                }
+            }
+            Value::Object(caps)
+        }
     };
     let instructions = match map.get("instructions") {
         Some(i) => Some(nonempty_string(ctx, i, "`instructions`")?.to_owned()),
@@ -190,7 +225,25 @@ fn serves(ctx: &Ctx<'_>, node: &Node) -> R<Serves> {
         tools,
         results,
         instructions,
+        resources,
+        prompts,
     })
+}
+
+/// `serves.resources` or `serves.prompts`: mappings that each have `key`.
+fn named_list(ctx: &Ctx<'_>, map: &Map<'_>, list: &str, key: &str) -> R<Vec<Value>> {
+    let Some(node) = map.get(list) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for item in yaml::sequence(ctx, node, &format!("`{list}`"))? {
+        let value = to_json(ctx, item)?;
+        if value.get(key).and_then(Value::as_str).is_none() {
+            return Err(ctx.error(item, format!("each of `{list}` needs a `{key}`")));
+        }
+        out.push(value);
+    }
+    Ok(out)
 }
 
 fn steps(ctx: &Ctx<'_>, node: &Node) -> R<Vec<ClientStep>> {

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use super::{Answer, Held, Incoming, Mock, Resumption, SESSION_ID, Stream, Waiting};
 use crate::check::client as rules;
 use crate::outcome::Direction;
-use crate::protocol::{Message, Request, RequestId};
+use crate::protocol::{Message, Request, RequestId, codes};
 use crate::transport::listen::{Arrival, Reply, SseEvent};
 
 impl Mock {
@@ -26,9 +26,30 @@ impl Mock {
         let Some(waiting) = incoming.waiting else {
             return;
         };
+        let status = self.status_of(&answer);
         let body = self.response(request, answer);
         let headers = self.session_headers(request);
-        self.reply_json(waiting, incoming.frame, 200, &body, headers);
+        self.reply_json(waiting, incoming.frame, status, &body, headers);
+    }
+
+    /// The HTTP status of an answer: 200, but at 2026-07-28 an error has its own
+    /// (streamable-http: 404 for an unknown method, 400 for a request refused as invalid).
+    fn status_of(&self, answer: &Answer) -> u16 {
+        let Answer::Error { code, .. } = answer else {
+            return 200;
+        };
+        if self.revision.has_handshake() {
+            return 200;
+        }
+        match *code {
+            codes::METHOD_NOT_FOUND => 404,
+            codes::INVALID_REQUEST
+            | codes::INVALID_PARAMS
+            | codes::HEADER_MISMATCH
+            | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
+            _ => 200,
+        }
     }
 
     /// Holds a request open: over HTTP its answer becomes an SSE stream the scenario
@@ -180,6 +201,10 @@ impl Mock {
         let id = request.id.to_value();
         match answer {
             Answer::Result(result) => {
+                if !self.revision.has_handshake() {
+                    let params = request.params.as_ref();
+                    self.rounds.answered(&request.method, params, &id, &result);
+                }
                 if request.method == "initialize" {
                     self.negotiated = result
                         .get("protocolVersion")
@@ -199,9 +224,36 @@ impl Mock {
                 if let Some(data) = data {
                     error["data"] = data;
                 }
+                if code == codes::UNSUPPORTED_PROTOCOL_VERSION {
+                    self.refuse_version(request, &mut error);
+                }
                 json!({"jsonrpc": "2.0", "id": id, "error": error})
             }
         }
+    }
+
+    /// A scripted UnsupportedProtocolVersionError: `data.requested` is the version the
+    /// request named, and the client is expected to retry from `data.supported`.
+    fn refuse_version(&mut self, request: &Request, error: &mut Value) {
+        let requested = crate::check::client_stateless::meta_version(request.params.as_ref())
+            .map(str::to_owned);
+        let data = error
+            .as_object_mut()
+            .map(|e| e.entry("data").or_insert_with(|| json!({})));
+        let Some(Value::Object(data)) = data else {
+            return;
+        };
+        data.entry("requested").or_insert_with(|| json!(requested));
+        let supported = data
+            .entry("supported")
+            .or_insert_with(|| json!([self.revision.as_str()]));
+        let supported = supported
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        self.version_retry.refused(supported);
     }
 
     fn session_headers(&self, request: &Request) -> Vec<(String, String)> {

@@ -154,6 +154,15 @@ impl Mock {
             }
         };
         self.judge_message(&message, &value, frame);
+        if let Message::Request(request) = &message
+            && !self.revision.has_handshake()
+            && let Some(refusal) = self.judge_stateless(request, &waiting, frame)
+        {
+            let body =
+                json!({"jsonrpc": "2.0", "id": request.id.to_value(), "error": refusal.error});
+            self.reply_json(waiting, frame, refusal.status, &body, Vec::new());
+            return None;
+        }
         let waiting = match (&message, waiting) {
             (Message::Request(_), waiting) => Some(waiting),
             (_, Waiting::Http(arrival)) => {
@@ -210,7 +219,12 @@ impl Mock {
         match message {
             Message::Request(r) => {
                 let id = r.id.to_value();
-                for f in self.lifecycle.request(&r.method, &id, rev) {
+                // 2026-07-28 has no session, so no lifecycle order and no ids to keep apart.
+                let found = match rev.has_handshake() {
+                    true => self.lifecycle.request(&r.method, &id, rev),
+                    false => Vec::new(),
+                };
+                for f in found {
                     self.push(f, frame);
                 }
                 if self.negotiated.is_some()

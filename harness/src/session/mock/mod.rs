@@ -12,6 +12,7 @@
 mod answer;
 mod intake;
 mod serves;
+mod stateless;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::validate::SchemaRecord;
 use crate::check::client::Lifecycle;
+use crate::check::client_stateless::{Rounds, VersionRetry};
 use crate::outcome::{Direction, Entry, Finding, SchemaStatus};
 use crate::protocol::{Message, Request, Revision};
 use crate::schema::SchemaStore;
@@ -157,6 +159,10 @@ pub struct Mock {
     transcript: Vec<Entry>,
     findings: Vec<Finding>,
     lifecycle: Lifecycle,
+    /// 2026-07-28: the InputRequiredResults awaiting a retry.
+    rounds: Rounds,
+    /// 2026-07-28: a refused version awaiting the client's retry.
+    version_retry: VersionRetry,
     /// Assigned when `initialize` is answered.
     session_id: Option<String>,
     /// The version the mock answered `initialize` with.
@@ -182,6 +188,8 @@ impl Mock {
             transcript: Vec::new(),
             findings: Vec::new(),
             lifecycle: Lifecycle::default(),
+            rounds: Rounds::default(),
+            version_retry: VersionRetry::default(),
             session_id: None,
             negotiated: None,
             pending: HashMap::new(),
@@ -319,6 +327,9 @@ impl Mock {
     /// transcript, every finding and whether schema checks ran.
     pub fn end(mut self) -> Ended {
         if let Some(f) = self.lifecycle.at_end(self.revision) {
+            self.findings.push(f);
+        }
+        if let Some(f) = self.version_retry.at_end(self.revision) {
             self.findings.push(f);
         }
         Ended {

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::check::client::needed_capability;
 use crate::protocol::{Request, Revision};
+use crate::session::stateless::SERVER_INFO;
 
 /// The answer to one client request.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,15 +45,40 @@ pub struct Serves {
     pub results: BTreeMap<String, Value>,
     /// The `instructions` of the `initialize` result.
     pub instructions: Option<String>,
+    /// The resources, as `resources/list` lists them; `resources/read` returns each one's
+    /// `text` (a line naming it when none is given).
+    pub resources: Vec<Value>,
+    /// The prompts, as `prompts/list` lists them; `prompts/get` returns one user message.
+    pub prompts: Vec<Value>,
 }
 
 impl Serves {
-    /// The default answer to `request` from a mock speaking `revision`.
+    /// The default answer to `request` from a mock speaking `revision`. At 2026-07-28
+    /// there is no handshake: `server/discover` answers what `initialize` did, and every
+    /// result carries `resultType` and the server's name in `_meta` (basic#meta).
     pub fn answer(&self, request: &Request, revision: Revision) -> Answer {
+        let answer = self.answer_any(request, revision);
+        match answer {
+            Answer::Result(result) if !revision.has_handshake() => {
+                Answer::Result(stateless_result(&request.method, result))
+            }
+            other => other,
+        }
+    }
+
+    fn answer_any(&self, request: &Request, revision: Revision) -> Answer {
         let params = request.params.as_ref();
         let method = request.method.as_str();
-        if method == "initialize" {
-            return Answer::Result(self.initialize_result(revision));
+        match (method, revision.has_handshake()) {
+            ("initialize", true) => return Answer::Result(self.initialize_result(revision)),
+            ("server/discover", false) => return Answer::Result(self.discover_result(revision)),
+            ("initialize" | "notifications/initialized", false) => {
+                return Answer::error(
+                    -32601,
+                    format!("Method not found: {method} (2026-07-28 has no handshake)"),
+                );
+            }
+            _ => {}
         }
         if method == "ping" {
             return Answer::Result(json!({}));
@@ -81,8 +107,52 @@ impl Serves {
                     .cloned()
                     .unwrap_or_else(|| json!({"content": [{"type": "text", "text": "ok"}]}))
             }
-            "prompts/list" => json!({"prompts": []}),
-            "resources/list" => json!({"resources": []}),
+            "prompts/list" => json!({"prompts": self.prompts}),
+            "resources/list" => {
+                let listed: Vec<Value> = self
+                    .resources
+                    .iter()
+                    .map(|r| {
+                        let mut r = r.clone();
+                        r.as_object_mut().map(|m| m.remove("text"));
+                        r
+                    })
+                    .collect();
+                json!({"resources": listed})
+            }
+            "resources/read" => {
+                let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
+                let found = self
+                    .resources
+                    .iter()
+                    .find(|r| uri.is_some() && r.get("uri").and_then(Value::as_str) == uri);
+                let (Some(uri), Some(resource)) = (uri, found) else {
+                    return Answer::error(
+                        -32602,
+                        format!("Resource not found: {}", uri.unwrap_or("(none)")),
+                    );
+                };
+                let text = resource
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("the resource {uri}"), str::to_owned);
+                json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]})
+            }
+            "prompts/get" => {
+                let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+                let Some(name) = name.filter(|n| {
+                    self.prompts
+                        .iter()
+                        .any(|p| p.get("name").and_then(Value::as_str) == Some(n))
+                }) else {
+                    return Answer::error(
+                        -32602,
+                        format!("Unknown prompt: {}", name.unwrap_or("(none)")),
+                    );
+                };
+                json!({"messages": [{"role": "user",
+                    "content": {"type": "text", "text": format!("the prompt {name}")}}]})
+            }
             "resources/templates/list" => json!({"resourceTemplates": []}),
             "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => json!({}),
             "completion/complete" => json!({"completion": {"values": []}}),
@@ -91,9 +161,25 @@ impl Serves {
     }
 
     fn has_tool(&self, name: &str) -> bool {
+        self.tool(name).is_some()
+    }
+
+    /// The tool named `name`, as listed.
+    pub fn tool(&self, name: &str) -> Option<&Value> {
         self.tools
             .iter()
-            .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    }
+
+    fn discover_result(&self, revision: Revision) -> Value {
+        let mut result = json!({
+            "supportedVersions": [revision.as_str()],
+            "capabilities": self.capabilities,
+        });
+        if let Some(i) = &self.instructions {
+            result["instructions"] = json!(i);
+        }
+        result
     }
 
     fn initialize_result(&self, revision: Revision) -> Value {
@@ -107,6 +193,33 @@ impl Serves {
         }
         result
     }
+}
+
+/// A 2026-07-28 result: `resultType` (`complete` unless the answer says otherwise), the
+/// server's name in `_meta`, and the cache fields of the results that have them.
+fn stateless_result(method: &str, mut result: Value) -> Value {
+    let Some(fields) = result.as_object_mut() else {
+        return result;
+    };
+    fields
+        .entry("resultType")
+        .or_insert_with(|| json!("complete"));
+    let meta = fields.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.entry(SERVER_INFO).or_insert_with(
+            || json!({"name": "mcpcheck-mock", "version": env!("CARGO_PKG_VERSION")}),
+        );
+    }
+    let cached = method == "server/discover"
+        || method == "resources/read"
+        || (method.ends_with("/list") && method != "roots/list");
+    if cached && fields.get("resultType") == Some(&json!("complete")) {
+        fields.entry("ttlMs").or_insert_with(|| json!(0));
+        fields
+            .entry("cacheScope")
+            .or_insert_with(|| json!("private"));
+    }
+    result
 }
 
 #[cfg(test)]
@@ -131,7 +244,7 @@ mod tests {
                 json!({"content": [{"type": "text", "text": "5"}]}),
             )]
             .into(),
-            instructions: None,
+            ..Serves::default()
         }
     }
 
