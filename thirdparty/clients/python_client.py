@@ -4,14 +4,16 @@ It follows the official suite's contract: the server URL is the last argument an
 MCP_CONFORMANCE_SCENARIO names the scenario. With `--stdio CMD ARGS...` it spawns that
 server command instead (`mcpcheck client --transport stdio` puts `mcpcheck mock ...`
 there). Scenarios it has no special case for get the basic flow: connect, list the
-tools, call each with empty arguments, close.
+tools, call each with empty arguments, close. At 2026-07-28 it uses the SDK's `Client`
+pinned to that revision (no handshake); at the dated revisions `ClientSession`.
 """
 
 import asyncio
+import json
 import os
 import sys
 
-from mcp import ClientSession, types
+from mcp import Client, ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -50,8 +52,48 @@ def transport():
     return streamable_http_client(sys.argv[-1])
 
 
+#: The revision without a handshake, which the SDK's `Client` speaks in its default "auto"
+#: mode (discover, `_meta`, headers, InputRequiredResult retries); `ClientSession` speaks
+#: the dated ones.
+MODERN = "2026-07-28"
+
+
+def server():
+    """What `Client` connects to: the stdio command of `--stdio CMD ...`, else the URL."""
+    if "--stdio" in sys.argv:
+        command = sys.argv[sys.argv.index("--stdio") + 1 :]
+        return StdioServerParameters(command=command[0], args=command[1:])
+    return sys.argv[-1]
+
+
+async def modern(scenario: str) -> None:
+    async with Client(
+        server(),
+        mode="auto",
+        elicitation_callback=elicit,
+        sampling_callback=sample,
+        list_roots_callback=roots,
+    ) as client:
+        listed = await client.list_tools()
+        if scenario == "json-schema-2020-12-preservation":
+            focal = next(t for t in listed.tools if t.name == "json_schema_2020_12_tool")
+            await client.call_tool("json_schema_echo", {"schema": focal.input_schema})
+            return
+        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+        if "toolCalls" in context:
+            for call in context["toolCalls"]:
+                await client.call_tool(call["name"], call.get("arguments") or {})
+            return
+        for tool in listed.tools:
+            arguments = {"a": 5, "b": 3} if tool.name == "add_numbers" else {}
+            await client.call_tool(tool.name, arguments)
+
+
 async def main() -> None:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") == MODERN:
+        await modern(scenario)
+        return
     async with transport() as (read, write, *_):
         async with ClientSession(
             read,

@@ -57,7 +57,7 @@ fn the_correct_fixture_client_passes_every_scenario_at_every_revision() {
     let (code, report) = client(&fixture_client(), &[]);
     let all = verdicts(&report);
     let legs = report["legs"].as_array().unwrap().len();
-    assert_eq!(legs, 3, "2025-03-26, 2025-06-18 and 2025-11-25");
+    assert_eq!(legs, 4, "2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28");
     for (id, verdict, rules) in &all {
         assert!(
             (verdict == "pass" || verdict == "skip") && rules.is_empty(),
@@ -65,7 +65,7 @@ fn the_correct_fixture_client_passes_every_scenario_at_every_revision() {
         );
     }
     assert!(
-        all.iter().filter(|v| v.1 == "pass").count() >= 30,
+        all.iter().filter(|v| v.1 == "pass").count() >= 45,
         "{all:?}"
     );
     assert_eq!(code, 0);
@@ -180,6 +180,57 @@ const CAUGHT: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The 2026-07-28 defects (the handshake ones above do not apply there), each proved at
+/// that revision.
+const CAUGHT_2026: &[(&str, &str, &str)] = &[
+    (
+        "meta-no-capabilities",
+        "client/request-meta",
+        "client.request-meta",
+    ),
+    (
+        "meta-no-client-info",
+        "client/request-meta-client-info",
+        "client.request-meta-client-info",
+    ),
+    (
+        "version-header-mismatch",
+        "client/http-protocol-version",
+        "client.http-protocol-version",
+    ),
+    (
+        "no-method-header",
+        "client/http-standard-headers",
+        "client.http-standard-headers",
+    ),
+    (
+        "no-param-headers",
+        "client/http-param-headers",
+        "client.http-param-headers",
+    ),
+    (
+        "param-header-for-null",
+        "client/http-param-headers",
+        "client.http-param-headers",
+    ),
+    (
+        "no-version-retry",
+        "client/version-retry",
+        "client.version-retry",
+    ),
+    (
+        "mrtr-state-modified",
+        "client/mrtr-retry",
+        "client.mrtr-retry",
+    ),
+    ("mrtr-same-id", "client/mrtr-retry", "client.mrtr-retry"),
+    (
+        "mrtr-state-leaked",
+        "client/mrtr-isolated",
+        "client.mrtr-isolated",
+    ),
+];
+
 /// The transports a scenario runs over (its file's `transports`).
 fn transports_of(scenario: &str) -> &'static [&'static str] {
     if scenario.starts_with("client/http-") || scenario.starts_with("client/sse-") {
@@ -206,7 +257,7 @@ fn each_defect_fails_exactly_its_scenario() {
         .output()
         .unwrap();
     let listed = String::from_utf8(listed.stdout).unwrap();
-    let proved: Vec<&str> = CAUGHT.iter().map(|c| c.0).collect();
+    let proved: Vec<&str> = CAUGHT.iter().chain(CAUGHT_2026).map(|c| c.0).collect();
     assert_eq!(
         listed.lines().collect::<Vec<_>>(),
         proved,
@@ -221,18 +272,28 @@ fn each_defect_fails_exactly_its_scenario() {
             "client.initialized-before-operation client/initialized-before-operation client/initialize",
         ),
         ("sampling-no-model", "schema.valid"),
+        // Without `_meta` a request breaks the schema as well.
+        ("meta-no-capabilities", "schema.valid"),
     ];
-    // Each defect over every transport its scenario runs over.
-    let runs: Vec<(&str, &str, &str, &str)> = CAUGHT
-        .iter()
-        .flat_map(|&(d, sc, r)| transports_of(sc).iter().map(move |&t| (d, sc, r, t)))
+    // Each defect over every transport its scenario runs over, at its revision.
+    let at = |list: &'static [(&'static str, &'static str, &'static str)], revision| {
+        list.iter().flat_map(move |&(d, sc, r)| {
+            transports_of(sc)
+                .iter()
+                .map(move |&t| (d, sc, r, t, revision))
+        })
+    };
+    let runs: Vec<(&str, &str, &str, &str, &str)> = at(CAUGHT, "2025-11-25")
+        .chain(at(CAUGHT_2026, "2026-07-28"))
         .collect();
     // Four clients at once: each is a small process that mostly waits on the mock.
-    let problems =
-        crate::support::suite::check_at_once(&runs, 4, |&(defect, scenario, rule, over)| {
+    let problems = crate::support::suite::check_at_once(
+        &runs,
+        4,
+        |&(defect, scenario, rule, over, revision)| {
             let along = ALONG.iter().find(|a| a.0 == defect).map_or("", |a| a.1);
             let command = fixture_command(defect, over);
-            let (code, report) = client_over(over, &command, &["2025-11-25"]);
+            let (code, report) = client_over(over, &command, &[revision]);
             let defect = format!("{defect} (over {over})");
             let all = verdicts(&report);
             let failed: Vec<&str> = all
@@ -258,7 +319,8 @@ fn each_defect_fails_exactly_its_scenario() {
             // A SHOULD-level defect warns; only `--fail-on warning` would fail the run for it.
             let warned = all.iter().any(|v| v.0 == scenario && v.1 == "warn");
             (code != i32::from(!warned)).then(|| format!("{defect}: exit code {code}"))
-        });
+        },
+    );
     assert!(problems.is_empty(), "{problems:#?}");
 }
 
@@ -280,7 +342,7 @@ fn the_python_sdk_client_passes_every_scenario() {
     };
     let script = workspace().join("thirdparty/clients/python_client.py");
     let command = format!("{} {}", python.display(), script.display());
-    let (code, report) = client(&command, &["2025-11-25"]);
+    let (code, report) = client(&command, &["2025-11-25", "2026-07-28"]);
     assert_clean("python", code, &report);
 }
 
@@ -298,10 +360,10 @@ fn the_python_sdks_own_conformance_client_runs_unchanged_and_passes() {
         script.display()
     );
     let command = format!("{} {}", python.display(), script.display());
-    let (code, report) = client(&command, &["2025-11-25"]);
+    let (code, report) = client(&command, &["2025-11-25", "2026-07-28"]);
     assert_clean("python-sdk conformance client", code, &report);
     let passed = verdicts(&report).iter().filter(|v| v.1 == "pass").count();
-    assert!(passed >= 15, "{passed} passed");
+    assert!(passed >= 27, "{passed} passed");
 }
 
 #[test]
@@ -319,24 +381,28 @@ fn the_typescript_sdk_client_passes_every_scenario() {
 /// skipped with the reason.
 #[test]
 fn stdio_clients_reach_the_mock_through_mcpcheck_mock_and_pass() {
+    // The TypeScript SDK 1.x client speaks only the handshake revisions.
+    let both: &[&str] = &["2025-11-25", "2026-07-28"];
     let mut clients = vec![(
         "fixture".to_owned(),
         format!("{} --stdio {{mock}}", fixture_client()),
+        both,
     )];
     if let Some(python) = require::python_venv() {
         let script = workspace().join("thirdparty/clients/python_client.py");
         let command = format!("{} {} --stdio {{mock}}", python.display(), script.display());
-        clients.push(("python".to_owned(), command));
+        clients.push(("python".to_owned(), command, both));
     }
     if let Some(node) = require::node_sdk() {
         let script = workspace().join("thirdparty/clients/ts_client.mjs");
         clients.push((
             "typescript".to_owned(),
             format!("{node} {} --stdio {{mock}}", script.display()),
+            &["2025-11-25"],
         ));
     }
-    for (who, command) in clients {
-        let (code, report) = client_over("stdio", &command, &["2025-11-25"]);
+    for (who, command, revisions) in clients {
+        let (code, report) = client_over("stdio", &command, revisions);
         assert_clean(&who, code, &report);
         let all = verdicts(&report);
         let ran = |id: &str| all.iter().any(|v| v.0 == id && v.1 == "pass");
