@@ -188,6 +188,24 @@ pub fn param_headers<'h>(
     found
 }
 
+/// A `tools/call` of `tool` (as the mock lists it) whose `x-mcp-header` annotations break
+/// the constraints: "the client MUST exclude the invalid tool from the result of
+/// `tools/list`" (server/tools#x-mcp-header, over Streamable HTTP).
+pub fn invalid_tool_called(tool: &Value, revision: Revision) -> Option<Finding> {
+    let problems = x_mcp_header::problems(tool.get("inputSchema")?);
+    let (_, first) = problems.first()?;
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+    Some(
+        Finding::new(
+            &rules::CLIENT_INVALID_TOOL_EXCLUDED,
+            revision,
+            format!("the client called `{name}`, an invalid tool: {first}"),
+        )
+        .pointer("/params/name")
+        .expected("no call of a tool whose `x-mcp-header` annotations break the constraints"),
+    )
+}
+
 fn mirror_finding(
     rule: &'static crate::outcome::Rule,
     method: &str,
@@ -589,6 +607,18 @@ mod tests {
         let broken = json!({"name": "b", "inputSchema": {"type": "object", "properties": {
             "o": {"type": "object", "x-mcp-header": "O"}}}});
         assert!(param_headers(&broken, Some(&json!({"o": {}})), lookup(&[]), R5).is_empty());
+    }
+
+    #[test]
+    fn calling_a_tool_with_a_broken_annotation_is_judged() {
+        let valid = json!({"name": "v", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}}});
+        assert!(invalid_tool_called(&valid, R5).is_none());
+        let spaced = json!({"name": "s", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "My Region"}}}});
+        let f = invalid_tool_called(&spaced, R5).unwrap();
+        assert_eq!(f.rule, "client.invalid-tool-excluded");
+        assert!(f.message.contains("`s`"), "{}", f.message);
     }
 
     #[test]

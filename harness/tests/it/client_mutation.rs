@@ -229,17 +229,39 @@ const CAUGHT_2026: &[(&str, &str, &str)] = &[
         "client/mrtr-isolated",
         "client.mrtr-isolated",
     ),
+    (
+        "calls-invalid-tools",
+        "client/invalid-tool-excluded",
+        "client.invalid-tool-excluded",
+    ),
 ];
 
-/// The transports a scenario runs over (its file's `transports`).
-fn transports_of(scenario: &str) -> &'static [&'static str] {
-    if scenario.starts_with("client/http-") || scenario.starts_with("client/sse-") {
-        &["http"]
-    } else if scenario.starts_with("client/stdio-") {
-        &["stdio"]
-    } else {
-        &["http", "stdio"]
-    }
+/// The transports a scenario runs over (its file's `transports`, as `mcpcheck list
+/// --client` gives them).
+fn transports_of(scenario: &str) -> Vec<&'static str> {
+    static LISTED: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let listed = LISTED.get_or_init(|| {
+        let out = mcpcheck()
+            .args(["list", "--client", "--format", "json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    });
+    let entry = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == scenario)
+        .unwrap_or_else(|| panic!("{scenario} is not a built-in client scenario"));
+    ["http", "stdio"]
+        .into_iter()
+        .filter(|t| {
+            entry["transports"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from(*t))
+        })
+        .collect()
 }
 
 /// The fixture client with `defect`, as a command for `transport`.
@@ -279,8 +301,8 @@ fn each_defect_fails_exactly_its_scenario() {
     let at = |list: &'static [(&'static str, &'static str, &'static str)], revision| {
         list.iter().flat_map(move |&(d, sc, r)| {
             transports_of(sc)
-                .iter()
-                .map(move |&t| (d, sc, r, t, revision))
+                .into_iter()
+                .map(move |t| (d, sc, r, t, revision))
         })
     };
     let runs: Vec<(&str, &str, &str, &str, &str)> = at(CAUGHT, "2025-11-25")

@@ -51,6 +51,7 @@ impl Mock {
             if let (Some(tool), "tools/call") = (tool, method) {
                 let arguments = params.and_then(|p| p.get("arguments"));
                 headers.extend(rules::param_headers(tool, arguments, header, rev));
+                headers.extend(rules::invalid_tool_called(tool, rev));
             }
             found.extend(headers);
         }
