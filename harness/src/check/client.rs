@@ -17,7 +17,7 @@ pub struct Lifecycle {
     ids: HashSet<String>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 enum Phase {
     /// Nothing yet.
     #[default]
@@ -28,6 +28,14 @@ enum Phase {
     Answered,
     /// `notifications/initialized` seen.
     Operating,
+    /// `initialize` answered with a version no client supports: the client is to
+    /// disconnect.
+    Unsupported {
+        /// The version answered.
+        version: String,
+        /// A message after it was already judged.
+        judged: bool,
+    },
 }
 
 impl Lifecycle {
@@ -45,7 +53,11 @@ impl Lifecycle {
                 .expected("an id not used before by the client in this session"),
             );
         }
-        match (self.phase, method) {
+        if let Some(f) = self.after_unsupported(method, revision) {
+            found.push(f);
+            return found;
+        }
+        match (&self.phase, method) {
             (Phase::Start, "initialize") => self.phase = Phase::Initializing,
             (Phase::Start, _) => found.push(
                 Finding::new(
@@ -68,23 +80,60 @@ impl Lifecycle {
                 .pointer("/method")
                 .expected("`notifications/initialized` first"),
             ),
-            (Phase::Operating, _) => {}
+            (Phase::Operating | Phase::Unsupported { .. }, _) => {}
         }
         found
     }
 
     /// A notification from the client.
-    pub fn notification(&mut self, method: &str) {
-        if method == "notifications/initialized" && self.phase != Phase::Start {
+    pub fn notification(&mut self, method: &str, revision: Revision) -> Option<Finding> {
+        if let Some(f) = self.after_unsupported(method, revision) {
+            return Some(f);
+        }
+        if method == "notifications/initialized"
+            && matches!(self.phase, Phase::Initializing | Phase::Answered)
+        {
             self.phase = Phase::Operating;
         }
+        None
     }
 
-    /// The mock answered `initialize` with a result.
-    pub fn initialize_answered(&mut self) {
-        if self.phase == Phase::Initializing {
-            self.phase = Phase::Answered;
+    /// The mock answered `initialize` with a result naming `version`: a known revision, or
+    /// one no client supports.
+    pub fn initialize_answered(&mut self, version: &str) {
+        if self.phase != Phase::Initializing {
+            return;
         }
+        self.phase = match version.parse::<Revision>() {
+            Ok(_) => Phase::Answered,
+            Err(_) => Phase::Unsupported {
+                version: version.to_owned(),
+                judged: false,
+            },
+        };
+    }
+
+    /// The first message after an `initialize` result with a version the client cannot
+    /// support: "If the client does not support the version in the server's response, it
+    /// SHOULD disconnect" (lifecycle#version-negotiation).
+    fn after_unsupported(&mut self, method: &str, revision: Revision) -> Option<Finding> {
+        let Phase::Unsupported { version, judged } = &mut self.phase else {
+            return None;
+        };
+        if std::mem::replace(judged, true) {
+            return None;
+        }
+        Some(
+            Finding::new(
+                &rules::CLIENT_UNSUPPORTED_VERSION_DISCONNECT,
+                revision,
+                format!(
+                    "the server answered `initialize` with version `{version}`, which the client cannot support; the client went on with `{method}`"
+                ),
+            )
+            .pointer("/method")
+            .expected("nothing more in this session: the client disconnects"),
+        )
     }
 
     /// At the end of the session: `notifications/initialized` never came after a
@@ -322,8 +371,8 @@ mod tests {
     fn the_lifecycle_in_order_breaks_nothing() {
         let mut l = Lifecycle::default();
         assert!(l.request("initialize", &json!(0), R4).is_empty());
-        l.initialize_answered();
-        l.notification("notifications/initialized");
+        l.initialize_answered("2025-11-25");
+        l.notification("notifications/initialized", R4);
         assert!(l.request("tools/list", &json!(1), R4).is_empty());
         assert!(l.at_end(R4).is_none());
     }
@@ -338,7 +387,7 @@ mod tests {
         let mut l = Lifecycle::default();
         l.request("initialize", &json!(0), R4);
         assert!(l.request("ping", &json!(2), R4).is_empty());
-        l.initialize_answered();
+        l.initialize_answered("2025-11-25");
         assert_eq!(
             rules_of(&l.request("tools/call", &json!(3), R4)),
             ["client.initialized-before-operation"]
@@ -351,6 +400,26 @@ mod tests {
                 "client.initialized-before-operation"
             ]
         );
+    }
+
+    #[test]
+    fn after_a_version_no_client_supports_the_client_sends_nothing_more() {
+        let mut l = Lifecycle::default();
+        l.request("initialize", &json!(0), R4);
+        l.initialize_answered("1999-01-01");
+        let f = l
+            .notification("notifications/initialized", R4)
+            .expect("judged");
+        assert_eq!(f.rule, "client.unsupported-version-disconnect");
+        assert_eq!(f.severity, crate::outcome::Severity::Warning);
+        // Judged once; and never sending `initialized` is right here.
+        assert!(l.request("tools/list", &json!(1), R4).is_empty());
+        assert!(l.at_end(R4).is_none());
+        // A client that disconnects breaks nothing.
+        let mut quiet = Lifecycle::default();
+        quiet.request("initialize", &json!(0), R4);
+        quiet.initialize_answered("1999-01-01");
+        assert!(quiet.at_end(R4).is_none());
     }
 
     #[test]

@@ -158,6 +158,8 @@ rules! {
         "After a successful `initialize`, the client sends `notifications/initialized`.";
     CLIENT_INITIALIZED_BEFORE_OPERATION = "client.initialized-before-operation", Warning, [R1 => "basic/lifecycle#initialization"],
         "`notifications/initialized` tells the server the client is ready for normal operation, so it comes before the client's other requests (pings excepted); the spec gives no keyword for the order: should.";
+    CLIENT_UNSUPPORTED_VERSION_DISCONNECT = "client.unsupported-version-disconnect", Warning, [R1 => "basic/lifecycle#version-negotiation"],
+        "A client that does not support the version in the server's `initialize` result disconnects: it sends nothing more in that session.";
     CLIENT_REQUEST_ID_UNIQUE = "client.request-id-unique", Failure, [R1 => "basic/messages#requests", R2 => "basic#requests"],
         "The client never reuses a request id within the session.";
     CLIENT_SERVER_CAPABILITY = "client.server-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation"],

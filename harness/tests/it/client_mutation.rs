@@ -92,6 +92,11 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client.initialized-sent",
     ),
     (
+        "ignores-version",
+        "client/unsupported-version",
+        "client.unsupported-version-disconnect",
+    ),
+    (
         "list-before-init",
         "client/initialize-first",
         "client.initialize-first",

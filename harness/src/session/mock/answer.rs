@@ -211,7 +211,8 @@ impl Mock {
                         .and_then(Value::as_str)
                         .map(str::to_owned);
                     self.session_id = Some(SESSION_ID.to_owned());
-                    self.lifecycle.initialize_answered();
+                    let version = self.negotiated.as_deref().unwrap_or_default();
+                    self.lifecycle.initialize_answered(version);
                 }
                 json!({"jsonrpc": "2.0", "id": id, "result": result})
             }

@@ -241,7 +241,9 @@ impl Mock {
                 }
             }
             Message::Notification(n) => {
-                self.lifecycle.notification(&n.method);
+                if let Some(f) = self.lifecycle.notification(&n.method, rev) {
+                    self.push(f, frame);
+                }
                 if let Some(def) = table
                     .as_ref()
                     .and_then(|t| t.client_notifications.get(&n.method))
