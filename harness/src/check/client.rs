@@ -261,6 +261,36 @@ pub fn protocol_version_header(
     }
 }
 
+/// The client's next request after the server answered its session `expired` with HTTP
+/// 404: it "MUST start a new session by sending a new InitializeRequest without a session
+/// ID attached" (transports#session-management). `None` for the request: the client
+/// never sent one.
+pub fn after_expiry(
+    expired: &str,
+    request: Option<(&str, Option<&str>)>,
+    revision: Revision,
+) -> Option<Finding> {
+    let finding = |message: String| {
+        Finding::new(&rules::CLIENT_HTTP_SESSION_EXPIRED, revision, message)
+            .expected("a new `initialize` without `Mcp-Session-Id`")
+    };
+    match request {
+        None => Some(finding(format!(
+            "the server answered session `{expired}` with HTTP 404; the client never started a new session"
+        ))),
+        Some(("initialize", None)) => None,
+        Some(("initialize", Some(id))) => Some(finding(format!(
+            "after HTTP 404 for session `{expired}` the client sent `initialize` with `Mcp-Session-Id: {id}`"
+        ))),
+        Some((method, _)) => Some(
+            finding(format!(
+                "after HTTP 404 for session `{expired}` the client sent `{method}`, not a new `initialize`"
+            ))
+            .pointer("/method"),
+        ),
+    }
+}
+
 /// A GET whose `Accept` header does not list SSE.
 pub fn get_accept(accept: Option<&str>, revision: Revision) -> Option<Finding> {
     let lists = accept.is_some_and(|a| {
@@ -420,6 +450,19 @@ mod tests {
         quiet.request("initialize", &json!(0), R4);
         quiet.initialize_answered("1999-01-01");
         assert!(quiet.at_end(R4).is_none());
+    }
+
+    #[test]
+    fn after_a_404_the_next_request_is_a_fresh_initialize() {
+        assert!(after_expiry("s", Some(("initialize", None)), R4).is_none());
+        for next in [
+            Some(("initialize", Some("s"))),
+            Some(("tools/list", Some("s"))),
+            None,
+        ] {
+            let f = after_expiry("s", next, R4).unwrap();
+            assert_eq!(f.rule, "client.http-session-expired", "{next:?}");
+        }
     }
 
     #[test]

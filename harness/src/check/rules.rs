@@ -170,6 +170,8 @@ rules! {
         "Every POST carries an `Accept` header listing both `application/json` and `text/event-stream`.";
     CLIENT_HTTP_SESSION_ID = "client.http-session-id", Failure, [R2 => "basic/transports#session-management"],
         "Once the server assigned an `Mcp-Session-Id`, the client sends it on every later HTTP request.";
+    CLIENT_HTTP_SESSION_EXPIRED = "client.http-session-expired", Failure, [R2 => "basic/transports#session-management"],
+        "When a request with `Mcp-Session-Id` gets HTTP 404, the client starts a new session: its next request is an `initialize` without a session id.";
     CLIENT_HTTP_PROTOCOL_VERSION = "client.http-protocol-version", Failure, [R3 => "basic/transports#protocol-version-header", R5 => "basic/transports/streamable-http#protocol-version-header"],
         "Every HTTP request after `initialize` carries the `MCP-Protocol-Version` header (2026-07-28: every POST, matching the `_meta` version).";
     CLIENT_HTTP_PROTOCOL_VERSION_NEGOTIATED = "client.http-protocol-version-negotiated", Warning, [R3 => "basic/transports#protocol-version-header"],

@@ -124,6 +124,7 @@ impl Run<'_, '_> {
                 ReplyPlan::Default => self.default_answer(incoming),
                 ReplyPlan::Answer(a) => self.mock.answer(incoming, a.clone()),
                 ReplyPlan::Hold => self.held = self.mock.hold(incoming),
+                ReplyPlan::Expire => self.mock.expire(incoming),
             }
         }
         true

@@ -134,6 +134,8 @@ pub enum ReplyPlan {
     Answer(Answer),
     /// Held open as an SSE stream for `send` steps, until a `respond` step answers it.
     Hold,
+    /// HTTP 404: the server ended the session, and the client is to start a new one.
+    Expire,
 }
 
 /// `send: METHOD`.

@@ -137,6 +137,23 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         Some(node) => serves(ctx, node)?,
     };
     let steps = steps(ctx, map.require(ctx, "steps", "the scenario")?)?;
+    let expires = steps.iter().any(|s| {
+        matches!(
+            &s.kind,
+            ClientStepKind::Receive(Receive {
+                reply: ReplyPlan::Expire,
+                ..
+            })
+        )
+    });
+    if expires && transports.contains(&TransportKind::Stdio) {
+        return Err(ctx
+            .error(
+                map.get("transports").unwrap_or(root),
+                "`reply: expire` ends an HTTP session, and this scenario runs over stdio too",
+            )
+            .with_hint("add `transports: [http]`"));
+    }
     Ok(ClientScenario {
         id: id.to_owned(),
         title: title.trim().to_owned(),
@@ -348,6 +365,7 @@ fn step(ctx: &Ctx<'_>, node: &Node) -> R<ClientStep> {
                     return Err(ctx.error(r, "a notification gets no reply"));
                 }
                 Some(r) if yaml::as_str(r) == Some("hold") => ReplyPlan::Hold,
+                Some(r) if yaml::as_str(r) == Some("expire") => ReplyPlan::Expire,
                 Some(r) => ReplyPlan::Answer(answer(ctx, r)?),
             };
             let expect = match map.get("expect") {

@@ -52,6 +52,25 @@ impl Mock {
         }
     }
 
+    /// Ends the session as a server that terminated it does, answering `incoming` with
+    /// HTTP 404 ("Session not found"); the client is to start a new session
+    /// (transports#session-management). stdio has no sessions: there it is just the error.
+    pub fn expire(&mut self, incoming: Incoming) {
+        let Message::Request(request) = &incoming.message else {
+            return;
+        };
+        let Some(waiting) = incoming.waiting else {
+            return;
+        };
+        let body = session_not_found(&request.id.to_value());
+        if let Some(id) = self.session_id.take() {
+            self.expired = Some(super::Expired { id, judged: false });
+        }
+        self.negotiated = None;
+        self.lifecycle = crate::check::client::Lifecycle::default();
+        self.reply_json(waiting, incoming.frame, 404, &body, Vec::new());
+    }
+
     /// Holds a request open: over HTTP its answer becomes an SSE stream the scenario
     /// writes to; over stdio the answer just waits.
     pub fn hold(&mut self, incoming: Incoming) -> Option<Held> {
@@ -205,6 +224,7 @@ impl Mock {
                     let params = request.params.as_ref();
                     self.rounds.answered(&request.method, params, &id, &result);
                 }
+                self.forget_expired(request);
                 if request.method == "initialize" {
                     self.negotiated = result
                         .get("protocolVersion")
@@ -257,6 +277,13 @@ impl Mock {
         self.version_retry.refused(supported);
     }
 
+    /// After a new `initialize`, the ended session is forgotten.
+    fn forget_expired(&mut self, request: &Request) {
+        if request.method == "initialize" {
+            self.expired = None;
+        }
+    }
+
     fn session_headers(&self, request: &Request) -> Vec<(String, String)> {
         match (&self.session_id, request.method.as_str()) {
             (Some(id), "initialize") => vec![("mcp-session-id".into(), id.clone())],
@@ -304,4 +331,9 @@ impl Mock {
             body: body.as_bytes().to_vec(),
         });
     }
+}
+
+/// The answer to a request for a session the server ended (HTTP 404), as SDK servers word it.
+pub(super) fn session_not_found(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": "Session not found"}})
 }

@@ -121,7 +121,38 @@ impl Mock {
             self.reply_status(arrival, frame, 400, why);
             return None;
         }
+        if self.refuse_expired(&arrival, &value, frame) {
+            self.reply_json(
+                Waiting::Http(arrival),
+                frame,
+                404,
+                &super::answer::session_not_found(&value["id"]),
+                Vec::new(),
+            );
+            return None;
+        }
         self.take_message(frame, value, &text, Waiting::Http(arrival))
+    }
+
+    /// The first request after the mock ended the session is judged (a new `initialize`
+    /// without the session id); a request naming the ended session gets 404 again.
+    fn refuse_expired(&mut self, arrival: &Arrival, value: &Value, frame: usize) -> bool {
+        let (Some(expired), Some(method)) = (
+            &mut self.expired,
+            value.get("method").and_then(Value::as_str),
+        ) else {
+            return false;
+        };
+        let named = arrival.header("mcp-session-id");
+        let is_request = value.get("id").is_some();
+        if is_request && !std::mem::replace(&mut expired.judged, true) {
+            let old = expired.id.clone();
+            if let Some(f) = rules::after_expiry(&old, Some((method, named)), self.revision) {
+                self.push(f, frame);
+            }
+        }
+        let expired = self.expired.as_ref().map(|e| e.id.as_str());
+        method != "initialize" && named.is_some() && named == expired
     }
 
     /// One message, however it came: judged, and acknowledged unless it is a request.

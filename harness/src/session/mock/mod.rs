@@ -149,6 +149,15 @@ pub struct Resumption {
     arrival: Arrival,
 }
 
+/// A session the mock ended: requests naming it get HTTP 404 until a new `initialize`.
+#[derive(Debug)]
+struct Expired {
+    /// Its id.
+    id: String,
+    /// The client's first request after the 404 has been judged.
+    judged: bool,
+}
+
 /// The mock server's side of one session.
 #[derive(Debug)]
 pub struct Mock {
@@ -165,6 +174,8 @@ pub struct Mock {
     version_retry: VersionRetry,
     /// Assigned when `initialize` is answered.
     session_id: Option<String>,
+    /// A session the mock ended with HTTP 404, until the client starts a new one.
+    expired: Option<Expired>,
     /// The version the mock answered `initialize` with.
     negotiated: Option<String>,
     /// Requests the mock sent to the client and has no response to yet: id -> method.
@@ -191,6 +202,7 @@ impl Mock {
             rounds: Rounds::default(),
             version_retry: VersionRetry::default(),
             session_id: None,
+            expired: None,
             negotiated: None,
             pending: HashMap::new(),
             next_id: 0,
@@ -330,6 +342,11 @@ impl Mock {
             self.findings.push(f);
         }
         if let Some(f) = self.version_retry.at_end(self.revision) {
+            self.findings.push(f);
+        }
+        if let Some(Expired { id, judged: false }) = &self.expired
+            && let Some(f) = crate::check::client::after_expiry(id, None, self.revision)
+        {
             self.findings.push(f);
         }
         Ended {
