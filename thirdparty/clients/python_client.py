@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from mcp import Client, ClientSession, types
+from mcp import Client, ClientSession, MCPError, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -103,6 +103,8 @@ async def main() -> None:
             list_roots_callback=roots,
         ) as session:
             await session.initialize()
+            # Its roots "changed" at start-up: a client that declared listChanged says so.
+            await session.send_roots_list_changed()
             listed = await session.list_tools()
             if scenario == "initialize":
                 return
@@ -111,7 +113,12 @@ async def main() -> None:
                 await session.call_tool("json_schema_echo", {"schema": focal.input_schema})
                 return
             if scenario == "tools_call":
-                await session.call_tool("add_numbers", {"a": 5, "b": 3})
+                # A call not answered in 2 s is given up: the SDK sends
+                # notifications/cancelled.
+                try:
+                    await session.call_tool("add_numbers", {"a": 5, "b": 3}, read_timeout_seconds=2)
+                except MCPError:
+                    pass
                 return
             for tool in listed.tools:
                 await session.call_tool(tool.name, {})

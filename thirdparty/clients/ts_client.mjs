@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ErrorCode,
   ListRootsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
@@ -45,6 +46,8 @@ const transport =
       })
     : new StreamableHTTPClientTransport(new URL(process.argv[process.argv.length - 1]));
 await client.connect(transport);
+// Its roots "changed" at start-up: a client that declared listChanged says so.
+await client.sendRootsListChanged();
 const { tools } = await client.listTools();
 if (scenario === "json-schema-2020-12-preservation") {
   const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
@@ -52,7 +55,12 @@ if (scenario === "json-schema-2020-12-preservation") {
 } else if (scenario !== "initialize") {
   for (const tool of tools) {
     const args = tool.name === "add_numbers" ? { a: 5, b: 3 } : {};
-    await client.callTool({ name: tool.name, arguments: args });
+    // A call not answered in 2 s is given up: the SDK sends notifications/cancelled.
+    try {
+      await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 2000 });
+    } catch (e) {
+      if (e?.code !== ErrorCode.RequestTimeout) throw e;
+    }
   }
 }
 if (transport.terminateSession) {

@@ -15,6 +15,8 @@ pub struct Lifecycle {
     phase: Phase,
     /// Ids of the client's requests so far (as JSON text, so `1` and `"1"` differ).
     ids: HashSet<String>,
+    /// The id of its `initialize`, as JSON text.
+    initialize: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,6 +59,12 @@ impl Lifecycle {
             found.push(f);
             return found;
         }
+        if method == "initialize" {
+            self.initialize = Some(id.to_string());
+        } else if self.initialize == Some(id.to_string()) {
+            // The id names a later request now (a reuse, judged above).
+            self.initialize = None;
+        }
         match (&self.phase, method) {
             (Phase::Start, "initialize") => self.phase = Phase::Initializing,
             (Phase::Start, _) => found.push(
@@ -96,6 +104,31 @@ impl Lifecycle {
             self.phase = Phase::Operating;
         }
         None
+    }
+
+    /// A `notifications/cancelled` from the client: "Cancellation notifications MUST only
+    /// reference requests that: Were previously issued in the same direction" and "The
+    /// `initialize` request MUST NOT be cancelled by clients" (cancellation#behavior-requirements).
+    /// Whether the request is still in progress is left alone: the two ends may race.
+    pub fn cancelled(&self, params: Option<&Value>, revision: Revision) -> Option<Finding> {
+        let id = params.and_then(|p| p.get("requestId"));
+        let text = id.map(Value::to_string);
+        let message = match text {
+            // Without `requestId` the schema judges the notification.
+            None => return None,
+            Some(t) if Some(&t) == self.initialize.as_ref() => {
+                format!("the client cancelled its `initialize` (request {t})")
+            }
+            Some(t) if !self.ids.contains(&t) => {
+                format!("the client cancelled request {t}, which it never sent")
+            }
+            Some(_) => return None,
+        };
+        Some(
+            Finding::new(&rules::CLIENT_CANCEL_IN_FLIGHT, revision, message)
+                .pointer("/params/requestId")
+                .expected("the id of a request the client sent, other than `initialize`"),
+        )
     }
 
     /// The mock answered `initialize` with a result naming `version`: a known revision, or
@@ -184,6 +217,36 @@ pub fn undeclared_server_feature(
         .pointer("/method")
         .expected(format!(
             "no `{method}` unless the server declares `{needed}`"
+        ))
+    })
+}
+
+/// A notification from the client that needs a capability it did not declare in
+/// `initialize` ("Only use capabilities that were successfully negotiated",
+/// lifecycle#operation; roots: `listChanged` "indicates whether the client will emit
+/// notifications when the list of roots changes").
+pub fn undeclared_own_feature(
+    method: &str,
+    declared: &Value,
+    revision: Revision,
+) -> Option<Finding> {
+    let needed = match method {
+        "notifications/roots/list_changed" => "roots.listChanged",
+        _ => return None,
+    };
+    let on = needed
+        .split('.')
+        .try_fold(declared, |cap, key| cap.get(key))
+        .is_some_and(|v| v == &Value::Bool(true));
+    (!on).then(|| {
+        Finding::new(
+            &rules::CLIENT_OWN_CAPABILITY,
+            revision,
+            format!("the client sent `{method}` without declaring `{needed}` in `initialize`"),
+        )
+        .pointer("/method")
+        .expected(format!(
+            "`{needed}: true` in the client's capabilities first"
         ))
     })
 }
@@ -463,6 +526,41 @@ mod tests {
             let f = after_expiry("s", next, R4).unwrap();
             assert_eq!(f.rule, "client.http-session-expired", "{next:?}");
         }
+    }
+
+    #[test]
+    fn a_cancellation_names_a_request_the_client_sent_other_than_initialize() {
+        let mut l = Lifecycle::default();
+        l.request("initialize", &json!(1), R4);
+        l.initialize_answered("2025-11-25");
+        l.notification("notifications/initialized", R4);
+        l.request("tools/call", &json!(2), R4);
+        assert!(l.cancelled(Some(&json!({"requestId": 2})), R4).is_none());
+        for bad in [
+            json!({"requestId": 1}),
+            json!({"requestId": 7}),
+            json!({"requestId": "2"}),
+        ] {
+            let f = l.cancelled(Some(&bad), R4).expect("judged");
+            assert_eq!(f.rule, "client.cancel-in-flight");
+        }
+        assert!(l.cancelled(Some(&json!({})), R4).is_none());
+    }
+
+    #[test]
+    fn roots_list_changed_needs_roots_list_changed_declared() {
+        let method = "notifications/roots/list_changed";
+        let on = json!({"roots": {"listChanged": true}});
+        assert!(undeclared_own_feature(method, &on, R4).is_none());
+        for off in [
+            json!({"roots": {}}),
+            json!({}),
+            json!({"roots": {"listChanged": false}}),
+        ] {
+            let f = undeclared_own_feature(method, &off, R4).unwrap();
+            assert_eq!(f.rule, "client.own-capability-declared");
+        }
+        assert!(undeclared_own_feature("notifications/initialized", &json!({}), R4).is_none());
     }
 
     #[test]

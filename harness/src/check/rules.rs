@@ -160,10 +160,14 @@ rules! {
         "`notifications/initialized` tells the server the client is ready for normal operation, so it comes before the client's other requests (pings excepted); the spec gives no keyword for the order: should.";
     CLIENT_UNSUPPORTED_VERSION_DISCONNECT = "client.unsupported-version-disconnect", Warning, [R1 => "basic/lifecycle#version-negotiation"],
         "A client that does not support the version in the server's `initialize` result disconnects: it sends nothing more in that session.";
+    CLIENT_CANCEL_IN_FLIGHT = "client.cancel-in-flight", Failure, [R1 => "basic/utilities/cancellation#behavior-requirements"],
+        "A client's `notifications/cancelled` names a request the client itself sent, and never `initialize`.";
     CLIENT_REQUEST_ID_UNIQUE = "client.request-id-unique", Failure, [R1 => "basic/messages#requests", R2 => "basic#requests"],
         "The client never reuses a request id within the session.";
     CLIENT_SERVER_CAPABILITY = "client.server-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation"],
         "The client uses only server features the server declared (no `prompts/list` to a server without `prompts`, ...).";
+    CLIENT_OWN_CAPABILITY = "client.own-capability-declared", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation"],
+        "The client uses only capabilities it declared: `notifications/roots/list_changed` only with `roots.listChanged`.";
     CLIENT_STDIO_ONLY_MESSAGES = "client.stdio-only-messages", Failure, [R1 => "basic/transports#stdio", R5 => "basic/transports/stdio"],
         "The client writes nothing to the server's stdin that is not a valid MCP message, one per line.";
     CLIENT_HTTP_ACCEPT = "client.http-accept", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use super::matcher::{MatchContext, check_all};
 use super::model::Check;
 use super::model::client::{
-    ANY_REQUEST, ClientScenario, ClientStepKind, Disconnect, Receive, ReplyPlan, Send,
+    ANY_REQUEST, ClientScenario, ClientStepKind, Disconnect, Otherwise, Receive, ReplyPlan, Send,
 };
 use super::template::Vars;
 use crate::outcome::Finding;
@@ -110,8 +110,20 @@ impl Run<'_, '_> {
             // A scenario that turned out not to apply stops at the message that showed it.
             run.out.skipped.is_some() || (r.takes(i) && run.passes(&r.filter, &i.value))
         };
-        let Some(incoming) = self.wait_for(r.within, line, &missing, &wanted).await else {
-            return false;
+        let incoming = match self.await_message(r.within, &wanted).await {
+            Ok(incoming) => incoming,
+            Err(gone) if r.otherwise == Otherwise::Skip => {
+                let why = self.gone(&gone);
+                self.out.skipped = Some(format!(
+                    "the client {why} without {missing}, which it need not do: nothing to judge"
+                ));
+                return false;
+            }
+            Err(gone) => {
+                let why = self.gone(&gone);
+                self.fail(line, format!("the client {why} without {missing}"), None);
+                return false;
+            }
         };
         if self.out.skipped.is_some() {
             self.default_answer(incoming);
@@ -155,18 +167,31 @@ impl Run<'_, '_> {
         missing: &str,
         wanted: &dyn Fn(&mut Self, &Incoming) -> bool,
     ) -> Option<Incoming> {
+        match self.await_message(within, wanted).await {
+            Ok(incoming) => Some(incoming),
+            Err(gone) => {
+                let why = self.gone(&gone);
+                self.fail(line, format!("the client {why} without {missing}"), None);
+                None
+            }
+        }
+    }
+
+    /// The first message `wanted` takes, within `within` (default: the run's timeout);
+    /// everything before it gets its default answer.
+    async fn await_message(
+        &mut self,
+        within: Option<Duration>,
+        wanted: &dyn Fn(&mut Self, &Incoming) -> bool,
+    ) -> Result<Incoming, Gone> {
         let within = within.unwrap_or(self.stage.timeout);
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            match self.next(deadline, within).await {
-                Ok(incoming) if wanted(self, &incoming) => return Some(incoming),
-                Ok(incoming) => self.default_answer(incoming),
-                Err(gone) => {
-                    let why = self.gone(&gone);
-                    self.fail(line, format!("the client {why} without {missing}"), None);
-                    return None;
-                }
+            let incoming = self.next(deadline, within).await?;
+            if wanted(self, &incoming) {
+                return Ok(incoming);
             }
+            self.default_answer(incoming);
         }
     }
 

@@ -117,6 +117,21 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client.http-session-expired",
     ),
     (
+        "cancel-unknown-id",
+        "client/cancellation",
+        "client.cancel-in-flight",
+    ),
+    (
+        "cancel-initialize",
+        "client/cancellation",
+        "client.cancel-in-flight",
+    ),
+    (
+        "roots-changed-undeclared",
+        "client/roots-list-changed",
+        "client.own-capability-declared",
+    ),
+    (
         "list-before-init",
         "client/initialize-first",
         "client.initialize-first",

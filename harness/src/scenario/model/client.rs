@@ -113,6 +113,19 @@ pub struct Receive {
     pub reply: ReplyPlan,
     /// How long to wait; `None`: the run's timeout.
     pub within: Option<Duration>,
+    /// What it means when nothing comes.
+    pub otherwise: Otherwise,
+}
+
+/// What a `receive` that gets nothing means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Otherwise {
+    /// The client broke the scenario's rule (the default).
+    #[default]
+    Fail,
+    /// `otherwise: skip`: the client need not send it (a MAY), so there is nothing to
+    /// judge and the scenario is skipped.
+    Skip,
 }
 
 impl Receive {

@@ -14,7 +14,7 @@ use super::{ScenarioError, is_id, revisions, severity};
 use crate::outcome::Severity;
 use crate::protocol::Revision;
 use crate::scenario::model::client::{
-    ClientScenario, ClientStep, ClientStepKind, Disconnect, Receive, ReplyPlan, Send,
+    ClientScenario, ClientStep, ClientStepKind, Disconnect, Otherwise, Receive, ReplyPlan, Send,
 };
 use crate::session::mock::{Answer, Serves};
 use crate::transport::target::TransportKind;
@@ -352,38 +352,7 @@ fn step(ctx: &Ctx<'_>, node: &Node) -> R<ClientStep> {
             .transpose()
     };
     let kind = match kind {
-        "receive" => {
-            map.only(
-                ctx,
-                &["receive", "match", "expect", "reply", "within"],
-                "a `receive` step",
-            )?;
-            let method = nonempty_string(ctx, value, "`receive`")?.to_owned();
-            let reply = match map.get("reply") {
-                None => ReplyPlan::Default,
-                Some(r) if method.starts_with("notifications/") => {
-                    return Err(ctx.error(r, "a notification gets no reply"));
-                }
-                Some(r) if yaml::as_str(r) == Some("hold") => ReplyPlan::Hold,
-                Some(r) if yaml::as_str(r) == Some("expire") => ReplyPlan::Expire,
-                Some(r) => ReplyPlan::Answer(answer(ctx, r)?),
-            };
-            let expect = match map.get("expect") {
-                Some(e) => checks(ctx, e, &scope, "`expect`", &[])?,
-                None => Vec::new(),
-            };
-            let filter = match map.get("match") {
-                Some(m) => checks(ctx, m, &scope, "`match`", &[])?,
-                None => Vec::new(),
-            };
-            ClientStepKind::Receive(Receive {
-                method,
-                filter,
-                expect,
-                reply,
-                within: within(&map)?,
-            })
-        }
+        "receive" => receive(ctx, &map, value, &scope, within(&map)?)?,
         "send" => {
             map.only(
                 ctx,
@@ -448,6 +417,56 @@ fn answer(ctx: &Ctx<'_>, node: &Node) -> R<Answer> {
         }
         _ => Err(ctx.error(node, "an answer has exactly one of `result` and `error`")),
     }
+}
+
+/// A `receive` step's keys.
+fn receive(
+    ctx: &Ctx<'_>,
+    map: &Map<'_>,
+    value: &Node,
+    scope: &Scope,
+    within: Option<std::time::Duration>,
+) -> R<ClientStepKind> {
+    map.only(
+        ctx,
+        &["receive", "match", "expect", "reply", "within", "otherwise"],
+        "a `receive` step",
+    )?;
+    let otherwise = match map.get("otherwise") {
+        None => Otherwise::Fail,
+        Some(o) if yaml::as_str(o) == Some("skip") => Otherwise::Skip,
+        Some(o) => {
+            return Err(ctx
+                .error(o, "`otherwise` can only be `skip`")
+                .with_hint("`otherwise: skip` for a message the client need not send (a MAY); without it, a missing message fails the scenario"));
+        }
+    };
+    let method = nonempty_string(ctx, value, "`receive`")?.to_owned();
+    let reply = match map.get("reply") {
+        None => ReplyPlan::Default,
+        Some(r) if method.starts_with("notifications/") => {
+            return Err(ctx.error(r, "a notification gets no reply"));
+        }
+        Some(r) if yaml::as_str(r) == Some("hold") => ReplyPlan::Hold,
+        Some(r) if yaml::as_str(r) == Some("expire") => ReplyPlan::Expire,
+        Some(r) => ReplyPlan::Answer(answer(ctx, r)?),
+    };
+    let expect = match map.get("expect") {
+        Some(e) => checks(ctx, e, scope, "`expect`", &[])?,
+        None => Vec::new(),
+    };
+    let filter = match map.get("match") {
+        Some(m) => checks(ctx, m, scope, "`match`", &[])?,
+        None => Vec::new(),
+    };
+    Ok(ClientStepKind::Receive(Receive {
+        method,
+        filter,
+        expect,
+        reply,
+        within,
+        otherwise,
+    }))
 }
 
 #[cfg(test)]

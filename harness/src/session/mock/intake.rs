@@ -250,6 +250,12 @@ impl Mock {
         match message {
             Message::Request(r) => {
                 let id = r.id.to_value();
+                if r.method == "initialize" {
+                    self.client_capabilities = value
+                        .pointer("/params/capabilities")
+                        .cloned()
+                        .unwrap_or_default();
+                }
                 // 2026-07-28 has no session, so no lifecycle order and no ids to keep apart.
                 let found = match rev.has_handshake() {
                     true => self.lifecycle.request(&r.method, &id, rev),
@@ -273,6 +279,18 @@ impl Mock {
             }
             Message::Notification(n) => {
                 if let Some(f) = self.lifecycle.notification(&n.method, rev) {
+                    self.push(f, frame);
+                }
+                if rev.has_handshake()
+                    && let Some(f) =
+                        rules::undeclared_own_feature(&n.method, &self.client_capabilities, rev)
+                {
+                    self.push(f, frame);
+                }
+                if n.method == "notifications/cancelled"
+                    && rev.has_handshake()
+                    && let Some(f) = self.lifecycle.cancelled(n.params.as_ref(), rev)
+                {
                     self.push(f, frame);
                 }
                 if let Some(def) = table

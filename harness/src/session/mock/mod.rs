@@ -174,6 +174,8 @@ pub struct Mock {
     version_retry: VersionRetry,
     /// Assigned when `initialize` is answered.
     session_id: Option<String>,
+    /// The capabilities the client declared in `initialize`.
+    client_capabilities: Value,
     /// A session the mock ended with HTTP 404, until the client starts a new one.
     expired: Option<Expired>,
     /// The version the mock answered `initialize` with.
@@ -203,6 +205,7 @@ impl Mock {
             version_retry: VersionRetry::default(),
             session_id: None,
             expired: None,
+            client_capabilities: Value::Null,
             negotiated: None,
             pending: HashMap::new(),
             next_id: 0,
