@@ -80,6 +80,59 @@ fn server_text_cannot_inject_into_the_html_report() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The same for a client under test (`mcpcheck client`): what the client sends (its name,
+/// its tool arguments) and writes to stderr reaches the report escaped and stays inert.
+#[test]
+fn client_text_cannot_inject_into_the_html_report() {
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let dir = tempfile_path("xss-client");
+    std::fs::create_dir_all(&dir).unwrap();
+    let html_path = dir.join("report.html");
+    let json_path = dir.join("results.json");
+    let client = crate::support::fixture("mcp-fixture-client");
+    let output = mcpcheck()
+        .args(["client", "--command"])
+        .arg(format!("{} --hostile-text", client.display()))
+        .args(["--scenario", "client/tools-call"])
+        .args(["--protocol-version", "2025-11-25", "--timeout", "5s"])
+        .arg(format!("--report=html={}", html_path.display()))
+        .arg(format!("--report=json={}", json_path.display()))
+        .output()
+        .unwrap();
+    let text = describe(&output);
+    let html = std::fs::read_to_string(&html_path).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let json: serde_json::Value =
+        single_leg(serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap());
+    // The payload, as the client sent it: its name in `initialize`.
+    let initialize: serde_json::Value = serde_json::from_str(
+        json["scenarios"][0]["transcript"][0]["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let payload = initialize["params"]["clientInfo"]["name"]
+        .as_str()
+        .expect("the hostile client name")
+        .to_owned();
+    assert!(payload.contains("<script>"), "{payload}");
+    // In the transcript (initialize, the tool arguments) and the client's stderr.
+    let escaped_in_file = html
+        .matches("&lt;script&gt;document.documentElement")
+        .count();
+    assert!(
+        escaped_in_file >= 3,
+        "payload appears {escaped_in_file} times:\n{text}"
+    );
+    for raw in ["<script>document", "<img", "</textarea>"] {
+        assert!(!html.contains(raw), "raw {raw:?} in the HTML file");
+    }
+    payload_is_inert_in_the_dom(&browser, &dir, &html_path, &payload);
+    report_renders(&browser, &dir, &html_path);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Writes the report of a run against the hostile fixture to `html_path`, checks that the
 /// file holds the payload only escaped, and returns the payload.
 fn escaped_in_the_file(dir: &Path, html_path: &Path) -> String {
