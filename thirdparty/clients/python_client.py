@@ -58,6 +58,18 @@ def transport():
 MODERN = "2026-07-28"
 
 
+async def ignore_progress(progress: float, total: float | None, message: str | None) -> None:
+    pass
+
+
+def two_calls_with_progress(client):
+    """Two calls of add_numbers, each with a progress callback (so a progress token)."""
+    return [
+        client.call_tool("add_numbers", {"a": 5, "b": 3}, progress_callback=ignore_progress)
+        for _ in range(2)
+    ]
+
+
 def server():
     """What `Client` connects to: the stdio command of `--stdio CMD ...`, else the URL."""
     if "--stdio" in sys.argv:
@@ -78,6 +90,10 @@ async def modern(scenario: str) -> None:
         if scenario == "json-schema-2020-12-preservation":
             focal = next(t for t in listed.tools if t.name == "json_schema_2020_12_tool")
             await client.call_tool("json_schema_echo", {"schema": focal.input_schema})
+            return
+        if scenario == "progress-tokens":
+            # mcpcheck's flow: two calls in flight at once, each asking for progress.
+            await asyncio.gather(*(two_calls_with_progress(client)))
             return
         context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
         if "toolCalls" in context:
@@ -111,6 +127,10 @@ async def main() -> None:
             if scenario == "json-schema-2020-12-preservation":
                 focal = next(t for t in listed.tools if t.name == "json_schema_2020_12_tool")
                 await session.call_tool("json_schema_echo", {"schema": focal.input_schema})
+                return
+            if scenario == "progress-tokens":
+                # mcpcheck's flow: two calls in flight at once, each asking for progress.
+                await asyncio.gather(*(two_calls_with_progress(session)))
                 return
             if scenario == "tools_call":
                 # A call not answered in 2 s is given up: the SDK sends

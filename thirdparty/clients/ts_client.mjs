@@ -52,6 +52,12 @@ const { tools } = await client.listTools();
 if (scenario === "json-schema-2020-12-preservation") {
   const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
   await client.callTool({ name: "json_schema_echo", arguments: { schema: focal.inputSchema } });
+} else if (scenario === "progress-tokens") {
+  // mcpcheck's flow: two calls in flight at once, each asking for progress.
+  const onprogress = () => {};
+  const call = () =>
+    client.callTool({ name: "add_numbers", arguments: { a: 5, b: 3 } }, undefined, { onprogress });
+  await Promise.all([call(), call()]);
 } else if (scenario !== "initialize") {
   for (const tool of tools) {
     const args = tool.name === "add_numbers" ? { a: 5, b: 3 } : {};

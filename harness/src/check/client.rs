@@ -183,6 +183,49 @@ impl Lifecycle {
     }
 }
 
+/// The progress tokens of the client's active requests: "Progress tokens ... MUST be
+/// unique across all active requests" (progress#progress-flow). A request stops being
+/// active when it is answered or the client cancels it.
+#[derive(Clone, Debug, Default)]
+pub struct ProgressTokens {
+    /// Token (as JSON text, so `1` and `"1"` differ) -> the id of its request.
+    active: std::collections::HashMap<String, String>,
+}
+
+impl ProgressTokens {
+    /// A request `id` from the client with `params`: a token already in use is a finding.
+    pub fn request(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+        id: &Value,
+        revision: Revision,
+    ) -> Option<Finding> {
+        let token = params?.pointer("/_meta/progressToken")?.to_string();
+        let Some(other) = self.active.get(&token) else {
+            self.active.insert(token, id.to_string());
+            return None;
+        };
+        Some(
+            Finding::new(
+                &rules::CLIENT_PROGRESS_TOKEN_UNIQUE,
+                revision,
+                format!(
+                    "the client's `{method}` (request {id}) uses progress token {token}, which its request {other} still holds"
+                ),
+            )
+            .pointer("/params/_meta/progressToken")
+            .expected("a progress token no active request of the client uses"),
+        )
+    }
+
+    /// Request `id` was answered or cancelled: its token is free again.
+    pub fn done(&mut self, id: &Value) {
+        let id = id.to_string();
+        self.active.retain(|_, holder| *holder != id);
+    }
+}
+
 /// The server capability (a top-level key, or `resources.subscribe`) a client request
 /// needs, for methods that need one.
 pub fn needed_capability(method: &str) -> Option<&'static str> {
@@ -561,6 +604,33 @@ mod tests {
             assert_eq!(f.rule, "client.own-capability-declared");
         }
         assert!(undeclared_own_feature("notifications/initialized", &json!({}), R4).is_none());
+    }
+
+    #[test]
+    fn a_progress_token_is_free_again_once_its_request_is_done() {
+        let mut t = ProgressTokens::default();
+        let with = |token: Value| json!({"_meta": {"progressToken": token}});
+        assert!(
+            t.request("tools/call", Some(&with(json!("p"))), &json!(1), R4)
+                .is_none()
+        );
+        assert!(
+            t.request("tools/call", Some(&with(json!(1))), &json!(2), R4)
+                .is_none()
+        );
+        assert!(
+            t.request("tools/list", Some(&json!({})), &json!(3), R4)
+                .is_none()
+        );
+        let f = t
+            .request("tools/call", Some(&with(json!("p"))), &json!(4), R4)
+            .unwrap();
+        assert_eq!(f.rule, "client.progress-token-unique");
+        t.done(&json!(1));
+        assert!(
+            t.request("tools/call", Some(&with(json!("p"))), &json!(5), R4)
+                .is_none()
+        );
     }
 
     #[test]

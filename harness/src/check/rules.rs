@@ -162,6 +162,8 @@ rules! {
         "A client that does not support the version in the server's `initialize` result disconnects: it sends nothing more in that session.";
     CLIENT_CANCEL_IN_FLIGHT = "client.cancel-in-flight", Failure, [R1 => "basic/utilities/cancellation#behavior-requirements"],
         "A client's `notifications/cancelled` names a request the client itself sent, and never `initialize`.";
+    CLIENT_PROGRESS_TOKEN_UNIQUE = "client.progress-token-unique", Failure, [R1 => "basic/utilities/progress#progress-flow", R5 => "basic/patterns/progress#progress-flow"],
+        "A client's progress tokens are unique across its active requests.";
     CLIENT_REQUEST_ID_UNIQUE = "client.request-id-unique", Failure, [R1 => "basic/messages#requests", R2 => "basic#requests"],
         "The client never reuses a request id within the session.";
     CLIENT_SERVER_CAPABILITY = "client.server-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation"],

@@ -132,6 +132,11 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client.own-capability-declared",
     ),
     (
+        "progress-token-reused",
+        "client/progress-tokens-unique",
+        "client.progress-token-unique",
+    ),
+    (
         "list-before-init",
         "client/initialize-first",
         "client.initialize-first",

@@ -63,6 +63,7 @@ impl Mock {
             return;
         };
         let body = session_not_found(&request.id.to_value());
+        self.tokens.done(&request.id.to_value());
         if let Some(id) = self.session_id.take() {
             self.expired = Some(super::Expired { id, judged: false });
         }
@@ -218,6 +219,7 @@ impl Mock {
     /// The JSON-RPC response for `request`; an `initialize` result starts the session.
     fn response(&mut self, request: &Request, answer: Answer) -> Value {
         let id = request.id.to_value();
+        self.tokens.done(&id);
         match answer {
             Answer::Result(result) => {
                 if !self.revision.has_handshake() {

@@ -189,6 +189,7 @@ impl Mock {
             && !self.revision.has_handshake()
             && let Some(refusal) = self.judge_stateless(request, &waiting, frame)
         {
+            self.tokens.done(&request.id.to_value());
             let body =
                 json!({"jsonrpc": "2.0", "id": request.id.to_value(), "error": refusal.error});
             self.reply_json(waiting, frame, refusal.status, &body, Vec::new());
@@ -264,6 +265,9 @@ impl Mock {
                 for f in found {
                     self.push(f, frame);
                 }
+                if let Some(f) = self.tokens.request(&r.method, r.params.as_ref(), &id, rev) {
+                    self.push(f, frame);
+                }
                 if self.negotiated.is_some()
                     && let Some(f) =
                         rules::undeclared_server_feature(&r.method, &self.serves.capabilities, rev)
@@ -286,6 +290,11 @@ impl Mock {
                         rules::undeclared_own_feature(&n.method, &self.client_capabilities, rev)
                 {
                     self.push(f, frame);
+                }
+                if n.method == "notifications/cancelled"
+                    && let Some(id) = n.params.as_ref().and_then(|p| p.get("requestId"))
+                {
+                    self.tokens.done(id);
                 }
                 if n.method == "notifications/cancelled"
                     && rev.has_handshake()

@@ -168,6 +168,8 @@ pub struct Mock {
     transcript: Vec<Entry>,
     findings: Vec<Finding>,
     lifecycle: Lifecycle,
+    /// The progress tokens of the client's unanswered requests.
+    tokens: crate::check::client::ProgressTokens,
     /// 2026-07-28: the InputRequiredResults awaiting a retry.
     rounds: Rounds,
     /// 2026-07-28: a refused version awaiting the client's retry.
@@ -201,6 +203,7 @@ impl Mock {
             transcript: Vec::new(),
             findings: Vec::new(),
             lifecycle: Lifecycle::default(),
+            tokens: Default::default(),
             rounds: Rounds::default(),
             version_retry: VersionRetry::default(),
             session_id: None,
