@@ -136,6 +136,7 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client/progress-tokens-unique",
         "client.progress-token-unique",
     ),
+    ("null-id", "client/request-id-not-null", "jsonrpc.id-type"),
     (
         "list-before-init",
         "client/initialize-first",
