@@ -206,6 +206,18 @@ pub fn invalid_tool_called(tool: &Value, revision: Revision) -> Option<Finding> 
     )
 }
 
+/// A request for `target` on the mock's origin that only a `$ref` in a served schema
+/// names: "Implementations MUST NOT automatically dereference `$ref` values that resolve
+/// to a network URI" (basic#ref-resolution).
+pub fn network_ref_fetched(method: &str, target: &str, revision: Revision) -> Finding {
+    Finding::new(
+        &rules::CLIENT_NO_NETWORK_REF,
+        revision,
+        format!("the client fetched {method} {target}, a network `$ref` of a tool's inputSchema"),
+    )
+    .expected("no request for a `$ref` URI (kept as written, not dereferenced)")
+}
+
 fn mirror_finding(
     rule: &'static crate::outcome::Rule,
     method: &str,

@@ -202,6 +202,8 @@ rules! {
         "2026-07-28: a tools/call carries `Mcp-Param-{Name}` for every argument the tool's inputSchema marks with `x-mcp-header` (encoded as Value Encoding says), and none for a null or absent one.";
     CLIENT_INVALID_TOOL_EXCLUDED = "client.invalid-tool-excluded", Failure, [R5 => "server/tools#x-mcp-header"],
         "2026-07-28: over Streamable HTTP a client excludes a tool whose `x-mcp-header` annotations break the constraints from its `tools/list` result, so it never calls it.";
+    CLIENT_NO_NETWORK_REF = "client.no-network-ref", Failure, [R5 => "basic#ref-resolution"],
+        "2026-07-28: a client does not automatically dereference a `$ref` in a tool's schema that resolves to a network URI.";
     CLIENT_VERSION_RETRY = "client.version-retry", Warning, [R5 => "basic/versioning#protocol-version-negotiation"],
         "2026-07-28: after an UnsupportedProtocolVersionError, the client retries with a version from its `supported` list.";
     CLIENT_MRTR_RETRY = "client.mrtr-retry", Failure, [R5 => "basic/patterns/mrtr#client-requirements-basic-workflow"],

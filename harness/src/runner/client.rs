@@ -126,7 +126,11 @@ async fn run_one(
         Ok(c) => c,
         Err(e) => return error(format!("cannot start `{}`: {e}", config.command)),
     };
-    let mut mock = Mock::new(revision, s.serves.clone(), config.schemas.clone());
+    let serves = match &wire {
+        Wire::Http(endpoint) => s.serves.at_origin(&endpoint.origin()),
+        Wire::Stdio { .. } => s.serves.clone(),
+    };
+    let mut mock = Mock::new(revision, serves, config.schemas.clone());
     let stage = Stage {
         wire: &mut wire,
         exit: client.exit_watch(),

@@ -111,6 +111,11 @@ impl Endpoint {
         })
     }
 
+    /// The server's origin (`http://127.0.0.1:PORT`), for other URLs it serves.
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
     /// The MCP endpoint's URL (`http://127.0.0.1:PORT/mcp`).
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)

@@ -16,6 +16,17 @@ impl Mock {
     /// One HTTP request: POST carries a message, GET may resume a closed stream, DELETE
     /// ends the session (200), anything else is 405.
     pub(super) fn take_http(&mut self, arrival: Arrival) -> Option<Next> {
+        if arrival.target.starts_with(super::CANARY_PATH) {
+            let frame = self.record(&arrival);
+            let f = crate::check::client_stateless::network_ref_fetched(
+                &arrival.method,
+                &arrival.target,
+                self.revision,
+            );
+            self.push(f, frame);
+            self.reply_status(arrival, frame, 404, "");
+            return None;
+        }
         match arrival.method.as_str() {
             "POST" => self.take_post(arrival).map(|i| Next::Message(Box::new(i))),
             "GET" => self.take_get(arrival).map(|r| Next::Resume(Box::new(r))),

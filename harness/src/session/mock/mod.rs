@@ -31,7 +31,7 @@ use crate::transport::ExitInfo;
 use crate::transport::http::HttpRecord;
 use crate::transport::listen::{Arrival, Endpoint, SseEvent};
 use crate::transport::relay::{LineConn, RelayListener};
-pub use serves::{Answer, Serves};
+pub use serves::{Answer, CANARY_PATH, ORIGIN_PLACEHOLDER, Serves};
 
 /// The session id the mock assigns at `initialize`.
 const SESSION_ID: &str = "mcpcheck-mock-session";

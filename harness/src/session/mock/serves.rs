@@ -52,7 +52,40 @@ pub struct Serves {
     pub prompts: Vec<Value>,
 }
 
+/// In a served value, the mock's origin (`http://127.0.0.1:PORT`), filled in when the
+/// mock listens over HTTP.
+pub const ORIGIN_PLACEHOLDER: &str = "{endpoint}";
+
+/// The path under the mock's origin that only a served `$ref` names: any request for it
+/// is a client dereferencing that `$ref`.
+pub const CANARY_PATH: &str = "/mcpcheck-canary/";
+
 impl Serves {
+    /// The same content with [`ORIGIN_PLACEHOLDER`] replaced by `origin` in every string.
+    pub fn at_origin(&self, origin: &str) -> Serves {
+        fn fill(value: &mut Value, origin: &str) {
+            match value {
+                Value::String(s) if s.contains(ORIGIN_PLACEHOLDER) => {
+                    *s = s.replace(ORIGIN_PLACEHOLDER, origin);
+                }
+                Value::Array(items) => items.iter_mut().for_each(|v| fill(v, origin)),
+                Value::Object(map) => map.values_mut().for_each(|v| fill(v, origin)),
+                _ => {}
+            }
+        }
+        let mut out = self.clone();
+        for v in out
+            .tools
+            .iter_mut()
+            .chain(out.resources.iter_mut())
+            .chain(out.prompts.iter_mut())
+            .chain(out.results.values_mut())
+        {
+            fill(v, origin);
+        }
+        out
+    }
+
     /// The default answer to `request` from a mock speaking `revision`. At 2026-07-28
     /// there is no handshake: `server/discover` answers what `initialize` did, and every
     /// result carries `resultType` and the server's name in `_meta` (basic#meta).
