@@ -26,7 +26,7 @@ macro_rules! rules {
                 summary: $summary,
             };
         )*
-        /// Every rule, for `mcpcheck rules` and for checking ids in baselines.
+        /// Every rule, for `mcpcheck list --rules` and for checking ids in baselines.
         pub const ALL: &[&Rule] = &[$(&$name),*];
     };
 }

@@ -112,7 +112,7 @@ pub fn list_client(paths: &[std::path::PathBuf], format: Format) -> anyhow::Resu
     for s in &all {
         let revs: Vec<&str> = s.revisions.iter().map(|r| r.as_str()).collect();
         table.push_str(&format!(
-            "{:<44} {:<10} {:<34} {}  {}\n",
+            "{:<44} {:<10} {:<44} {}  {}\n",
             s.id,
             over(s).join(","),
             revs.join(","),
@@ -123,6 +123,53 @@ pub fn list_client(paths: &[std::path::PathBuf], format: Format) -> anyhow::Resu
     table.push_str(&format!("{} client scenarios\n", all.len()));
     super::out(&table);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `mcpcheck list --rules`: every rule a finding can carry, with its severity in the
+/// newest revision and the spec section behind it (JSON: the section per revision).
+pub fn list_rules(format: Format) -> ExitCode {
+    use crate::check::rules::ALL;
+    let word = |s: Severity| {
+        if s == Severity::Warning {
+            "should"
+        } else {
+            "must"
+        }
+    };
+    if format == Format::Json {
+        let rows: Vec<Value> = ALL
+            .iter()
+            .map(|r| {
+                let sections: serde_json::Map<String, Value> = r
+                    .sections
+                    .iter()
+                    .map(|(since, section)| (since.as_str().to_owned(), json!(section)))
+                    .collect();
+                json!({
+                    "id": r.id,
+                    "severity": word(r.severity),
+                    "sections": sections,
+                    "summary": r.summary,
+                })
+            })
+            .collect();
+        super::out(&format!("{:#}\n", Value::Array(rows)));
+        return ExitCode::SUCCESS;
+    }
+    let mut table = String::new();
+    for r in ALL {
+        let section = r.sections.last().map_or("", |(_, s)| s);
+        table.push_str(&format!(
+            "{:<48} {:<6} {}  {}\n",
+            r.id,
+            word(r.severity),
+            section,
+            r.summary
+        ));
+    }
+    table.push_str(&format!("{} rules\n", ALL.len()));
+    super::out(&table);
+    ExitCode::SUCCESS
 }
 
 fn severity(s: &Scenario) -> &'static str {

@@ -100,7 +100,9 @@ pub enum Command {
         mcpcheck list --format json\n  \
         mcpcheck list my-scenarios/\n  \
         mcpcheck list scenarios/tools/list-result.yaml\n  \
-        mcpcheck list --client")]
+        mcpcheck list --client
+  \
+        mcpcheck list --rules")]
     List {
         /// Scenario files or directories (default: the built-in suite).
         #[arg(value_name = "SCENARIOS")]
@@ -114,6 +116,9 @@ pub enum Command {
         /// List the client scenarios (`mcpcheck client`) instead.
         #[arg(long, conflicts_with = "partition")]
         client: bool,
+        /// List the rules findings are filed under instead: id, severity, spec section.
+        #[arg(long, conflicts_with_all = ["partition", "client", "scenarios"])]
+        rules: bool,
     },
     /// Manage the official MCP JSON Schemas mcpcheck validates against.
     #[command(
@@ -221,6 +226,11 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
         }
         Command::Fuzz(args) => fuzz::execute(*args).await,
         Command::List {
+            format,
+            rules: true,
+            ..
+        } => Ok(list::list_rules(format)),
+        Command::List {
             scenarios,
             format,
             client: true,
@@ -230,7 +240,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             scenarios,
             format,
             partition,
-            client: false,
+            ..
         } => list::list(&scenarios, format, partition),
         Command::Schemas(cmd) => schemas::schemas(cmd).await,
         Command::Snapshot(args) => snapshot::execute(*args).await,

@@ -155,6 +155,45 @@ fn list_as_json_gives_each_scenario_with_its_fields() {
 
 /// A reader that stops reading (`mcpcheck list | head`) ends the output, not the program:
 /// no panic on the closed pipe, exit 0.
+/// `mcpcheck list --rules`: every rule a finding can carry, once, with its severity and the
+/// spec section behind it per revision; the table ends with the count.
+#[test]
+fn list_rules_gives_every_rule_with_its_severity_and_sections() {
+    let out = mcpcheck()
+        .args(["list", "--rules", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let rules: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: std::collections::BTreeSet<&str> =
+        rules.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids.len(), rules.len(), "ids are unique");
+    assert!(
+        rules
+            .iter()
+            .filter(|r| r["id"].as_str().unwrap().starts_with("client."))
+            .count()
+            >= 29
+    );
+    let meta = rules
+        .iter()
+        .find(|r| r["id"] == "client.request-meta")
+        .expect("client.request-meta is listed");
+    assert_eq!(meta["severity"], "must");
+    assert_eq!(meta["sections"]["2026-07-28"], "basic#meta");
+    let info = rules
+        .iter()
+        .find(|r| r["id"] == "client.request-meta-client-info")
+        .unwrap();
+    assert_eq!(info["severity"], "should");
+    let (code, table) = run(&["list", "--rules"]);
+    assert_eq!(code, 0, "{table}");
+    assert!(table.contains(&format!("{} rules", rules.len())), "{table}");
+    // With a scenario list it is a usage error: rules are not scenarios.
+    let (code, text) = run(&["list", "--rules", "--client"]);
+    assert_eq!(code, 2, "{text}");
+}
+
 #[test]
 fn a_closed_stdout_is_not_a_panic() {
     for args in [
