@@ -137,6 +137,12 @@ const CAUGHT: &[(&str, &str, &str)] = &[
         "client.progress-token-unique",
     ),
     ("null-id", "client/request-id-not-null", "jsonrpc.id-type"),
+    ("anonymous", "client/initialize", "client/initialize"),
+    (
+        "late-initialized",
+        "client/initialized-before-operation",
+        "client.initialized-before-operation",
+    ),
     (
         "list-before-init",
         "client/initialize-first",
@@ -336,6 +342,20 @@ fn each_defect_fails_exactly_its_scenario() {
         proved,
         "every defect is proved"
     );
+    // And every client scenario is proved by a defect only it catches.
+    let scenarios = mcpcheck()
+        .args(["list", "--client", "--format", "json"])
+        .output()
+        .unwrap();
+    let scenarios: Value = serde_json::from_slice(&scenarios.stdout).unwrap();
+    let unproved: Vec<&str> = scenarios
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .filter(|id| !CAUGHT.iter().chain(CAUGHT_2026).any(|c| c.1 == *id))
+        .collect();
+    assert!(unproved.is_empty(), "no defect for {unproved:?}");
     // Never sending `initialized` also means requests before it, and fails the official
     // `initialize` scenario, which waits for it.
     // A sampling result without `model` breaks the schema as well.
@@ -345,8 +365,10 @@ fn each_defect_fails_exactly_its_scenario() {
             "client.initialized-before-operation client/initialized-before-operation client/initialize",
         ),
         ("sampling-no-model", "schema.valid"),
-        // Without `_meta` a request breaks the schema as well.
+        // Without `_meta` a request breaks the schema as well, and so does a clientInfo
+        // without a version.
         ("meta-no-capabilities", "schema.valid"),
+        ("anonymous", "schema.valid"),
     ];
     // Each defect over every transport its scenario runs over, at its revision.
     let at = |list: &'static [(&'static str, &'static str, &'static str)], revision| {
