@@ -13,6 +13,7 @@ pub mod config;
 pub mod finish;
 pub mod flags;
 pub mod fuzz;
+pub mod init;
 pub mod legs;
 pub mod list;
 pub mod plan;
@@ -147,18 +148,16 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Write a commented starter mcpcheck.toml.
+    /// In a server's repository: write a commented mcpcheck.toml with the server's start
+    /// command guessed from package.json, pyproject.toml or Cargo.toml, and a GitHub
+    /// workflow that runs mcpcheck on it.
     #[command(after_help = "Examples:\n  \
-        mcpcheck init\n  \
-        mcpcheck init ci/mcpcheck.toml && mcpcheck run --config ci/mcpcheck.toml")]
-    Init {
-        /// Where to write it.
-        #[arg(value_name = "FILE", default_value = "mcpcheck.toml")]
-        path: PathBuf,
-        /// Overwrite an existing file.
-        #[arg(long)]
-        force: bool,
-    },
+        mcpcheck init                                  # guess, write mcpcheck.toml and .github/workflows/mcpcheck.yml\n  \
+        mcpcheck init --command 'node build/index.js'  # name the command instead\n  \
+        mcpcheck init ci/mcpcheck.toml --no-workflow && mcpcheck run --config ci/mcpcheck.toml\n\n\
+        On a terminal it asks for the command (Enter keeps the guess); otherwise it asks\n\
+        nothing. Existing files are left alone unless --force is given.")]
+    Init(init::InitArgs),
     /// Print the mcpcheck(1) man page (roff), generated from these definitions.
     #[command(after_help = "Examples:\n  \
         mcpcheck man > mcpcheck.1 && man ./mcpcheck.1\n  \
@@ -216,7 +215,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
                 .context("clap gave no matches for `run`")?;
             run::run(*args, sub).await
         }
-        Command::Init { path, force } => init(&path, force),
+        Command::Init(args) => init::execute(args),
         Command::Client(args) => client::execute(*args).await,
         Command::Mock { connect } => {
             crate::transport::relay::pipe(&connect)
@@ -259,23 +258,6 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// `mcpcheck init`: the commented starter mcpcheck.toml.
-fn init(path: &std::path::Path, force: bool) -> anyhow::Result<ExitCode> {
-    if path.exists() && !force {
-        return Err(UsageError(format!(
-            "{} exists; pass --force to overwrite it",
-            path.display()
-        ))
-        .into());
-    }
-    std::fs::write(path, config::STARTER).with_context(|| format!("writing {}", path.display()))?;
-    out(&format!(
-        "wrote {}: set [server] command, then run `mcpcheck run`\n",
-        path.display()
-    ));
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes `text` to stdout. A reader that stopped reading (`mcpcheck list | head`) ends

@@ -144,7 +144,9 @@ fn init_writes_a_starter_and_does_not_overwrite() {
     let path = dir.join("mcpcheck.toml");
     let run = |force: bool| {
         let mut cmd = mcpcheck();
-        cmd.arg("init").arg(&path);
+        cmd.arg("init")
+            .arg(&path)
+            .stdin(std::process::Stdio::null());
         if force {
             cmd.arg("--force");
         }
