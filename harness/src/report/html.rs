@@ -19,7 +19,7 @@ use super::matrix::{Leg, LegRow, Matrix};
 use super::summary::{self, AreaTotals};
 use crate::outcome::{
     Counts, Direction, Entry, Finding, RunReport, RunVerdict, ScenarioOutcome, SchemaStatus,
-    StepStatus, Tally,
+    Severity, StepStatus, Tally, Verdict,
 };
 use crate::protocol::text::{Mark, clip_marked};
 use crate::transport::ShutdownReport;
@@ -30,6 +30,10 @@ const STYLE: &str = include_str!("assets/report.css");
 
 /// Longest frame text shown in full; longer frames are cut, with their size said.
 const MAX_FRAME_CHARS: usize = 64 * 1024;
+
+/// Frames shown at each end of a long transcript (the flagged ones always are): a flood of
+/// ten thousand frames stays readable, and the JSON report keeps every one.
+const FRAMES_AT_EACH_END: usize = 150;
 
 /// Rendering the HTML template failed.
 #[derive(Debug, thiserror::Error)]
@@ -80,7 +84,12 @@ struct Page {
     verdict_text: String,
     /// One row per leg; empty when the run has one leg (its header says it all).
     matrix: Vec<LegRow>,
-    /// Sections (the sweep and the scenarios) over every leg, for the filter's count.
+    /// What to fix, first on the page: every failure, error and warning over every leg.
+    fixes: Vec<Fix>,
+    /// Scenarios over every leg, for the "nothing to fix" line.
+    total_scenarios: usize,
+    /// Sections (the sweep, the scenarios, the folded skips) over every leg, for the
+    /// filter's count.
     total_sections: usize,
     legs: Vec<LegPage>,
     style: &'static str,
@@ -113,7 +122,36 @@ struct LegPage {
     /// What the server process left: its stderr's end, how it shut down.
     process: ProcessView,
     baseline: Option<BaselineView>,
+    /// The sweep and the scenarios that ran: failures first, then warnings, then passes.
     sections: Vec<Section>,
+    /// The skipped scenarios, folded by their reason.
+    skips: Vec<SkipGroup>,
+}
+
+/// Skipped scenarios that share a reason, shown as one folded line.
+#[derive(Serialize)]
+struct SkipGroup {
+    reason: String,
+    ids: Vec<String>,
+}
+
+/// One entry of "What to fix": a scenario (or the sweep) that failed, erred or warned,
+/// with what it found and links to its section and transcript.
+#[derive(Serialize)]
+struct Fix {
+    verdict: &'static str,
+    /// The revision of its leg, when the run has several.
+    leg: Option<String>,
+    anchor: String,
+    id: String,
+    title: String,
+    /// Why it erred or was blocked (no findings say it).
+    reason: Option<String>,
+    findings: Vec<FindingView>,
+    /// The transcript's anchor, when the section has one.
+    transcript: Option<String>,
+    /// Other sections whose findings repeat this entry's: (anchor, id).
+    also: Vec<(String, String)>,
 }
 
 /// What ran, and what it said of itself.
@@ -169,6 +207,8 @@ struct Section {
     protocol: Vec<FindingView>,
     notes: Vec<String>,
     frames: Vec<FrameView>,
+    /// Frames of the transcript left out of this file, and where they are.
+    frames_omitted: Option<String>,
     events: Vec<String>,
     /// The server's stderr in this scenario (none for the sweep, shown at the top).
     stderr: Option<StderrView>,
@@ -214,9 +254,11 @@ struct StepView {
     reason: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct FindingView {
     rule: String,
+    /// The rule in one line, from the catalogue (`mcpcheck list --rules`).
+    rule_summary: Option<&'static str>,
     severity: &'static str,
     message: String,
     spec: Option<String>,
@@ -283,37 +325,89 @@ fn ms(v: u64, deterministic: bool) -> String {
     }
 }
 
-fn frames(anchor: &str, entries: &[Entry], findings: &[&Finding], det: bool) -> Vec<FrameView> {
-    entries
+/// Which frames of a transcript the file shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// A section to read: every frame, or of a long transcript both ends and the flagged.
+    Readable,
+    /// A passing section: only the frames a finding points at; the JSON report has the rest.
+    Flagged,
+}
+
+/// The frames shown (events are listed apart), and a note on those left out.
+fn frames(
+    anchor: &str,
+    entries: &[Entry],
+    findings: &[&Finding],
+    keep: Keep,
+    det: bool,
+) -> (Vec<FrameView>, Option<String>) {
+    let flagged = |i: usize| findings.iter().any(|f| f.frame == Some(i));
+    let wire: Vec<usize> = entries
         .iter()
         .enumerate()
         .filter(|(_, e)| e.direction != Direction::Event)
-        .map(|(i, e)| {
-            let (body, v) = pretty(&e.text);
-            FrameView {
-                anchor: format!("{anchor}-f{i}"),
-                index: i,
-                direction: match e.direction {
-                    Direction::Sent => "sent",
-                    Direction::Received => "received",
-                    Direction::Event => "event",
-                },
-                arrow: match e.direction {
-                    Direction::Sent => "→",
-                    Direction::Received => "←",
-                    Direction::Event => "•",
-                },
-                at: at(e, det),
-                method: v
-                    .as_ref()
-                    .and_then(|v| v.get("method"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-                body,
-                flagged: findings.iter().any(|f| f.frame == Some(i)),
+        .map(|(i, _)| i)
+        .collect();
+    let n = wire.len();
+    let shown: Vec<usize> = wire
+        .iter()
+        .enumerate()
+        .filter(|&(pos, &i)| match keep {
+            Keep::Flagged => flagged(i),
+            Keep::Readable => {
+                n <= 2 * FRAMES_AT_EACH_END
+                    || pos < FRAMES_AT_EACH_END
+                    || pos >= n - FRAMES_AT_EACH_END
+                    || flagged(i)
             }
         })
-        .collect()
+        .map(|(_, &i)| i)
+        .collect();
+    let omitted = n - shown.len();
+    let note = (omitted > 0).then(|| match keep {
+        Keep::Flagged => format!(
+            "{omitted} frame{} of this passing scenario left out to keep this file small; \
+             the JSON report (--report json=FILE) holds every frame",
+            if omitted == 1 { "" } else { "s" }
+        ),
+        Keep::Readable => format!(
+            "{omitted} frames from the middle left out (the first and last \
+             {FRAMES_AT_EACH_END} and every flagged one are shown); the JSON report \
+             (--report json=FILE) holds every frame"
+        ),
+    });
+    let views = shown
+        .into_iter()
+        .map(|i| frame_view(anchor, i, &entries[i], flagged(i), det))
+        .collect();
+    (views, note)
+}
+
+fn frame_view(anchor: &str, i: usize, e: &Entry, flagged: bool, det: bool) -> FrameView {
+    let (body, v) = pretty(&e.text);
+    FrameView {
+        anchor: format!("{anchor}-f{i}"),
+        index: i,
+        direction: match e.direction {
+            Direction::Sent => "sent",
+            Direction::Received => "received",
+            Direction::Event => "event",
+        },
+        arrow: match e.direction {
+            Direction::Sent => "→",
+            Direction::Received => "←",
+            Direction::Event => "•",
+        },
+        at: at(e, det),
+        method: v
+            .as_ref()
+            .and_then(|v| v.get("method"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        body,
+        flagged,
+    }
 }
 
 fn finding(anchor: &str, f: &Finding, entries: &[Entry]) -> FindingView {
@@ -325,6 +419,7 @@ fn finding(anchor: &str, f: &Finding, entries: &[Entry]) -> FindingView {
     });
     FindingView {
         rule: f.rule.clone(),
+        rule_summary: crate::check::rules::by_id(&f.rule).map(|r| r.summary),
         severity: f.severity.as_str(),
         message: f.message.clone(),
         spec: safe_url(&f.spec),
@@ -359,9 +454,23 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
         crate::outcome::Role::Server => vec![sweep_section(r, prefix, det)],
         crate::outcome::Role::Client => Vec::new(),
     };
+    let mut skips: Vec<SkipGroup> = Vec::new();
     for (n, o) in r.scenarios.iter().enumerate() {
-        sections.push(scenario_section(o, format!("{prefix}s{}", n + 1), det));
+        match &o.verdict {
+            // Skips are folded by reason: a line each, not a section each.
+            Verdict::Skip { reason } => match skips.iter_mut().find(|g| g.reason == *reason) {
+                Some(group) => group.ids.push(o.id.clone()),
+                None => skips.push(SkipGroup {
+                    reason: reason.clone(),
+                    ids: vec![o.id.clone()],
+                }),
+            },
+            _ => sections.push(scenario_section(o, format!("{prefix}s{}", n + 1), det)),
+        }
     }
+    // What needs reading first: a stable sort keeps the suite's order within a verdict.
+    sections.sort_by_key(|s| urgency(s.verdict));
+    skips.sort_by(|a, b| b.ids.len().cmp(&a.ids.len()));
     let profile = r.profile.as_ref();
     LegPage {
         requested: r.requested_revision.to_string(),
@@ -395,6 +504,19 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
         },
         baseline: input.baseline.map(baseline_view),
         sections,
+        skips,
+    }
+}
+
+/// Where a verdict comes in the report: failures first, passes last.
+fn urgency(verdict: &str) -> u8 {
+    match verdict {
+        "fail" => 0,
+        "error" => 1,
+        "blocked" => 2,
+        "warn" => 3,
+        "pass" => 4,
+        _ => 5,
     }
 }
 
@@ -416,18 +538,25 @@ fn leg_verdict(input: &Input<'_>) -> (&'static str, String) {
 /// The protocol sweep's section, the first: its steps, findings and frames, open when it
 /// failed.
 fn sweep_section(r: &RunReport, prefix: &str, det: bool) -> Section {
+    let anchor = format!("{prefix}s0");
     let sweep_findings: Vec<&Finding> = r.sweep.findings.iter().collect();
+    let verdict = if r.sweep.counts.failures > 0 {
+        "fail"
+    } else if r.sweep.counts.warnings > 0 {
+        "warn"
+    } else {
+        "pass"
+    };
+    let keep = if verdict == "pass" {
+        Keep::Flagged
+    } else {
+        Keep::Readable
+    };
+    let (frames, frames_omitted) = frames(&anchor, &r.transcript, &sweep_findings, keep, det);
     Section {
-        anchor: format!("{prefix}s0"),
         id: "protocol sweep".into(),
         title: "Handshake, ping and the list methods of every declared capability".into(),
-        verdict: if r.sweep.counts.failures > 0 {
-            "fail"
-        } else if r.sweep.counts.warnings > 0 {
-            "warn"
-        } else {
-            "pass"
-        },
+        verdict,
         reason: None,
         spec: None,
         duration: String::new(),
@@ -453,13 +582,15 @@ fn sweep_section(r: &RunReport, prefix: &str, det: bool) -> Section {
             .sweep
             .findings
             .iter()
-            .map(|f| finding("s0", f, &r.transcript))
+            .map(|f| finding(&anchor, f, &r.transcript))
             .collect(),
         protocol: vec![],
         notes: vec![],
-        frames: frames("s0", &r.transcript, &sweep_findings, det),
+        frames,
+        frames_omitted,
         events: events(&r.transcript, det),
         stderr: None,
+        anchor,
     }
 }
 
@@ -473,6 +604,12 @@ fn scenario_section(o: &ScenarioOutcome, anchor: String, det: bool) -> Section {
         .map(|u| format!("not checked: {u}"))
         .collect();
     notes.extend(o.skipped_steps.iter().map(|s| format!("step skipped: {s}")));
+    let keep = if o.verdict == Verdict::Pass {
+        Keep::Flagged
+    } else {
+        Keep::Readable
+    };
+    let (frames, frames_omitted) = frames(&anchor, &o.transcript, &all, keep, det);
     Section {
         verdict: summary::verdict_name(&o.verdict),
         reason: summary::verdict_reason(&o.verdict).map(str::to_owned),
@@ -491,7 +628,8 @@ fn scenario_section(o: &ScenarioOutcome, anchor: String, det: bool) -> Section {
             .map(|f| finding(&anchor, f, &o.transcript))
             .collect(),
         notes,
-        frames: frames(&anchor, &o.transcript, &all, det),
+        frames,
+        frames_omitted,
         events: events(&o.transcript, det),
         stderr: Some(stderr_view(&o.stderr)),
         id: o.id.clone(),
@@ -584,7 +722,13 @@ fn page(m: &Matrix<'_>) -> Page {
             _ => ("fail", "FAIL".to_owned()),
         },
     };
+    let fixes = fixes(&legs, single);
     Page {
+        fixes,
+        total_scenarios: legs
+            .iter()
+            .map(|l| l.tally.executed() + l.tally.skip + l.tally.error + l.tally.blocked)
+            .sum(),
         title: legs
             .first()
             .map(|l| format!("mcpcheck report: {}", l.server.command))
@@ -592,12 +736,77 @@ fn page(m: &Matrix<'_>) -> Page {
         verdict,
         verdict_text,
         matrix: if single { Vec::new() } else { m.rows() },
-        total_sections: legs.iter().map(|l| l.sections.len()).sum(),
+        total_sections: legs.iter().map(|l| l.sections.len() + l.skips.len()).sum(),
         legs,
         style: STYLE,
         script: SCRIPT,
         script_hash: script_hash(),
     }
+}
+
+/// "What to fix": every section that failed, erred, was blocked or warned, and every
+/// passing one whose session broke a MUST (which fails the run too), most urgent first.
+fn fixes(legs: &[LegPage], single: bool) -> Vec<Fix> {
+    let mut out: Vec<Fix> = legs
+        .iter()
+        .flat_map(|leg| {
+            leg.sections.iter().filter_map(move |s| {
+                let findings: Vec<FindingView> = s
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity != Severity::Info.as_str())
+                    .chain(
+                        s.protocol
+                            .iter()
+                            .filter(|f| f.severity == Severity::Failure.as_str()),
+                    )
+                    .cloned()
+                    .collect();
+                let verdict = match s.verdict {
+                    "pass" if !findings.is_empty() => "fail",
+                    "pass" => return None,
+                    v => v,
+                };
+                Some(Fix {
+                    verdict,
+                    leg: (!single).then(|| leg.requested.clone()),
+                    anchor: s.anchor.clone(),
+                    id: s.id.clone(),
+                    title: s.title.clone(),
+                    reason: s.reason.clone(),
+                    findings,
+                    transcript: (!s.frames.is_empty()).then(|| format!("{}-t", s.anchor)),
+                    also: Vec::new(),
+                })
+            })
+        })
+        .collect();
+    out.sort_by_key(|f| urgency(f.verdict));
+    fold_repeats(out)
+}
+
+/// Folds an entry whose findings were all told already (the same rule and message: a
+/// server that logs to stdout breaks the rule in every session) into the first entry that
+/// told them, as a link in its "also in" line.
+fn fold_repeats(fixes: Vec<Fix>) -> Vec<Fix> {
+    let mut kept: Vec<Fix> = Vec::new();
+    for fix in fixes {
+        let first = |f: &FindingView| {
+            kept.iter().position(|k| {
+                k.findings
+                    .iter()
+                    .any(|g| g.rule == f.rule && g.message == f.message)
+            })
+        };
+        let told: Option<Vec<usize>> = fix.findings.iter().map(first).collect();
+        match told {
+            Some(at) if !at.is_empty() && fix.reason.is_none() => {
+                kept[at[0]].also.push((fix.anchor, fix.id));
+            }
+            _ => kept.push(fix),
+        }
+    }
+    kept
 }
 
 /// A leg that did not run, and why.

@@ -5,6 +5,7 @@
 //! ([`http_server`], and of the schemas, [`schema_server`]), the short waits of a run
 //! ([`FAST`]) and processes found by environment ([`processes_with_env`]).
 
+pub mod browser;
 pub mod http_server;
 pub mod props;
 pub mod report;
