@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod capabilities;
+pub mod causes;
 pub mod client;
 pub mod client_stateless;
 pub mod completion;
