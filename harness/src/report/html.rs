@@ -470,7 +470,7 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
     }
     // What needs reading first: a stable sort keeps the suite's order within a verdict.
     sections.sort_by_key(|s| urgency(s.verdict));
-    skips.sort_by(|a, b| b.ids.len().cmp(&a.ids.len()));
+    skips.sort_by_key(|g| std::cmp::Reverse(g.ids.len()));
     let profile = r.profile.as_ref();
     LegPage {
         requested: r.requested_revision.to_string(),
