@@ -1,13 +1,14 @@
 //! `mcpcheck mcp`: mcpcheck as an MCP server over stdio, so that an agent or an IDE can
 //! check a server, list the suite and ask what a finding means without a shell.
 //!
-//! stdout carries only JSON-RPC (rmcp's stdio transport); anything for people goes to
-//! stderr. The tools are defined in [`tools`], served by [`server`]; `run_checks` reads its
+//! stdout carries only JSON-RPC (rmcp's stdio transport, behind the [`framing`] guard
+//! that answers the malformed lines rmcp drops); anything for people goes to stderr. The tools are defined in [`tools`], served by [`server`]; `run_checks` reads its
 //! arguments with [`checks`], runs `mcpcheck run` as a child ([`child`]) and tells the
 //! report in prose with [`summary`].
 
 pub mod checks;
 pub mod child;
+pub mod framing;
 pub mod server;
 pub mod summary;
 pub mod tools;
@@ -30,14 +31,24 @@ pub struct McpArgs {
 /// Serves MCP on stdin and stdout until the client closes stdin.
 pub async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
     let server = server::McpServer::new(args.schema_dir);
-    let running = match server.serve(rmcp::transport::stdio_pipes()).await {
-        Ok(running) => running,
+    // Non-blocking pipes where stdin and stdout are pipes (as MCP clients start servers):
+    // no read of stdin is left on a blocking thread for the runtime to wait for at exit.
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let guarded = framing::guard(stdin, stdout);
+    let running = match server.serve((guarded.input, guarded.output)).await {
+        Ok(running) => Some(running),
         Err(e) => {
             // Includes stdin closing before initialize: nothing was asked, nothing is owed.
             eprintln!("mcpcheck mcp: the session ended before it started: {e}");
-            return Ok(ExitCode::SUCCESS);
+            None
         }
     };
-    running.waiting().await.context("the MCP session failed")?;
+    let outcome = match running {
+        Some(running) => running.waiting().await.map(|_| ()),
+        None => Ok(()),
+    };
+    // Every answer written before exit, but never a wait on a stuck stdout.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), guarded.writer).await;
+    outcome.context("the MCP session failed")?;
     Ok(ExitCode::SUCCESS)
 }
