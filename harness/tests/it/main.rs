@@ -29,6 +29,7 @@ mod http_run;
 mod http_tls;
 mod lossy;
 mod matrix;
+mod mcp_server;
 mod official_fixture;
 mod official_side_by_side;
 mod report_snapshots;
