@@ -213,8 +213,7 @@ fn rule(r: &'static Rule) -> Explanation {
             let newest = revisions
                 .iter()
                 .copied()
-                .filter(|rev| until.is_none_or(|u| *rev < u))
-                .next_back()
+                .rfind(|rev| until.is_none_or(|u| *rev < u))
                 .unwrap_or(*since);
             Section {
                 since: since.as_str().to_owned(),
