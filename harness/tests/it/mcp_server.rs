@@ -15,16 +15,27 @@ use crate::support::*;
 #[test]
 fn mcpcheck_mcp_passes_its_own_suite_with_every_tool_called() {
     let exe = env!("CARGO_BIN_EXE_mcpcheck");
-    let started = Instant::now();
-    let output = mcpcheck()
-        .args(["run", "--call-tools", "all", "--fail-on", "warning"])
-        .args(FAST)
-        .args(["--", exe, "mcp"])
-        .output()
-        .expect("running mcpcheck");
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    // The synthesized run_checks calls must end at once (a tool error), not at a timeout.
-    assert!(started.elapsed() < Duration::from_secs(60));
+    // The default (the era it speaks), then every revision: the tools are listed and
+    // answered per revision (no outputSchema or structuredContent before 2025-06-18), and
+    // batches are split in 2025-03-26 only.
+    for revisions in [&[][..], &["--protocol-version", "all"]] {
+        let started = Instant::now();
+        let output = mcpcheck()
+            .args(["run", "--call-tools", "all", "--fail-on", "warning"])
+            .args(FAST)
+            .args(revisions)
+            .args(["--", exe, "mcp"])
+            .output()
+            .expect("running mcpcheck");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{revisions:?}: {}",
+            describe(&output)
+        );
+        // The synthesized run_checks calls must end at once (a tool error), not at a timeout.
+        assert!(started.elapsed() < Duration::from_secs(60), "{revisions:?}");
+    }
 }
 
 /// A client session with `mcpcheck mcp` over stdio.

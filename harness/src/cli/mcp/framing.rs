@@ -58,19 +58,22 @@ where
         let mut revision = None;
         while matches!(reader.read_until(b'\n', &mut line).await, Ok(n) if n > 0) {
             let taken = std::mem::take(&mut line);
-            match judge(&taken, &mut revision) {
-                Some(answer) => {
-                    let mut text = answer.to_string().into_bytes();
-                    text.push(b'\n');
-                    if lines_tx.send(text).is_err() {
-                        break;
-                    }
-                }
-                None => {
-                    if to_rmcp.write_all(&taken).await.is_err() {
-                        break;
-                    }
-                }
+            let (pass, answers) = match judge(&taken, &mut revision) {
+                Judged::Pass => (vec![taken], Vec::new()),
+                Judged::Answer(answer) => (Vec::new(), vec![answer]),
+                Judged::Split(items) => split(items, &mut revision),
+            };
+            let mut closed = false;
+            for answer in answers {
+                let mut text = answer.to_string().into_bytes();
+                text.push(b'\n');
+                closed |= lines_tx.send(text).is_err();
+            }
+            for line in pass {
+                closed |= to_rmcp.write_all(&line).await.is_err();
+            }
+            if closed {
+                break;
             }
         }
         // End of input: rmcp sees it too, and ends the session.
@@ -95,38 +98,95 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     }
 }
 
-/// The answer to a line rmcp would mishandle, or `None` to pass it on. `revision` is the
-/// one the client asked for in `initialize`, noted as it passes: from 2025-11-25 an error
-/// whose request id is unreadable omits `id` (the schema allows no `null`); earlier
-/// revisions and JSON-RPC say `null`.
-fn judge(line: &[u8], revision: &mut Option<Revision>) -> Option<Value> {
-    let body = line.trim_ascii();
-    if body.is_empty() {
-        return None;
-    }
-    let value: Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(e) => {
-            return Some(error(*revision, None, -32700, &format!("Parse error: {e}")));
-        }
-    };
-    let Value::Object(obj) = &value else {
-        // Batches (arrays) are rmcp's to refuse or serve; any other value is no message.
-        return (!value.is_array()).then(|| {
-            error(
+/// What to do with one line from stdin.
+#[derive(Debug)]
+enum Judged {
+    /// Pass it on to rmcp as it is.
+    Pass,
+    /// Answer it here; rmcp never sees it.
+    Answer(Value),
+    /// A 2025-03-26 batch: its messages, each passed on (or answered) as if it came alone.
+    Split(Vec<Value>),
+}
+
+/// The lines for rmcp and the answers for a batch's messages.
+fn split(items: Vec<Value>, revision: &mut Option<Revision>) -> (Vec<Vec<u8>>, Vec<Value>) {
+    let mut pass = Vec::new();
+    let mut answers = Vec::new();
+    for item in items {
+        if item.is_array() {
+            answers.push(error(
                 *revision,
                 None,
                 -32600,
-                "Invalid Request: a JSON-RPC message must be an object",
-            )
-        });
+                "Invalid Request: a batch inside a batch",
+            ));
+            continue;
+        }
+        match judge_value(&item, revision) {
+            Judged::Answer(answer) => answers.push(answer),
+            _ => {
+                let mut line = item.to_string().into_bytes();
+                line.push(b'\n');
+                pass.push(line);
+            }
+        }
+    }
+    (pass, answers)
+}
+
+/// How to handle a line rmcp would mishandle. `revision` is the one the client asked for
+/// in `initialize`, noted as it passes: from 2025-11-25 an error whose request id is
+/// unreadable omits `id` (the schema allows no `null`); earlier revisions and JSON-RPC
+/// say `null`. Batches exist only in 2025-03-26: there each of its messages is handed to
+/// rmcp on its own (and answered on its own, which the revision allows: "MUST support
+/// receiving" batches); in any other revision a batch is an invalid request.
+fn judge(line: &[u8], revision: &mut Option<Revision>) -> Judged {
+    let body = line.trim_ascii();
+    if body.is_empty() {
+        return Judged::Pass;
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Array(items)) => {
+            if items.is_empty() {
+                Judged::Answer(error(
+                    *revision,
+                    None,
+                    -32600,
+                    "Invalid Request: an empty batch",
+                ))
+            } else if *revision == Some(Revision::V2025_03_26) {
+                Judged::Split(items)
+            } else {
+                Judged::Answer(error(
+                    *revision,
+                    None,
+                    -32600,
+                    "Invalid Request: JSON-RPC batches exist only in protocol revision 2025-03-26",
+                ))
+            }
+        }
+        Ok(value) => judge_value(&value, revision),
+        Err(e) => Judged::Answer(error(*revision, None, -32700, &format!("Parse error: {e}"))),
+    }
+}
+
+/// [`judge`] for one JSON value that is not a batch.
+fn judge_value(value: &Value, revision: &mut Option<Revision>) -> Judged {
+    let Value::Object(obj) = value else {
+        return Judged::Answer(error(
+            *revision,
+            None,
+            -32600,
+            "Invalid Request: a JSON-RPC message must be an object",
+        ));
     };
     let id = obj
         .get("id")
         .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
         .cloned();
     let invalid = |why: &str| {
-        Some(error(
+        Judged::Answer(error(
             *revision,
             id.clone(),
             -32600,
@@ -148,10 +208,13 @@ fn judge(line: &[u8], revision: &mut Option<Revision>) -> Option<Value> {
                 .get("params")
                 .and_then(|p| p.get("protocolVersion"))
                 .and_then(Value::as_str)
-                .and_then(|v| v.parse().ok());
+                .and_then(|v| v.parse().ok())
+                // A revision this server does not speak negotiates down to the newest.
+                .filter(|r| *r <= Revision::LATEST_HANDSHAKE)
+                .or(Some(Revision::LATEST_HANDSHAKE));
         }
     }
-    None
+    Judged::Pass
 }
 
 fn error(revision: Option<Revision>, id: Option<Value>, code: i64, message: &str) -> Value {
@@ -170,7 +233,11 @@ mod tests {
     use super::*;
 
     fn answer(line: &str) -> Option<Value> {
-        judge(line.as_bytes(), &mut None)
+        match judge(line.as_bytes(), &mut None) {
+            Judged::Answer(v) => Some(v),
+            Judged::Pass => None,
+            Judged::Split(items) => panic!("split {items:?}"),
+        }
     }
 
     #[test]
@@ -193,7 +260,6 @@ mod tests {
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_none());
-        assert!(answer("[]").is_none());
         assert!(answer("  \r\n").is_none());
     }
 
@@ -201,8 +267,40 @@ mod tests {
     fn from_2025_11_25_an_unreadable_id_is_omitted() {
         let mut revision = None;
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
-        assert!(judge(init.as_bytes(), &mut revision).is_none());
-        let e = judge(b"nope", &mut revision).unwrap();
+        assert!(matches!(
+            judge(init.as_bytes(), &mut revision),
+            Judged::Pass
+        ));
+        let Judged::Answer(e) = judge(b"nope", &mut revision) else {
+            panic!("not answered")
+        };
         assert!(e.get("id").is_none(), "{e}");
+    }
+
+    #[test]
+    fn batches_are_split_in_2025_03_26_and_refused_elsewhere() {
+        let batch = br#"[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"1.0","id":"b2","method":"ping"}]"#;
+        let mut old = Some(Revision::V2025_03_26);
+        let Judged::Split(items) = judge(batch, &mut old) else {
+            panic!("not split")
+        };
+        let (pass, answers) = split(items, &mut old);
+        assert_eq!(pass.len(), 1);
+        assert_eq!(answers[0]["id"], "b2");
+        for revision in [Revision::V2025_06_18, Revision::V2025_11_25] {
+            let Judged::Answer(e) = judge(batch, &mut Some(revision)) else {
+                panic!("{revision}: not refused")
+            };
+            assert_eq!(e["error"]["code"], -32600);
+            assert_eq!(
+                e.get("id").is_some(),
+                revision < Revision::V2025_11_25,
+                "{e}"
+            );
+        }
+        let Judged::Answer(e) = judge(b"[]", &mut old) else {
+            panic!("empty batch not refused")
+        };
+        assert_eq!(e["error"]["code"], -32600);
     }
 }
