@@ -16,6 +16,7 @@ pub mod fuzz;
 pub mod init;
 pub mod legs;
 pub mod list;
+pub mod mcp;
 pub mod plan;
 pub mod resolve;
 pub mod run;
@@ -87,6 +88,13 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         connect: PathBuf,
     },
+    /// Serve MCP over stdio: tools to run the checks on a server, list the scenarios and
+    /// explain a scenario or rule id, for an agent or an IDE (see docs/mcp-server.md).
+    #[command(after_help = "Examples:\n  \
+        mcpcheck mcp\n  \
+        mcpcheck mcp --schema-dir ./mcp-schema\n\n\
+        Register it in an MCP client as a stdio server with command `mcpcheck` and args [\"mcp\"].")]
+    Mcp(mcp::McpArgs),
     /// Fuzz a server: generated and mutated messages, oracles for crashes, hangs and
     /// protocol violations, and a minimized reproducer scenario for each finding.
     #[command(after_help = "Examples:\n  \
@@ -223,6 +231,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
                 .with_context(|| format!("relaying to {}", connect.display()))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Mcp(args) => mcp::serve(args).await,
         Command::Fuzz(args) => fuzz::execute(*args).await,
         Command::List {
             format,

@@ -11,6 +11,7 @@ pub mod builtin;
 pub mod builtin_vars;
 pub mod client;
 pub mod exec;
+pub mod explain;
 pub mod matcher;
 pub mod mcp_param;
 pub mod model;

@@ -31,6 +31,7 @@ mod http_tls;
 mod init;
 mod lossy;
 mod matrix;
+mod mcp_server;
 mod official_fixture;
 mod official_side_by_side;
 mod report_snapshots;
