@@ -10,6 +10,7 @@ pub mod auth;
 pub mod ci;
 pub mod client;
 pub mod config;
+pub mod explain;
 pub mod finish;
 pub mod flags;
 pub mod fuzz;
@@ -146,6 +147,20 @@ pub enum Command {
         Pending changes are written as NAME.snap.new (insta's format); `cargo insta review` can\n\
         review them too.")]
     Snapshot(Box<snapshot::SnapshotArgs>),
+    /// Explain a scenario or rule id from a report: what it checks, the spec sections and
+    /// level behind it, and the usual causes of a finding under it, with the fix.
+    #[command(after_help = "Examples:\n  \
+        mcpcheck explain stdio.stdout-only-messages\n  \
+        mcpcheck explain lifecycle/initialize-result\n  \
+        mcpcheck explain client/http-accept --format json")]
+    Explain {
+        /// A scenario id (`tools/list-result`) or a rule id (`jsonrpc.id-echoed`).
+        #[arg(value_name = "ID")]
+        id: String,
+        /// human (text) or json (the same object the `mcpcheck mcp` explain tool returns).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Print a shell completion script for mcpcheck.
     #[command(after_help = "Examples:\n  \
         mcpcheck completions bash > ~/.local/share/bash-completion/completions/mcpcheck\n  \
@@ -251,6 +266,7 @@ async fn dispatch(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitCo
             ..
         } => list::list(&scenarios, format, partition),
         Command::Schemas(cmd) => schemas::schemas(cmd).await,
+        Command::Explain { id, format } => explain::execute(&id, format),
         Command::Snapshot(args) => snapshot::execute(*args).await,
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

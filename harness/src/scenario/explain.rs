@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::builtin::{BUILTIN, client_scenarios, scenarios};
-use crate::check::rules;
+use crate::check::{causes, rules};
 use crate::outcome::{Rule, Severity};
 use crate::protocol::Revision;
 
@@ -48,6 +48,9 @@ pub struct Explanation {
     /// The scenario file, under `scenarios/` (none for a rule).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// How a finding under it usually comes about, and the fix: advice, not the spec
+    /// (`check::causes`: the rule's own, else its area's).
+    pub causes: Vec<&'static str>,
 }
 
 /// What an explained id names.
@@ -156,6 +159,7 @@ fn scenario(id: &str) -> Option<Explanation> {
         rule: Some(s.rule_id().to_owned()),
         scenarios: Vec::new(),
         official: s.official.clone(),
+        causes: causes_of(s.rule_id(), &s.id),
         source: Some(file(&s.source)),
     })
 }
@@ -189,6 +193,7 @@ fn client_scenario(id: &str) -> Option<Explanation> {
         rule: Some(s.rule_id().to_owned()),
         scenarios: Vec::new(),
         official: s.official.clone(),
+        causes: causes_of(s.rule_id(), &s.id),
         source: Some(file(&s.source)),
     })
 }
@@ -255,6 +260,17 @@ fn rule(r: &'static Rule) -> Explanation {
         scenarios: filed_under,
         official: Vec::new(),
         source: None,
+        causes: causes::usual_causes(r.id).to_vec(),
+    }
+}
+
+/// A scenario's advice: its rule's, else its own area's.
+fn causes_of(rule: &str, id: &str) -> Vec<&'static str> {
+    let by_rule = causes::usual_causes(rule);
+    if by_rule.is_empty() {
+        causes::usual_causes(id).to_vec()
+    } else {
+        by_rule.to_vec()
     }
 }
 

@@ -215,3 +215,28 @@ fn a_closed_stdout_is_not_a_panic() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn explain_tells_a_rule_and_a_scenario_and_suggests_for_a_typo() {
+    let (code, text) = run(&["explain", "stdio.stdout-only-messages"]);
+    assert_eq!(code, 0, "{text}");
+    for needed in [
+        "MUST (a failure)",
+        "basic/transports",
+        "Usual causes, and the fix:",
+    ] {
+        assert!(text.contains(needed), "{needed:?} missing: {text}");
+    }
+    let out = mcpcheck()
+        .args(["explain", "lifecycle/initialize-result", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let e: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["kind"], "scenario");
+    assert_eq!(e["source"], "scenarios/lifecycle/initialize-result.yaml");
+    assert!(!e["causes"].as_array().unwrap().is_empty(), "{e}");
+    let (code, text) = run(&["explain", "tools/list-reslt"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("did you mean `tools/list-result`?"), "{text}");
+}

@@ -177,8 +177,9 @@ fn explain() -> Value {
         "description": "What a scenario id (`lifecycle/initialize-result`) or a rule id \
             (`jsonrpc.id-echoed`) from a report checks: the spec sections behind it, its \
             level (must, should, info) and where that changed between revisions, the \
-            revisions it applies to, and the judgement behind it. An unknown id is a tool \
-            error that names the nearest known id.",
+            revisions it applies to, the judgement behind it, and the usual causes of a \
+            finding with their fix. An unknown id is a tool error that names the nearest \
+            known id.",
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -224,9 +225,10 @@ fn explain() -> Value {
                 "rule": {"type": "string"},
                 "scenarios": strings,
                 "official": strings,
-                "source": {"type": "string"}
+                "source": {"type": "string"},
+                "causes": strings
             },
-            "required": ["kind", "id", "title", "level", "level_changes", "spec", "revisions", "checks", "scenarios", "official"]
+            "required": ["kind", "id", "title", "level", "level_changes", "spec", "revisions", "checks", "scenarios", "official", "causes"]
         },
         "annotations": {
             "title": "Explain a scenario or rule",
