@@ -150,7 +150,7 @@ struct Fix {
     findings: Vec<FindingView>,
     /// The transcript's anchor, when the section has one.
     transcript: Option<String>,
-    /// Other sections whose findings repeat this entry's: (anchor, id).
+    /// Other sections whose findings repeat this entry's: (anchor, id and its leg).
     also: Vec<(String, String)>,
 }
 
@@ -801,7 +801,11 @@ fn fold_repeats(fixes: Vec<Fix>) -> Vec<Fix> {
         let told: Option<Vec<usize>> = fix.findings.iter().map(first).collect();
         match told {
             Some(at) if !at.is_empty() && fix.reason.is_none() => {
-                kept[at[0]].also.push((fix.anchor, fix.id));
+                let label = match &fix.leg {
+                    Some(leg) => format!("{} ({leg})", fix.id),
+                    None => fix.id,
+                };
+                kept[at[0]].also.push((fix.anchor, label));
             }
             _ => kept.push(fix),
         }
