@@ -137,35 +137,52 @@ pub fn suggest(id: &str) -> Option<String> {
 
 fn scenario(id: &str) -> Option<Explanation> {
     let s = scenarios().ok()?.into_iter().find(|s| s.id == id)?;
-    let newest = s
-        .revisions
-        .last()
-        .copied()
-        .unwrap_or(Revision::LATEST_HANDSHAKE);
-    let since = s.revisions.first().copied().unwrap_or(newest);
-    Some(Explanation {
-        kind: Kind::Scenario,
-        id: s.id.clone(),
-        checks: commentary(&s.source).unwrap_or_else(|| s.title.clone()),
-        title: s.title.clone(),
-        level: s.severity.into(),
-        level_changes: Vec::new(),
-        spec: vec![Section {
-            since: since.as_str().to_owned(),
-            section: s.spec.clone(),
-            url: s.spec_url(newest),
-        }],
-        revisions: names(&s.revisions),
-        rule: Some(s.rule_id().to_owned()),
-        scenarios: Vec::new(),
-        official: s.official.clone(),
-        causes: causes_of(s.rule_id(), &s.id),
-        source: Some(file(&s.source)),
-    })
+    Some(of_scenario(
+        Kind::Scenario,
+        Facts {
+            id: &s.id,
+            title: &s.title,
+            severity: s.severity,
+            spec: &s.spec,
+            revisions: &s.revisions,
+            rule: s.rule_id(),
+            official: &s.official,
+            source: &s.source,
+        },
+    ))
 }
 
 fn client_scenario(id: &str) -> Option<Explanation> {
     let s = client_scenarios().ok()?.into_iter().find(|s| s.id == id)?;
+    Some(of_scenario(
+        Kind::ClientScenario,
+        Facts {
+            id: &s.id,
+            title: &s.title,
+            severity: s.severity,
+            spec: &s.spec,
+            revisions: &s.revisions,
+            rule: s.rule_id(),
+            official: &s.official,
+            source: &s.source,
+        },
+    ))
+}
+
+/// What a server and a client scenario both say of themselves.
+struct Facts<'a> {
+    id: &'a str,
+    title: &'a str,
+    severity: Severity,
+    /// `page#anchor`, or a full URL.
+    spec: &'a str,
+    revisions: &'a [Revision],
+    rule: &'a str,
+    official: &'a [String],
+    source: &'a str,
+}
+
+fn of_scenario(kind: Kind, s: Facts<'_>) -> Explanation {
     let newest = s
         .revisions
         .last()
@@ -173,29 +190,29 @@ fn client_scenario(id: &str) -> Option<Explanation> {
         .unwrap_or(Revision::LATEST_HANDSHAKE);
     let since = s.revisions.first().copied().unwrap_or(newest);
     let url = if s.spec.starts_with("https://") {
-        s.spec.clone()
+        s.spec.to_owned()
     } else {
-        newest.spec_url(&s.spec)
+        newest.spec_url(s.spec)
     };
-    Some(Explanation {
-        kind: Kind::ClientScenario,
-        id: s.id.clone(),
-        checks: commentary(&s.source).unwrap_or_else(|| s.title.clone()),
-        title: s.title.clone(),
+    Explanation {
+        kind,
+        id: s.id.to_owned(),
+        checks: commentary(s.source).unwrap_or_else(|| s.title.to_owned()),
+        title: s.title.to_owned(),
         level: s.severity.into(),
         level_changes: Vec::new(),
         spec: vec![Section {
             since: since.as_str().to_owned(),
-            section: s.spec.clone(),
+            section: s.spec.to_owned(),
             url,
         }],
-        revisions: names(&s.revisions),
-        rule: Some(s.rule_id().to_owned()),
+        revisions: names(s.revisions),
+        rule: Some(s.rule.to_owned()),
         scenarios: Vec::new(),
-        official: s.official.clone(),
-        causes: causes_of(s.rule_id(), &s.id),
-        source: Some(file(&s.source)),
-    })
+        official: s.official.to_vec(),
+        causes: causes_of(s.rule, s.id),
+        source: Some(file(s.source)),
+    }
 }
 
 fn rule(r: &'static Rule) -> Explanation {
