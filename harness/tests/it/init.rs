@@ -71,6 +71,16 @@ fn a_typescript_repo_gets_its_bin_and_a_workflow_that_builds_first() {
         std::fs::read_to_string(dir.join("mcpcheck.toml")).unwrap(),
         "# mine\n"
     );
+    // A settings file in a subdirectory: the repository is still where init runs, and the
+    // workflow names the file by its path from there.
+    let o = init(&dir, &["ci/checks.toml", "--force"]);
+    assert!(o.status.success(), "{}", describe(&o));
+    assert!(dir.join("ci/checks.toml").is_file());
+    let workflow = std::fs::read_to_string(dir.join(".github/workflows/mcpcheck.yml")).unwrap();
+    assert!(
+        workflow.contains("args: \"--config ci/checks.toml\""),
+        "{workflow}"
+    );
     // --force overwrites; --command replaces the guess; --no-workflow leaves it alone.
     let o = init(
         &dir,

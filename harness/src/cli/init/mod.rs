@@ -20,7 +20,7 @@ use detect::{Guess, Manifests};
 /// The flags of `mcpcheck init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Where to write the settings; the repository is the directory it is in.
+    /// Where to write the settings, relative to the repository (the current directory).
     #[arg(value_name = "FILE", default_value = "mcpcheck.toml")]
     pub path: PathBuf,
     /// The server's stdio start command, instead of the guess (split like a shell would).
@@ -46,10 +46,9 @@ const STARTER_COMMAND: &str = "command = [\"python3\", \"server.py\"]\n";
 
 /// Runs `mcpcheck init`.
 pub fn execute(args: InitArgs) -> anyhow::Result<ExitCode> {
-    let repo = match args.path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    // The repository is where init runs (where the workflow's job starts), wherever the
+    // settings file goes inside it.
+    let repo = PathBuf::from(".");
     let workflow_path = (!args.no_workflow).then(|| repo.join(&args.workflow));
     refuse_to_overwrite(&args.path, workflow_path.as_deref(), args.force)?;
 
