@@ -12,6 +12,7 @@
 //! what may break a rule is reported as data for the session.
 
 pub mod background;
+pub mod child_path;
 pub mod framing;
 pub mod http;
 pub mod huge_numbers;

@@ -73,6 +73,12 @@ impl ServerCommand {
         if let Some(cwd) = &self.cwd {
             cmd.current_dir(cwd);
         }
+        // Not mcpcheck's own tool environment (uvx): the server's `python` is the user's.
+        if !self.env.contains_key("PATH")
+            && let Some(path) = super::child_path::for_children()
+        {
+            cmd.env("PATH", path);
+        }
         reaper::set_parent_death_signal(&mut cmd);
         let spawn_error = |source| TransportError::Spawn {
             command: self.display(),
