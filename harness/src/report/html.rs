@@ -6,6 +6,7 @@
 //! URLs; and a Content-Security-Policy allows only the report's own script (by hash), so
 //! even a template mistake could not run server-supplied script.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use base64::Engine;
@@ -30,6 +31,9 @@ const STYLE: &str = include_str!("assets/report.css");
 
 /// Longest frame text shown in full; longer frames are cut, with their size said.
 const MAX_FRAME_CHARS: usize = 64 * 1024;
+
+/// Findings an entry of "What to fix" shows; its section shows the rest.
+const FIX_FINDINGS: usize = 10;
 
 /// Frames shown at each end of a long transcript (the flagged ones always are): a flood of
 /// ten thousand frames stays readable, and the JSON report keeps every one.
@@ -152,6 +156,8 @@ struct Fix {
     transcript: Option<String>,
     /// Other sections whose findings repeat this entry's: (anchor, id and its leg).
     also: Vec<(String, String)>,
+    /// Findings of the section beyond the first [`FIX_FINDINGS`], told only there.
+    more_findings: usize,
 }
 
 /// What ran, and what it said of itself.
@@ -342,7 +348,10 @@ fn frames(
     keep: Keep,
     det: bool,
 ) -> (Vec<FrameView>, Option<String>) {
-    let flagged = |i: usize| findings.iter().any(|f| f.frame == Some(i));
+    // A set, not a scan of the findings per frame: a hostile server can have a finding on
+    // each of thousands of frames.
+    let flagged_frames: HashSet<usize> = findings.iter().filter_map(|f| f.frame).collect();
+    let flagged = |i: usize| flagged_frames.contains(&i);
     let wire: Vec<usize> = entries
         .iter()
         .enumerate()
@@ -777,6 +786,7 @@ fn fixes(legs: &[LegPage], single: bool) -> Vec<Fix> {
                     findings,
                     transcript: (!s.frames.is_empty()).then(|| format!("{}-t", s.anchor)),
                     also: Vec::new(),
+                    more_findings: 0,
                 })
             })
         })
@@ -790,24 +800,34 @@ fn fixes(legs: &[LegPage], single: bool) -> Vec<Fix> {
 /// told them, as a link in its "also in" line.
 fn fold_repeats(fixes: Vec<Fix>) -> Vec<Fix> {
     let mut kept: Vec<Fix> = Vec::new();
-    for fix in fixes {
-        let first = |f: &FindingView| {
-            kept.iter().position(|k| {
-                k.findings
-                    .iter()
-                    .any(|g| g.rule == f.rule && g.message == f.message)
-            })
-        };
-        let told: Option<Vec<usize>> = fix.findings.iter().map(first).collect();
-        match told {
-            Some(at) if !at.is_empty() && fix.reason.is_none() => {
+    // (rule, message) -> the kept entry that told it first.
+    let mut told: HashMap<(String, String), usize> = HashMap::new();
+    for mut fix in fixes {
+        let key = |f: &FindingView| (f.rule.clone(), f.message.clone());
+        let first = fix
+            .findings
+            .iter()
+            .map(|f| told.get(&key(f)).copied())
+            .collect::<Option<Vec<usize>>>()
+            .and_then(|at| at.first().copied());
+        match first {
+            Some(at) if fix.reason.is_none() => {
                 let label = match &fix.leg {
                     Some(leg) => format!("{} ({leg})", fix.id),
                     None => fix.id,
                 };
-                kept[at[0]].also.push((fix.anchor, label));
+                kept[at].also.push((fix.anchor, label));
             }
-            _ => kept.push(fix),
+            _ => {
+                for f in &fix.findings {
+                    told.entry(key(f)).or_insert(kept.len());
+                }
+                // Its section lists them all; the fix list stays short for a server with
+                // a finding on every frame.
+                fix.more_findings = fix.findings.len().saturating_sub(FIX_FINDINGS);
+                fix.findings.truncate(FIX_FINDINGS);
+                kept.push(fix);
+            }
         }
     }
     kept
@@ -866,6 +886,62 @@ mod tests {
             v.to_string(),
             "&lt;script&gt;a &amp;&amp; \"b\"&lt;/script&gt;"
         );
+    }
+
+    fn finding_view(rule: &str, message: &str) -> FindingView {
+        FindingView {
+            rule: rule.into(),
+            rule_summary: None,
+            severity: "failure",
+            message: message.into(),
+            spec: None,
+            spec_text: String::new(),
+            frame: None,
+            frame_label: None,
+            pointer: None,
+            at_pointer: None,
+            expected: None,
+            evidence: None,
+        }
+    }
+
+    fn fix(id: &str, findings: Vec<FindingView>) -> Fix {
+        Fix {
+            verdict: "fail",
+            leg: None,
+            anchor: format!("a-{id}"),
+            id: id.into(),
+            title: String::new(),
+            reason: None,
+            findings,
+            transcript: None,
+            also: Vec::new(),
+            more_findings: 0,
+        }
+    }
+
+    #[test]
+    fn repeats_fold_into_the_first_teller_and_long_lists_are_cut() {
+        let many: Vec<FindingView> = (0..25)
+            .map(|n| finding_view("stdio.x", &format!("line {n}")))
+            .collect();
+        let kept = fold_repeats(vec![
+            fix("first", many),
+            fix("repeat", vec![finding_view("stdio.x", "line 20")]),
+            fix(
+                "own",
+                vec![
+                    finding_view("stdio.x", "line 20"),
+                    finding_view("other", "m"),
+                ],
+            ),
+        ]);
+        let ids: Vec<&str> = kept.iter().map(|k| k.id.as_str()).collect();
+        assert_eq!(ids, ["first", "own"]);
+        // Folded by a finding beyond the first ten: the lookup sees every finding.
+        assert_eq!(kept[0].also, [("a-repeat".to_owned(), "repeat".to_owned())]);
+        assert_eq!((kept[0].findings.len(), kept[0].more_findings), (10, 15));
+        assert_eq!((kept[1].findings.len(), kept[1].more_findings), (2, 0));
     }
 
     #[test]
