@@ -96,19 +96,26 @@ impl ServerCommand {
 
     /// The command line as a user would type it.
     pub fn display(&self) -> String {
-        std::iter::once(&self.program)
-            .chain(&self.args)
-            .map(|w| {
-                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
-                {
-                    format!("'{}'", w.replace('\'', "'\\''"))
-                } else {
-                    w.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        join_words(std::iter::once(&self.program).chain(&self.args))
     }
+}
+
+/// Words back into one line that [`ServerCommand::parse`] splits into the same words: a
+/// word that is empty or holds white space, a quote or a backslash is single-quoted.
+pub fn join_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
+    words
+        .into_iter()
+        .map(|w| {
+            if w.is_empty()
+                || w.contains(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '\\'))
+            {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            } else {
+                w.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Minimal POSIX-like word splitting: whitespace separates, single quotes are literal,
@@ -476,6 +483,23 @@ impl Drop for StdioTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joined_words_split_back_into_the_same_words() {
+        let words: Vec<String> = [
+            "python3",
+            "my server.py",
+            "it's",
+            "a\\b",
+            "",
+            "\"q\"",
+            "$HOME",
+        ]
+        .iter()
+        .map(|w| (*w).to_owned())
+        .collect();
+        assert_eq!(shell_words(&join_words(&words)), words);
+    }
 
     #[test]
     fn splits_like_a_shell() {

@@ -72,23 +72,10 @@ fn setup(stack: Option<&Stack>) -> Vec<String> {
     }
 }
 
-/// Words back into one command line: a word with anything a shell would split or expand
-/// is single-quoted (the Action splits the line like a shell).
+/// Words back into one command line, as mcpcheck (and so the Action's `server` input)
+/// splits it.
 pub fn shell_join(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| {
-            let plain = !w.is_empty()
-                && w.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@+,%".contains(c));
-            if plain {
-                w.clone()
-            } else {
-                format!("'{}'", w.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::transport::stdio::join_words(words)
 }
 
 /// A YAML scalar that reads back as `s`, whatever it holds: always double-quoted (JSON's
@@ -164,6 +151,12 @@ mod tests {
         assert_eq!(
             shell_join(&cmd),
             r#"python3 'my server.py' '--name=it'\''s'"#
+        );
+        assert_eq!(
+            crate::transport::stdio::ServerCommand::parse(&shell_join(&cmd))
+                .map(|c| c.args)
+                .unwrap(),
+            cmd[1..]
         );
         let y = render(
             Some(&Stack::Python { uv: false }),
