@@ -144,8 +144,10 @@ fn init_writes_a_starter_and_does_not_overwrite() {
     let path = dir.join("mcpcheck.toml");
     let run = |force: bool| {
         let mut cmd = mcpcheck();
+        // In the temporary repository: init writes its workflow where it runs.
         cmd.arg("init")
             .arg(&path)
+            .current_dir(&dir)
             .stdin(std::process::Stdio::null());
         if force {
             cmd.arg("--force");
@@ -157,6 +159,7 @@ fn init_writes_a_starter_and_does_not_overwrite() {
     assert!(text.contains("[server]") && text.contains("# expected-failures"));
     assert_eq!(run(false).status.code(), Some(2), "refuses to overwrite");
     assert!(run(true).status.success());
+    assert!(dir.join(".github/workflows/mcpcheck.yml").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
