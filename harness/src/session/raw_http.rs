@@ -23,7 +23,7 @@ pub enum RawHttpError {
     Refused(Refused),
     /// The request failed on its way (connection, TLS, protocol).
     #[error(transparent)]
-    Http(#[from] reqwest::Error),
+    Http(#[from] crate::transport::http::SendError),
 }
 
 impl RawHttp {
@@ -76,7 +76,7 @@ impl RawHttpError {
     pub fn is_tls(&self) -> bool {
         match self {
             RawHttpError::Refused(_) => false,
-            RawHttpError::Http(e) => crate::transport::http::is_tls_failure(e),
+            RawHttpError::Http(e) => e.is_tls_failure(),
         }
     }
 }

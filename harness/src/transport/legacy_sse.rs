@@ -9,8 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::http::{
-    HttpHandle, HttpOptions, HttpRecord, client, deliver, error_chain, is_tls_failure,
-    record_headers,
+    HttpHandle, HttpOptions, HttpRecord, SendError, client, deliver, error_chain, record_headers,
 };
 use super::sse_reader::{SseEvent, SseReader};
 use super::{
@@ -100,7 +99,7 @@ impl SseTransport {
                         method: "POST".into(),
                         url: url.to_string(),
                         error: error.clone(),
-                        tls: is_tls_failure(&e),
+                        tls: e.is_tls_failure(),
                     }))
                     .await;
                 return Err(TransportError::Http(error));
@@ -193,7 +192,7 @@ impl GetStream {
                         method: "GET".into(),
                         url: url.clone(),
                         error: error.clone(),
-                        tls: is_tls_failure(&e),
+                        tls: e.is_tls_failure(),
                     }))
                     .await;
                 let _ = endpoint.send(Err(format!("cannot reach {url}: {error}")));
@@ -368,13 +367,17 @@ pub async fn is_legacy(options: &HttpOptions) -> bool {
         .header(reqwest::header::ACCEPT, super::http::POST_ACCEPT)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(init.to_string());
-    let status = match tokio::time::timeout(options.timeout, post.send()).await {
+    let send = |req: reqwest::RequestBuilder| async {
+        client.execute(req.build().map_err(SendError::from)?).await
+    };
+    let status = match tokio::time::timeout(options.timeout, send(post)).await {
         Ok(Ok(r)) => {
             if let Some(id) = r.headers().get(super::http::SESSION_HEADER).cloned() {
                 drop(r);
-                let delete = with_headers(client.delete(options.url.clone()))
-                    .header(super::http::SESSION_HEADER, id);
-                let _ = tokio::time::timeout(options.timeout, delete.send()).await;
+                let delete =
+                    with_headers(client.request(reqwest::Method::DELETE, options.url.clone()))
+                        .header(super::http::SESSION_HEADER, id);
+                let _ = tokio::time::timeout(options.timeout, send(delete)).await;
                 return false;
             }
             r.status().as_u16()
@@ -388,7 +391,7 @@ pub async fn is_legacy(options: &HttpOptions) -> bool {
     let get = with_headers(client.get(options.url.clone()))
         .header(reqwest::header::ACCEPT, "text/event-stream");
     let first = async {
-        let r = get.send().await.ok()?;
+        let r = send(get).await.ok()?;
         SseReader::from_response(r, options.max_frame)
             .next()
             .await?

@@ -15,7 +15,7 @@ use super::http::HttpStop;
 use crate::check::auth::{self as rules, Challenge};
 use crate::scenario::model::auth::{AuthCheck, ProtectedCheck};
 use crate::session::{RawHttp, RawHttpError, Session};
-use crate::transport::http::{HttpRecord, POST_ACCEPT, stateless_headers};
+use crate::transport::http::{HttpRecord, POST_ACCEPT, SendError, stateless_headers};
 
 /// A token no authorization server issued (not a secret: it is made up).
 const INVALID_TOKEN: &str = "mcpcheck-invalid-token-0f3c9a";
@@ -559,7 +559,7 @@ impl Ctx<'_> {
             let headers = response.headers().clone();
             let mut body = Vec::new();
             let mut stream = response;
-            while let Some(chunk) = stream.chunk().await? {
+            while let Some(chunk) = stream.chunk().await.map_err(SendError::from)? {
                 body.extend_from_slice(&chunk);
                 if body.len() > MAX_DOC {
                     body.truncate(MAX_DOC);

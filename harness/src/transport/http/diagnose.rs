@@ -113,12 +113,12 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::HttpOptions;
+    use crate::transport::http::{HttpOptions, SendError};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// The error of one GET to `scheme://` a loopback listener that does `answer` with each
     /// connection (`None`: nothing listens there).
-    async fn failure(scheme: &str, answer: Option<&'static [u8]>) -> reqwest::Error {
+    async fn failure(scheme: &str, answer: Option<&'static [u8]>) -> SendError {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("{scheme}://{}/mcp", listener.local_addr().unwrap());
         match answer {
@@ -135,21 +135,22 @@ mod tests {
             None => drop(listener),
         }
         let client = super::super::handle::client(&HttpOptions::new(&url).unwrap()).unwrap();
-        client.get(&url).send().await.unwrap_err()
+        let request = client.get(url.parse().unwrap()).build().unwrap();
+        client.execute(request).await.unwrap_err()
     }
 
     #[tokio::test]
     async fn tls_failures_are_told_by_the_errors_types() {
         // Plain HTTP where a TLS handshake was expected: a rustls error in the chain.
         let plain = failure("https", Some(b"HTTP/1.1 200 OK\r\n\r\n")).await;
-        assert!(is_tls_failure(&plain), "{}", error_chain(&plain));
+        assert!(plain.is_tls_failure(), "{}", error_chain(&plain));
         // The server hangs up mid-handshake.
         let closed = failure("https", Some(b"")).await;
-        assert!(is_tls_failure(&closed), "{}", error_chain(&closed));
+        assert!(closed.is_tls_failure(), "{}", error_chain(&closed));
         // Nobody listening, or a plain HTTP server hanging up: no TLS involved.
         let refused = failure("https", None).await;
-        assert!(!is_tls_failure(&refused), "{}", error_chain(&refused));
+        assert!(!refused.is_tls_failure(), "{}", error_chain(&refused));
         let hung_up = failure("http", Some(b"")).await;
-        assert!(!is_tls_failure(&hung_up), "{}", error_chain(&hung_up));
+        assert!(!hung_up.is_tls_failure(), "{}", error_chain(&hung_up));
     }
 }

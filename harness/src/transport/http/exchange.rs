@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::body::{deliver, note_error_status, read_body};
-use super::diagnose::{error_chain, is_tls_failure};
+use super::diagnose::error_chain;
 use super::handle::{HttpHandle, client};
 use super::headers::{POST_ACCEPT, SESSION_HEADER, header_of, record_headers, stateless_headers};
 use super::record::{HttpRecord, StreamAnomaly};
@@ -243,7 +243,7 @@ async fn exchange(
     mut track: StreamTrack,
 ) {
     let started = tokio::time::Instant::now();
-    let (response, record) = match send(&handle.options, req, &tx).await {
+    let (response, record) = match send(&handle, req, &tx).await {
         Ok(sent) => sent,
         Err(failure) => {
             if let Some(h) = head {
@@ -336,7 +336,7 @@ impl Exchanged {
 /// Sends the request and waits, up to the timeout, for the response head. A request that
 /// got no response is recorded, and its failure returned for `send` to be told.
 async fn send(
-    options: &HttpOptions,
+    handle: &HttpHandle,
     req: reqwest::RequestBuilder,
     tx: &mpsc::Sender<Inbound>,
 ) -> Result<(reqwest::Response, Exchanged), TransportError> {
@@ -350,7 +350,8 @@ async fn send(
             }))
             .await;
     };
-    let (client, request) = req.build_split();
+    let options = handle.options();
+    let (_, request) = req.build_split();
     let request = match request {
         Ok(r) => r,
         Err(e) => {
@@ -362,11 +363,12 @@ async fn send(
     let method = request.method().to_string();
     let url = request.url().to_string();
     let request_headers = record_headers(request.headers(), options);
-    let response = match tokio::time::timeout(options.timeout, client.execute(request)).await {
+    let sent = handle.client().execute(request);
+    let response = match tokio::time::timeout(options.timeout, sent).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             let error = options.redact(&error_chain(&e));
-            failed(method, url, error.clone(), is_tls_failure(&e)).await;
+            failed(method, url, error.clone(), e.is_tls_failure()).await;
             return Err(TransportError::Http(error));
         }
         Err(_) => {

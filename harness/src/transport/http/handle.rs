@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
+use super::client::HttpClient;
 use super::diagnose::error_chain;
 use super::headers::{SESSION_HEADER, VERSION_HEADER, record_headers};
 use super::{HttpError, HttpOptions};
@@ -32,7 +33,7 @@ pub(super) struct State {
 /// the endpoint, the headers, and the session's current id and version.
 #[derive(Clone, Debug)]
 pub struct HttpHandle {
-    client: reqwest::Client,
+    client: HttpClient,
     pub(super) options: Arc<HttpOptions>,
     state: Arc<Mutex<State>>,
 }
@@ -41,7 +42,7 @@ impl HttpHandle {
     /// The HTTP client the transport uses (its TLS setup included). Outside the transport,
     /// only `session::RawHttp` sends with it, after the tool-call gate (a test in
     /// `session::gate` keeps it so); others build a `reqwest::Request` and hand it to that.
-    pub fn client(&self) -> &reqwest::Client {
+    pub fn client(&self) -> &HttpClient {
         &self.client
     }
     /// The options the transport was built with.
@@ -61,7 +62,7 @@ impl HttpHandle {
         version_header(&self.lock())
     }
     /// A handle on a new connection, with no session yet (also the legacy SSE transport's).
-    pub(crate) fn new(client: reqwest::Client, options: HttpOptions) -> Self {
+    pub(crate) fn new(client: HttpClient, options: HttpOptions) -> Self {
         HttpHandle {
             client,
             options: Arc::new(options),
@@ -133,7 +134,7 @@ fn version_header(state: &State) -> Option<String> {
 }
 
 /// The HTTP client every exchange uses: no redirects, no proxies (targets are loopback).
-pub(crate) fn client(options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
+pub(crate) fn client(options: &HttpOptions) -> Result<HttpClient, HttpError> {
     crate::transport::install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(options.timeout)
@@ -144,9 +145,10 @@ pub(crate) fn client(options: &HttpOptions) -> Result<reqwest::Client, HttpError
             .map_err(|e| HttpError::Client(format!("--cacert: {}", error_chain(&e))))?;
         builder = builder.tls_certs_merge(certs);
     }
-    builder
+    let reqwest = builder
         .build()
-        .map_err(|e| HttpError::Client(error_chain(&e)))
+        .map_err(|e| HttpError::Client(error_chain(&e)))?;
+    Ok(HttpClient::new(reqwest, options.timeout))
 }
 
 #[cfg(test)]

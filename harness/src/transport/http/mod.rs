@@ -28,10 +28,12 @@
 
 mod auth_tokens;
 mod body;
+mod client;
 mod diagnose;
 mod exchange;
 mod handle;
 mod headers;
+mod quickack;
 mod record;
 mod resume;
 mod sse_stream;
@@ -42,6 +44,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 
 pub use auth_tokens::AuthTokens;
 pub(crate) use body::{deliver, read_body};
+pub use client::{HttpClient, SendError};
 pub use diagnose::{error_chain, is_tls_failure, setup_problem};
 pub use exchange::HttpTransport;
 pub use handle::HttpHandle;

@@ -7,7 +7,7 @@ use tokio::sync::mpsc;
 
 use super::BODY_QUOTE;
 use super::body::read_body;
-use super::diagnose::{error_chain, is_tls_failure};
+use super::diagnose::error_chain;
 use super::handle::HttpHandle;
 use super::headers::{header_of, record_headers};
 use super::record::{HttpRecord, StreamAnomaly};
@@ -169,7 +169,7 @@ pub async fn reconnect(
     let req = handle
         .request(reqwest::Method::GET, "text/event-stream")
         .header("last-event-id", last);
-    let (client, request) = req.build_split();
+    let (_, request) = req.build_split();
     let request = match request {
         Ok(r) => r,
         Err(e) => {
@@ -192,11 +192,12 @@ pub async fn reconnect(
         error,
         tls,
     };
-    let response = match tokio::time::timeout_at(deadline, client.execute(request)).await {
+    let sent = handle.client().execute(request);
+    let response = match tokio::time::timeout_at(deadline, sent).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             let error = handle.options().redact(&error_chain(&e));
-            let record = failed(error.clone(), is_tls_failure(&e));
+            let record = failed(error.clone(), e.is_tls_failure());
             return (Reconnection::Failed(error), record);
         }
         Err(_) => {

@@ -246,7 +246,7 @@ async fn note_response(
 /// point of the `sse_events` cargo-fuzz target and its proptest twin: the same code as a
 /// live stream, without a server.
 pub async fn read_sse_chunks(chunks: Vec<Vec<u8>>, max_frame: usize) -> Vec<Inbound> {
-    static CLIENT: std::sync::OnceLock<Option<reqwest::Client>> = std::sync::OnceLock::new();
+    static CLIENT: std::sync::OnceLock<Option<super::HttpClient>> = std::sync::OnceLock::new();
     let Ok(mut options) = HttpOptions::new("http://127.0.0.1:9/mcp") else {
         return Vec::new();
     };
