@@ -5,27 +5,61 @@
 use std::time::Duration;
 
 use super::Session;
+use crate::transport::Quiet;
+
+/// How often a wait for the transport's evidence looks again, taking in what arrived.
+const QUIET_POLL: Duration = Duration::from_millis(5);
 
 impl Session {
     /// Waits until the server has sent everything that what came before causes, at most
     /// `window`: a barrier request (`ping`, or `server/discover` at 2026-07-28, which has
     /// no ping; a stdio server handles its input in order, so what it sent before the
     /// answer is what the earlier messages caused), then `grace` for a server that answers
-    /// asynchronously. Where that cannot be relied on (HTTP, whose answers travel on
-    /// separate streams) or the server does not answer, the whole window is waited.
-    /// Returns whether the barrier held.
+    /// asynchronously. Over HTTP, whose answers travel on separate streams, the evidence is
+    /// the transport's instead ([`Session::quiet_until`]). Where neither holds, the whole
+    /// window is waited. Returns whether the barrier held.
     pub async fn barrier(&mut self, window: Duration, grace: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + window;
         let stdio = self.transport.pid().is_some();
         if !stdio {
-            self.pump(window).await;
-            return false;
+            return self.quiet_until(deadline).await;
         }
         let held = self.probe_answered(deadline).await;
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         // Past the pong, the grace; without one, what is left of the window.
         self.pump(if held { grace.min(left) } else { left }).await;
         held
+    }
+
+    /// Waits, up to `deadline`, until the transport shows that nothing more can arrive for
+    /// the messages so far ([`Quiet::Closed`]), taking in what arrives meanwhile; true
+    /// then. A stream the server may send on at any time (an open GET stream, a listen)
+    /// leaves only the timer, and the transcript says so.
+    async fn quiet_until(&mut self, deadline: tokio::time::Instant) -> bool {
+        loop {
+            match self.transport.quiet() {
+                Quiet::Closed => {
+                    // Everything the ended exchanges delivered is queued: take it in.
+                    self.pump(Duration::ZERO).await;
+                    return true;
+                }
+                Quiet::Listening => {
+                    self.record_event(format!(
+                        "waiting the rest of the window ({} ms): the server holds a stream open on which it may still send",
+                        deadline
+                            .saturating_duration_since(tokio::time::Instant::now())
+                            .as_millis()
+                    ));
+                    self.pump_until(deadline).await;
+                    return false;
+                }
+                Quiet::Unknown if tokio::time::Instant::now() >= deadline => return false,
+                Quiet::Unknown => {
+                    let slice = (tokio::time::Instant::now() + QUIET_POLL).min(deadline);
+                    self.pump_until(slice).await;
+                }
+            }
+        }
     }
 
     /// The revision's cheapest request: `ping`, or `server/discover` where there is none.
@@ -91,10 +125,38 @@ impl Session {
         }
     }
 
+    /// Whether nothing more can arrive for the messages so far, as the transport shows it
+    /// ([`Quiet::Closed`]), after taking in what is queued. Never over stdio, whose server
+    /// may write at any time.
+    pub async fn drained(&mut self) -> bool {
+        if self.transport.pid().is_some() || self.transport.quiet() != Quiet::Closed {
+            return false;
+        }
+        self.pump(Duration::ZERO).await;
+        true
+    }
+
+    /// Takes in what the server sends for the messages so far, for at most `window` (a
+    /// scenario's `sleep`): over HTTP it ends as soon as the transport shows nothing more
+    /// can arrive ([`Session::quiet_until`]); a stdio server may always write again, so
+    /// there the whole window passes.
+    pub async fn idle(&mut self, window: Duration) {
+        let deadline = tokio::time::Instant::now() + window;
+        match self.transport.pid() {
+            Some(_) => self.pump_until(deadline).await,
+            None => {
+                self.quiet_until(deadline).await;
+            }
+        }
+    }
+
     /// Processes whatever arrives for `window`: used to see that nothing (or something)
     /// comes, and to collect notifications.
     pub async fn pump(&mut self, window: Duration) {
-        let deadline = tokio::time::Instant::now() + window;
+        self.pump_until(tokio::time::Instant::now() + window).await;
+    }
+
+    async fn pump_until(&mut self, deadline: tokio::time::Instant) {
         while !self.peer.stdout_closed && self.receive_one(deadline).await {}
     }
 }

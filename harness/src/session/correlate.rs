@@ -138,14 +138,15 @@ impl Session {
         }
     }
 
-    /// A failed write: unless the server merely stopped reading, it is gone, so wait a
-    /// moment for its exit status, which names what happened better than a broken pipe.
+    /// A failed write: unless the server merely stopped reading, a server process is
+    /// gone, so wait a moment for its exit status, which names what happened better than a
+    /// broken pipe. Over HTTP there is no process of the transport's to wait for.
     pub(super) async fn send_failed(
         &mut self,
         method: &str,
         source: TransportError,
     ) -> SessionError {
-        if !matches!(source, TransportError::WriteTimeout(_)) {
+        if self.transport.pid().is_some() && !matches!(source, TransportError::WriteTimeout(_)) {
             self.wait_exit(Duration::from_secs(1)).await;
         }
         SessionError::Send {

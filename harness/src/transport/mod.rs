@@ -92,6 +92,21 @@ impl std::fmt::Display for ExitInfo {
     }
 }
 
+/// What a transport knows about whether the server can still send anything for the
+/// messages so far: the evidence that ends a wait for "nothing more comes" early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quiet {
+    /// Every exchange ended and no stream is open on which the server could send: nothing
+    /// more can arrive until mcpcheck sends again.
+    Closed,
+    /// Every request's exchange ended, but a stream the server may send on at any time is
+    /// open (the standalone GET stream, a listen): only a timer can tell.
+    Listening,
+    /// Exchanges are still running, or the transport cannot tell (stdio, whose messages a
+    /// barrier request orders instead).
+    Unknown,
+}
+
 /// How a transport was shut down, for the report.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ShutdownReport {
@@ -233,6 +248,11 @@ pub trait Transport: Send {
     /// time) makes every exchange that slow.
     fn slowest_line(&self) -> Option<SlowLine> {
         None
+    }
+    /// Whether the server can still send anything for the messages so far, as far as the
+    /// transport's streams tell.
+    fn quiet(&mut self) -> Quiet {
+        Quiet::Unknown
     }
     /// The HTTP connection, for raw exchanges, if this is an HTTP transport.
     fn http(&self) -> Option<http::HttpHandle> {

@@ -376,3 +376,58 @@ fn reference_over_http_resumption_scenarios() {
         "{records:?}"
     );
 }
+
+/// A scenario whose waits would last an hour unless they end on evidence.
+fn hour_long_waits() -> std::path::PathBuf {
+    let path = tempfile_path("quiet-scenario.yaml");
+    let text = "id: test/quiet\ntitle: waits that end on evidence\nspec: basic/transports\ntransports: [http]\nrevisions: [2025-11-25]\nsteps:\n  - request: ping\n    expect: { result: {} }\n  - sleep: 1h\n  - expect: { nothing: 1h }\n  - expect: { notification: { method: notifications/progress, within: 1h, otherwise: skip } }\n  - request: ping\n    expect: { result: {} }\n";
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Over HTTP a wait for "nothing more comes" ends on the transport's evidence: once every
+/// exchange has ended and no stream is open on which the server could send (the fixture
+/// refuses the GET stream), an hour of `sleep`, `expect: nothing` and an optional
+/// notification pass at once; were any of them a timer, the run's 30-second deadline
+/// would stop the scenario. With a GET stream open (the reference), only a timer can tell,
+/// and the transcript says so.
+#[test]
+fn waits_for_silence_end_on_evidence_over_http() {
+    let scenario = hour_long_waits();
+    let scenario = scenario.to_str().unwrap();
+    let args = [
+        scenario,
+        "--protocol-version",
+        "2025-11-25",
+        "--deadline",
+        "30s",
+    ];
+    let server = misbehaving_http(&[]);
+    let (code, report, text) = run_url(&server.url, &args, &[]);
+    assert_eq!(code, 0, "{text}");
+    let quiet = &report["scenarios"][0];
+    assert_eq!(quiet["verdict"], "skip", "{quiet:#}");
+    assert!(
+        quiet["verdict_reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("notifications/progress")
+            || quiet
+                .to_string()
+                .contains("the server sent no `notifications/progress`"),
+        "{quiet:#}"
+    );
+
+    let server = reference_http();
+    let short = std::fs::read_to_string(scenario)
+        .unwrap()
+        .replace("1h", "300ms");
+    std::fs::write(scenario, short).unwrap();
+    let (code, report, text) = run_url(&server.url, &args, &[]);
+    assert_eq!(code, 0, "{text}");
+    let transcript = report["scenarios"][0]["transcript"].to_string();
+    assert!(
+        transcript.contains("the server holds a stream open on which it may still send"),
+        "{transcript}"
+    );
+}

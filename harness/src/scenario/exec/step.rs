@@ -160,7 +160,7 @@ impl Executor<'_> {
                 Ok(())
             }
             StepKind::Sleep(d) => {
-                self.session.pump(*d).await;
+                self.session.idle(*d).await;
                 Ok(())
             }
             StepKind::Http(h) => self.http_step(h, line).await,

@@ -89,6 +89,8 @@ impl Executor<'_> {
         } = *awaited;
         let deadline = tokio::time::Instant::now() + within;
         loop {
+            // Over HTTP, once every exchange ended and no stream is open, none can come.
+            let drained = self.session.drained().await;
             self.collect();
             if let Some(pos) =
                 self.inbox.queue.iter().position(
@@ -110,25 +112,28 @@ impl Executor<'_> {
                 return;
             }
             let now = tokio::time::Instant::now();
-            if now >= deadline || self.session.is_closed() {
+            if now >= deadline || drained || self.session.is_closed() {
                 if skip_if_absent && !self.session.is_closed() {
                     self.coverage
                         .not_exercised(format!("the server sent no `{method}` (nothing to check)"));
                     return;
                 }
-                let f = self.fail(
-                    line,
-                    format!(
+                let message = match now < deadline {
+                    true => format!(
+                        "no `{method}` notification arrived, and none can: every exchange ended and no stream is open on which one could come"
+                    ),
+                    false => format!(
                         "no `{method}` notification arrived within {}",
                         humantime::format_duration(within)
                     ),
-                    None,
-                );
+                };
+                let f = self.fail(line, message, None);
                 self.findings.push(f);
                 return;
             }
+            // Short slices: over HTTP the evidence that none can come is looked at between.
             self.session
-                .pump((deadline - now).min(Duration::from_millis(50)))
+                .pump((deadline - now).min(Duration::from_millis(10)))
                 .await;
         }
     }

@@ -18,7 +18,7 @@ use super::sse_stream::{StreamTrack, read_sse};
 use super::{BODY_QUOTE, HttpError, HttpOptions, INBOUND_CAPACITY};
 use crate::protocol::text::clip;
 use crate::transport::{
-    BoxFuture, Inbound, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
+    BoxFuture, Inbound, Quiet, ShutdownReport, ShutdownStage, StderrLog, Transport, TransportError,
 };
 
 /// How long `send` waits for response headers before letting the exchange finish in the
@@ -38,6 +38,8 @@ pub struct HttpTransport {
     tx: Option<mpsc::Sender<Inbound>>,
     inbound: mpsc::Receiver<Inbound>,
     tasks: Vec<JoinHandle<()>>,
+    /// The standalone GET stream's exchange, once opened, and what its response head was.
+    get_stream: Option<GetStream>,
     /// 2026-07-28 requests in flight that mcpcheck can cancel by closing their stream, by
     /// request id (as JSON text).
     cancellable: HashMap<String, Cancellable>,
@@ -51,6 +53,38 @@ pub struct HttpTransport {
 struct Cancellable {
     close: oneshot::Sender<()>,
     task: JoinHandle<()>,
+    /// A `subscriptions/listen`: its stream carries notifications for as long as it is open.
+    listen: bool,
+}
+
+/// The standalone GET stream's exchange.
+#[derive(Debug)]
+struct GetStream {
+    task: JoinHandle<()>,
+    /// Its response head, until it is known.
+    head: Option<oneshot::Receiver<Head>>,
+    /// The server answered with an SSE stream.
+    streaming: bool,
+}
+
+impl GetStream {
+    /// Whether the server may still send on it; `None` while its answer is not known.
+    fn open(&mut self) -> Option<bool> {
+        if let Some(head) = &mut self.head {
+            match head.try_recv() {
+                Ok(h) => {
+                    self.streaming = matches!(h, Head::Streaming);
+                    self.head = None;
+                }
+                Err(oneshot::error::TryRecvError::Closed) => self.head = None,
+                Err(oneshot::error::TryRecvError::Empty) if !self.task.is_finished() => {
+                    return None;
+                }
+                Err(oneshot::error::TryRecvError::Empty) => self.head = None,
+            }
+        }
+        Some(self.streaming && !self.task.is_finished())
+    }
 }
 
 impl HttpTransport {
@@ -63,6 +97,7 @@ impl HttpTransport {
             tx: Some(tx),
             inbound,
             tasks: Vec::new(),
+            get_stream: None,
             cancellable: HashMap::new(),
             open_get: true,
         })
@@ -141,6 +176,7 @@ impl HttpTransport {
             .is_some_and(|v| v.get("method").and_then(Value::as_str) == Some(LISTEN));
         let mut track = StreamTrack::new(awaited);
         track.listen = listen && is_request;
+        let track_listen = track.listen;
         let (close_tx, close_rx) = match cancel {
             Some((key, (close_tx, close_rx))) => (Some((key, close_tx)), Some(close_rx)),
             None => (None, None),
@@ -157,7 +193,12 @@ impl HttpTransport {
         match close_tx {
             Some((key, close)) => {
                 self.cancellable.retain(|_, c| !c.task.is_finished());
-                if let Some(old) = self.cancellable.insert(key, Cancellable { close, task }) {
+                let open = Cancellable {
+                    close,
+                    task,
+                    listen: track_listen,
+                };
+                if let Some(old) = self.cancellable.insert(key, open) {
                     // A reused id: the earlier exchange keeps running, uncancellable.
                     self.tasks.push(old.task);
                 }
@@ -212,14 +253,20 @@ impl HttpTransport {
         let Some(tx) = self.tx.clone() else { return };
         let req = self.request(reqwest::Method::GET, "text/event-stream");
         let handle = self.handle.clone();
-        self.tasks.push(tokio::spawn(exchange(
+        let (head_tx, head) = oneshot::channel();
+        let task = tokio::spawn(exchange(
             handle,
             req,
             tx,
-            None,
+            Some(head_tx),
             false,
             StreamTrack::new(None),
-        )));
+        ));
+        self.get_stream = Some(GetStream {
+            task,
+            head: Some(head),
+            streaming: false,
+        });
     }
 
     /// Disables the standalone GET stream (a test that serves one POST and nothing else).
@@ -504,6 +551,38 @@ impl Transport for HttpTransport {
         Box::pin(self.inbound.recv())
     }
 
+    /// Every message of an exchange is in the inbound queue before its task ends, so once
+    /// every POST's exchange has ended and no stream the server may send on is open, what
+    /// the server sent for the messages so far has all arrived
+    /// (basic/transports#sending-messages-to-the-server: a server answers a POST on its
+    /// own response; #listening-for-messages-from-the-server: only the GET stream, and at
+    /// 2026-07-28 a listen, carry what no request asked for).
+    fn quiet(&mut self) -> Quiet {
+        self.tasks.retain(|t| !t.is_finished());
+        let requests_open = !self.tasks.is_empty()
+            || self
+                .cancellable
+                .values()
+                .any(|c| !c.listen && !c.task.is_finished());
+        if requests_open {
+            return Quiet::Unknown;
+        }
+        let get_open = match self.get_stream.as_mut().map(GetStream::open) {
+            None => false,
+            Some(None) => return Quiet::Unknown,
+            Some(Some(open)) => open,
+        };
+        let listening = self
+            .cancellable
+            .values()
+            .any(|c| c.listen && !c.task.is_finished());
+        if get_open || listening {
+            Quiet::Listening
+        } else {
+            Quiet::Closed
+        }
+    }
+
     fn shutdown(&mut self) -> BoxFuture<'_, ShutdownReport> {
         Box::pin(async move {
             let start = std::time::Instant::now();
@@ -548,6 +627,9 @@ impl Transport for HttpTransport {
             }
             for t in self.tasks.drain(..) {
                 t.abort();
+            }
+            if let Some(get) = self.get_stream.take() {
+                get.task.abort();
             }
             self.tx = None;
             ShutdownReport {
