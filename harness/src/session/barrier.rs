@@ -22,7 +22,7 @@ impl Session {
         let deadline = tokio::time::Instant::now() + window;
         let stdio = self.transport.pid().is_some();
         if !stdio {
-            return self.quiet_until(deadline).await;
+            return self.quiet_until(deadline, false).await;
         }
         let held = self.probe_answered(deadline).await;
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
@@ -31,13 +31,33 @@ impl Session {
         held
     }
 
+    /// [`Session::barrier`] for a wait on responses alone (an answer that must not come,
+    /// or an error a server may also leave out). Over HTTP a response travels only on the
+    /// stream of its own POST (basic/transports: the server "MUST NOT send a JSON-RPC
+    /// response on the stream unless resuming a stream associated with a previous client
+    /// request"), so an open GET stream or listen does not keep the wait going.
+    pub async fn response_barrier(&mut self, window: Duration, grace: Duration) -> bool {
+        match self.transport.pid() {
+            Some(_) => self.barrier(window, grace).await,
+            None => {
+                let deadline = tokio::time::Instant::now() + window;
+                self.quiet_until(deadline, true).await
+            }
+        }
+    }
+
     /// Waits, up to `deadline`, until the transport shows that nothing more can arrive for
-    /// the messages so far ([`Quiet::Closed`]), taking in what arrives meanwhile; true
-    /// then. A stream the server may send on at any time (an open GET stream, a listen)
-    /// leaves only the timer, and the transcript says so.
-    async fn quiet_until(&mut self, deadline: tokio::time::Instant) -> bool {
+    /// the messages so far ([`Quiet::Closed`]; with `responses_only`, no response more:
+    /// [`Quiet::Listening`] too), taking in what arrives meanwhile; true then. A stream the
+    /// server may send on at any time (an open GET stream, a listen) otherwise leaves only
+    /// the timer, and the transcript says so.
+    async fn quiet_until(&mut self, deadline: tokio::time::Instant, responses_only: bool) -> bool {
         loop {
             match self.transport.quiet() {
+                Quiet::Closed | Quiet::Listening if responses_only => {
+                    self.pump(Duration::ZERO).await;
+                    return true;
+                }
                 Quiet::Closed => {
                     // Everything the ended exchanges delivered is queued: take it in.
                     self.pump(Duration::ZERO).await;
@@ -145,7 +165,7 @@ impl Session {
         match self.transport.pid() {
             Some(_) => self.pump_until(deadline).await,
             None => {
-                self.quiet_until(deadline).await;
+                self.quiet_until(deadline, false).await;
             }
         }
     }

@@ -237,7 +237,7 @@ impl Executor<'_> {
         let (wait, bounded) = match expect {
             ResponseExpectation::Nothing(_) | ResponseExpectation::Error { .. } => {
                 self.collect();
-                self.session.barrier(window, BARRIER_GRACE).await;
+                self.session.response_barrier(window, BARRIER_GRACE).await;
                 (Duration::ZERO, None)
             }
             _ => match id_of(id) {

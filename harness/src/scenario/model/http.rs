@@ -108,6 +108,14 @@ pub struct HttpExpect {
     pub sse: Vec<SseShould>,
 }
 
+impl HttpExpect {
+    /// Whether judging the answer needs what an SSE stream carries (its messages, event
+    /// ids, events), not only the response head.
+    pub fn reads_stream(&self) -> bool {
+        self.response.is_some() || self.empty_body || self.unique_event_ids || !self.sse.is_empty()
+    }
+}
+
 /// A SHOULD of an SSE answer to a POST (2025-11-25 basic/transports#sending-messages-to-the-server).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SseShould {

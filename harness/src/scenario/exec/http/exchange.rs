@@ -187,6 +187,14 @@ async fn read_sse(
         check_unique: step.expect.unique_event_ids,
         ..SseAcc::default()
     };
+    // A GET's stream may never end: when the step judges only the head, read no further.
+    // (A POST's stream is read on: at 2026-07-28 closing it would cancel the request.)
+    if step.method.eq_ignore_ascii_case("GET") && !step.expect.reads_stream() && !step.resume {
+        session.record_event(format!(
+            "mcpcheck closed the {method} stream: the step judges only the response head"
+        ));
+        return (Vec::new(), acc);
+    }
     let mut messages = Vec::new();
     let stream_name = format!("raw {method} #{}", session.transcript().entries().len());
     let mut end = read_events(
