@@ -30,6 +30,15 @@ impl Session {
                     .push(Direction::Event, format!("server process ended: {exit}"));
                 self.peer.exit = Some(exit);
             }
+            Inbound::Unanswered { id, why } => {
+                if let Some(key) = crate::protocol::RequestId::from_value(&id)
+                    && self.requests.is_pending(&key)
+                {
+                    self.transcript
+                        .push(Direction::Event, format!("the POST of request {id} {why}"));
+                    self.spoil(&key, format!("the POST that carried it {why}"));
+                }
+            }
             Inbound::Http(record) => {
                 // Something the server did on a stream (SSE resumption, an early close) may
                 // break a transport rule: a finding.

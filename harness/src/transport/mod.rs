@@ -66,6 +66,14 @@ pub enum Inbound {
     Exited(ExitInfo),
     /// An HTTP exchange or SSE event, for the transcript (HTTP transports only).
     Http(http::HttpRecord),
+    /// The exchange that carried a request ended without its response, which can then
+    /// never come (HTTP: a server answers a request on its own POST).
+    Unanswered {
+        /// The request's id.
+        id: serde_json::Value,
+        /// What its POST got instead, completing "the POST ..."
+        why: String,
+    },
 }
 
 /// How a server process ended.

@@ -431,3 +431,57 @@ fn waits_for_silence_end_on_evidence_over_http() {
         "{transcript}"
     );
 }
+
+/// A loopback endpoint that answers every request with HTTP 400 and a JSON-RPC error under
+/// a null id (server-everything's answer to a POST without a session), then hangs up.
+fn refusing_endpoint() -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let mut reader = BufReader::new(conn);
+            let mut length = 0usize;
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let _ = reader.read_exact(&mut vec![0; length]);
+            let body = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#;
+            let _ = write!(
+                reader.get_mut(),
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+/// A request whose POST was answered without its response will never be answered (a
+/// server answers a request on its own POST): the wait ends there, and says so, instead
+/// of at the timeout.
+#[test]
+fn a_post_answered_without_its_response_ends_the_wait() {
+    let url = refusing_endpoint();
+    let args = [
+        "--protocol-version",
+        "2026-07-28",
+        "--exclude",
+        "*",
+        "--timeout",
+        "60s",
+    ];
+    let (code, report, text) = run_url(&url, &args, &[]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(report["steps"][0]["name"], "server/discover", "{text}");
+    assert!(
+        text.contains(
+            "the POST that carried it was answered with HTTP 400 and no response to request"
+        ),
+        "{text}"
+    );
+}

@@ -348,8 +348,28 @@ async fn exchange(
             body.deliver(&handle, &tx).await
         }
     };
+    // A request's response comes on its own POST's answer (basic/transports#sending-
+    // messages-to-the-server); a complete JSON answer without it means none will come.
+    if let Some(id) = track.awaited.take()
+        && !answers(&text, &id)
+    {
+        let why = format!("was answered with HTTP {status} and no response to request {id}");
+        let _ = tx.send(Inbound::Unanswered { id, why }).await;
+    }
     if let Some(h) = head {
         let _ = h.send(Head::Body { status, messages });
+    }
+}
+
+/// Whether a JSON body holds the response to request `id` (alone or in a batch).
+fn answers(body: &str, id: &Value) -> bool {
+    let is_answer = |m: &Value| {
+        m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+    };
+    match serde_json::from_str::<Value>(body.trim()) {
+        Ok(Value::Array(items)) => items.iter().any(is_answer),
+        Ok(message) => is_answer(&message),
+        Err(_) => false,
     }
 }
 
