@@ -88,9 +88,9 @@ pub struct ExecArgs {
     /// Scenarios run in parallel (default: three per core, at most 32: runs mostly wait).
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Start a fresh server for every scenario. By default, over stdio, scenarios that
-    /// only read (the default handshake, then list/get/read/ping requests) share a server
-    /// per worker; a shared server that misbehaves is replaced. Implied by
+    /// Start a fresh server (over HTTP, a fresh session) for every scenario. By default
+    /// scenarios that only read (the default handshake, then list/get/read/ping requests)
+    /// share a server or session per worker; a shared one that misbehaves is replaced. Implied by
     /// `--deterministic` (which scenario opens a shared session depends on timing).
     #[arg(long)]
     pub isolate: bool,

@@ -1,6 +1,6 @@
-//! Runs a set of scenarios, `jobs` at a time: over stdio those that `scenario::share`
-//! allows on sessions the workers share ([`Pool`]), the rest (and all of them with
-//! `--isolate`, or over HTTP, where a session costs little) each on a fresh server.
+//! Runs a set of scenarios, `jobs` at a time: those that `scenario::share` allows on
+//! sessions the workers share ([`Pool`]), over stdio and over HTTP alike, the rest (and all
+//! of them with `--isolate`) each on a fresh server or session.
 //!
 //! Outcomes leave only as events (`scenario_finished` hands each one to the sinks), so the
 //! terminal, the event log and the report aggregator all see the same thing. A scenario
@@ -373,9 +373,7 @@ impl Kind {
 /// How `scenario` gets its server: sessions are shared over stdio, without `--isolate`,
 /// by the scenarios that apply at all and whose steps allow it.
 fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
-    let sharing = !config.isolate
-        && config.target.kind() == crate::transport::target::TransportKind::Stdio
-        && applies(scenario, config);
+    let sharing = !config.isolate && applies(scenario, config);
     let (revision, tool_args) = (config.session.revision, !config.tool_args.is_empty());
     if !sharing {
         Kind::Fresh

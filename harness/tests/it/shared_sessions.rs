@@ -1,5 +1,6 @@
-//! Shared sessions (issue 18): scenarios that only read run on a server kept per worker,
-//! and nothing a report says about verdicts may depend on it. The whole suite runs with
+//! Shared sessions (issues 18 and 28): scenarios that only read run on a session kept per
+//! worker, over stdio and over HTTP, and nothing a report says about verdicts may depend on
+//! it. The whole suite runs with
 //! and without `--isolate` against the reference fixture and the defect-free misbehaving
 //! fixture, and the shared scenarios (with the donors, whose servers they take over, and
 //! those that end a session) against every defect that one of them must catch, at
@@ -47,7 +48,23 @@ fn shared_scenarios(revision: Revision) -> BTreeSet<String> {
         .collect()
 }
 
-fn both_modes(server: &[&str], revision: Revision, only: &[&str], what: &str) -> Option<String> {
+/// How a comparison reaches the server: a command over stdio, or `--serve` over HTTP.
+#[derive(Clone, Copy)]
+enum Over<'a> {
+    Stdio(&'a [&'a str]),
+    Http(&'a str),
+}
+
+impl Over<'_> {
+    fn run(&self, args: &[&str]) -> (i32, serde_json::Value, String) {
+        match self {
+            Over::Stdio(server) => run_json(args, server),
+            Over::Http(serve) => json_report("run", &[args, &["--serve", serve]].concat(), &[]),
+        }
+    }
+}
+
+fn both_modes(server: Over<'_>, revision: Revision, only: &[&str], what: &str) -> Option<String> {
     let args = [
         &fast()[..],
         &["--protocol-version", revision.as_str()],
@@ -55,9 +72,9 @@ fn both_modes(server: &[&str], revision: Revision, only: &[&str], what: &str) ->
     ]
     .concat();
     let what = format!("{what} at {revision}");
-    let (shared_code, shared, shared_text) = run_json(&args, server);
+    let (shared_code, shared, shared_text) = server.run(&args);
     let isolated_args = [&args[..], &["--isolate"]].concat();
-    let (isolated_code, isolated, isolated_text) = run_json(&isolated_args, server);
+    let (isolated_code, isolated, isolated_text) = server.run(&isolated_args);
     let (a, b) = (verdicts(&shared), verdicts(&isolated));
     assert!(!a.is_empty(), "{what}: no scenario ran\n{shared_text}");
     if a == b && shared_code == isolated_code {
@@ -84,7 +101,7 @@ fn tail(text: &str) -> String {
 fn verdicts_are_the_same_with_and_without_isolate() {
     let mut problems = Vec::new();
     problems.extend(both_modes(
-        &[&reference()],
+        Over::Stdio(&[&reference()]),
         Revision::V2025_11_25,
         &[],
         "the reference",
@@ -100,7 +117,7 @@ fn verdicts_are_the_same_with_and_without_isolate() {
             shared.len()
         );
         problems.extend(both_modes(
-            &[&fixture],
+            Over::Stdio(&[&fixture]),
             revision,
             &[],
             "the defect-free fixture",
@@ -135,7 +152,8 @@ fn verdicts_are_the_same_with_and_without_isolate() {
                             .iter()
                             .filter_map(|defect| {
                                 let server = [fixture.as_str(), "--defect", defect];
-                                both_modes(&server, revision, only, &format!("--defect {defect}"))
+                                let what = format!("--defect {defect}");
+                                both_modes(Over::Stdio(&server), revision, only, &what)
                             })
                             .collect::<Vec<_>>()
                     })
@@ -150,6 +168,96 @@ fn verdicts_are_the_same_with_and_without_isolate() {
         "{compared} defect runs compared in both modes in {:?}",
         started.elapsed()
     );
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// The fixture's defects that end its process.
+const ENDS_THE_PROCESS: [&str; 6] = [
+    "crash-mid-session",
+    "panic-on-tools-list",
+    "exit-on-initialized",
+    "exit-on-cancelled",
+    "exit-on-parse-error",
+    "huge-input",
+];
+
+/// The same comparison over Streamable HTTP (`--serve`), where sessions are shared as over
+/// stdio: the reference and the defect-free fixture, and every defect one of the shared
+/// scenarios must catch (HTTP defects included; stdio-only ones, and those that end the
+/// server's process, left out), at both eras.
+#[test]
+fn verdicts_over_http_are_the_same_with_and_without_isolate() {
+    let http = |server: &str, defect: Option<&str>| {
+        let defect = defect.map(|d| format!(" --defect {d}")).unwrap_or_default();
+        format!("{server} --transport http --bind 127.0.0.1:{{port}}{defect}")
+    };
+    let mut problems = Vec::new();
+    let reference = http(&reference(), None);
+    problems.extend(both_modes(
+        Over::Http(&reference),
+        Revision::V2025_11_25,
+        &[],
+        "the reference over HTTP",
+    ));
+    let fixture = misbehaving();
+    let mut compared = 0;
+    for revision in REVISIONS {
+        let shared = shared_scenarios(revision);
+        let clean = http(&fixture, None);
+        problems.extend(both_modes(
+            Over::Http(&clean),
+            revision,
+            &[],
+            "the defect-free fixture over HTTP",
+        ));
+        let only: Vec<&str> = shared
+            .iter()
+            .flat_map(|id| ["--include", id.as_str()])
+            .collect();
+        // Over HTTP one server process serves every session: a defect that ends the process
+        // fails whichever scenarios run after it, in either mode (not comparable). So does
+        // `stale-ping-id` (each ping answered with the previous ping's id): over HTTP no
+        // barrier ping goes first, so a scenario with one ping sees it only on a session
+        // that pinged before, which a shared one may have.
+        let defects: Vec<String> = defect_table(|d| {
+            !["stdio-", "auth-", "lossy-"]
+                .iter()
+                .any(|p| d.starts_with(p))
+                && !ENDS_THE_PROCESS.contains(&d)
+                && d != "stale-ping-id"
+        })
+        .into_iter()
+        .filter(|(_, fails)| !fails.is_disjoint(&shared))
+        .map(|(d, _)| d)
+        .collect();
+        assert!(defects.len() >= 20, "few defects to compare: {defects:?}");
+        compared += defects.len();
+        let groups: Vec<Vec<&String>> = (0..DEFECTS_AT_ONCE)
+            .map(|k| defects.iter().skip(k).step_by(DEFECTS_AT_ONCE).collect())
+            .collect();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = groups
+                .iter()
+                .map(|group| {
+                    let (fixture, only, http) = (&fixture, &only, &http);
+                    scope.spawn(move || {
+                        group
+                            .iter()
+                            .filter_map(|defect| {
+                                let serve = http(fixture, Some(defect));
+                                let what = format!("--defect {defect} over HTTP");
+                                both_modes(Over::Http(&serve), revision, only, &what)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for w in workers {
+                problems.extend(w.join().expect("a comparison thread panicked"));
+            }
+        });
+    }
+    eprintln!("{compared} defect runs compared over HTTP in both modes");
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
