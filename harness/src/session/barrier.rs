@@ -16,7 +16,7 @@ impl Session {
     /// no ping; a stdio server handles its input in order, so what it sent before the
     /// answer is what the earlier messages caused), then `grace` for a server that answers
     /// asynchronously. Over HTTP, whose answers travel on separate streams, the evidence is
-    /// the transport's instead ([`Session::quiet_until`]). Where neither holds, the whole
+    /// the transport's instead (`quiet_until`). Where neither holds, the whole
     /// window is waited. Returns whether the barrier held.
     pub async fn barrier(&mut self, window: Duration, grace: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + window;
@@ -158,7 +158,7 @@ impl Session {
 
     /// Takes in what the server sends for the messages so far, for at most `window` (a
     /// scenario's `sleep`): over HTTP it ends as soon as the transport shows nothing more
-    /// can arrive ([`Session::quiet_until`]); a stdio server may always write again, so
+    /// can arrive (`quiet_until`); a stdio server may always write again, so
     /// there the whole window passes.
     pub async fn idle(&mut self, window: Duration) {
         let deadline = tokio::time::Instant::now() + window;

@@ -49,29 +49,93 @@ fn shared_scenarios(revision: Revision) -> BTreeSet<String> {
 }
 
 /// How a comparison reaches the server: a command over stdio, or `--serve` over HTTP.
-#[derive(Clone, Copy)]
-enum Over<'a> {
-    Stdio(&'a [&'a str]),
-    Http(&'a str),
+enum Target {
+    Stdio(Vec<String>),
+    Serve(String),
 }
 
-impl Over<'_> {
+impl Target {
+    fn stdio(server: &[&str]) -> Self {
+        Target::Stdio(server.iter().map(|s| s.to_string()).collect())
+    }
+
     fn run(&self, args: &[&str]) -> (i32, serde_json::Value, String) {
         match self {
-            Over::Stdio(server) => run_json(args, server),
-            Over::Http(serve) => json_report("run", &[args, &["--serve", serve]].concat(), &[]),
+            Target::Stdio(server) => {
+                let server: Vec<&str> = server.iter().map(String::as_str).collect();
+                run_json(args, &server)
+            }
+            Target::Serve(serve) => json_report("run", &[args, &["--serve", serve]].concat(), &[]),
         }
     }
 }
 
-fn both_modes(server: Over<'_>, revision: Revision, only: &[&str], what: &str) -> Option<String> {
+/// Compares both modes at `revision`, on the shared scenarios only, against every defect
+/// that one of them must catch (but those named by `prefixes` or in `left_out`), with the
+/// server `target` gives for a defect: how many defects were compared, and what differed.
+fn each_defect(
+    revision: Revision,
+    prefixes: [&str; 3],
+    left_out: &[&str],
+    target: impl Fn(&str) -> Target + Sync,
+) -> (usize, Vec<String>) {
+    let shared = shared_scenarios(revision);
+    assert!(
+        shared.len() >= 30,
+        "only {} scenarios share a session at {revision}: {shared:?}",
+        shared.len()
+    );
+    let only: Vec<&str> = shared
+        .iter()
+        .flat_map(|id| ["--include", id.as_str()])
+        .collect();
+    let defects: Vec<String> =
+        defect_table(|d| !prefixes.iter().any(|p| d.starts_with(p)) && !left_out.contains(&d))
+            .into_iter()
+            .filter(|(_, fails)| !fails.is_disjoint(&shared))
+            .map(|(d, _)| d)
+            .collect();
+    assert!(defects.len() >= 20, "few defects to compare: {defects:?}");
+    // DEFECTS_AT_ONCE defects at a time: the runs mostly wait on the fixture.
+    let groups: Vec<Vec<&String>> = (0..DEFECTS_AT_ONCE)
+        .map(|k| defects.iter().skip(k).step_by(DEFECTS_AT_ONCE).collect())
+        .collect();
+    let mut problems = Vec::new();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = groups
+            .iter()
+            .map(|group| {
+                let (only, target) = (&only, &target);
+                scope.spawn(move || {
+                    group
+                        .iter()
+                        .filter_map(|defect| {
+                            let what = format!("--defect {defect}");
+                            both_modes(&target(defect), revision, only, &what)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for w in workers {
+            problems.extend(w.join().expect("a comparison thread panicked"));
+        }
+    });
+    (defects.len(), problems)
+}
+
+fn both_modes(server: &Target, revision: Revision, only: &[&str], what: &str) -> Option<String> {
     let args = [
         &fast()[..],
         &["--protocol-version", revision.as_str()],
         only,
     ]
     .concat();
-    let what = format!("{what} at {revision}");
+    let over = match server {
+        Target::Stdio(_) => "",
+        Target::Serve(_) => " over HTTP",
+    };
+    let what = format!("{what}{over} at {revision}");
     let (shared_code, shared, shared_text) = server.run(&args);
     let isolated_args = [&args[..], &["--isolate"]].concat();
     let (isolated_code, isolated, isolated_text) = server.run(&isolated_args);
@@ -101,7 +165,7 @@ fn tail(text: &str) -> String {
 fn verdicts_are_the_same_with_and_without_isolate() {
     let mut problems = Vec::new();
     problems.extend(both_modes(
-        Over::Stdio(&[&reference()]),
+        &Target::stdio(&[&reference()]),
         Revision::V2025_11_25,
         &[],
         "the reference",
@@ -110,59 +174,18 @@ fn verdicts_are_the_same_with_and_without_isolate() {
     let fixture = misbehaving();
     let mut compared = 0;
     for revision in REVISIONS {
-        let shared = shared_scenarios(revision);
-        assert!(
-            shared.len() >= 30,
-            "only {} scenarios share a session at {revision}: {shared:?}",
-            shared.len()
-        );
         problems.extend(both_modes(
-            Over::Stdio(&[&fixture]),
+            &Target::stdio(&[&fixture]),
             revision,
             &[],
             "the defect-free fixture",
         ));
-        let only: Vec<&str> = shared
-            .iter()
-            .flat_map(|id| ["--include", id.as_str()])
-            .collect();
         // A `lossy-*` defect fails whichever scenarios lose an answer: not comparable.
-        let defects: Vec<String> = defect_table(|d| {
-            !["http-", "auth-", "lossy-"]
-                .iter()
-                .any(|p| d.starts_with(p))
-        })
-        .into_iter()
-        .filter(|(_, fails)| !fails.is_disjoint(&shared))
-        .map(|(d, _)| d)
-        .collect();
-        assert!(defects.len() >= 20, "few defects to compare: {defects:?}");
-        compared += defects.len();
-        // DEFECTS_AT_ONCE defects at a time: the runs mostly wait on the fixture.
-        let groups: Vec<Vec<&String>> = (0..DEFECTS_AT_ONCE)
-            .map(|k| defects.iter().skip(k).step_by(DEFECTS_AT_ONCE).collect())
-            .collect();
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = groups
-                .iter()
-                .map(|group| {
-                    let (fixture, only) = (&fixture, &only);
-                    scope.spawn(move || {
-                        group
-                            .iter()
-                            .filter_map(|defect| {
-                                let server = [fixture.as_str(), "--defect", defect];
-                                let what = format!("--defect {defect}");
-                                both_modes(Over::Stdio(&server), revision, only, &what)
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for w in workers {
-                problems.extend(w.join().expect("a comparison thread panicked"));
-            }
+        let (runs, found) = each_defect(revision, ["http-", "auth-", "lossy-"], &[], |defect| {
+            Target::stdio(&[&fixture, "--defect", defect])
         });
+        compared += runs;
+        problems.extend(found);
     }
     eprintln!(
         "{compared} defect runs compared in both modes in {:?}",
@@ -194,68 +217,33 @@ fn verdicts_over_http_are_the_same_with_and_without_isolate() {
     let mut problems = Vec::new();
     let reference = http(&reference(), None);
     problems.extend(both_modes(
-        Over::Http(&reference),
+        &Target::Serve(reference),
         Revision::V2025_11_25,
         &[],
-        "the reference over HTTP",
+        "the reference",
     ));
     let fixture = misbehaving();
     let mut compared = 0;
     for revision in REVISIONS {
-        let shared = shared_scenarios(revision);
         let clean = http(&fixture, None);
         problems.extend(both_modes(
-            Over::Http(&clean),
+            &Target::Serve(clean),
             revision,
             &[],
-            "the defect-free fixture over HTTP",
+            "the defect-free fixture",
         ));
-        let only: Vec<&str> = shared
-            .iter()
-            .flat_map(|id| ["--include", id.as_str()])
-            .collect();
         // Over HTTP one server process serves every session: a defect that ends the process
         // fails whichever scenarios run after it, in either mode (not comparable). So does
         // `stale-ping-id` (each ping answered with the previous ping's id): over HTTP no
         // barrier ping goes first, so a scenario with one ping sees it only on a session
         // that pinged before, which a shared one may have.
-        let defects: Vec<String> = defect_table(|d| {
-            !["stdio-", "auth-", "lossy-"]
-                .iter()
-                .any(|p| d.starts_with(p))
-                && !ENDS_THE_PROCESS.contains(&d)
-                && d != "stale-ping-id"
-        })
-        .into_iter()
-        .filter(|(_, fails)| !fails.is_disjoint(&shared))
-        .map(|(d, _)| d)
-        .collect();
-        assert!(defects.len() >= 20, "few defects to compare: {defects:?}");
-        compared += defects.len();
-        let groups: Vec<Vec<&String>> = (0..DEFECTS_AT_ONCE)
-            .map(|k| defects.iter().skip(k).step_by(DEFECTS_AT_ONCE).collect())
-            .collect();
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = groups
-                .iter()
-                .map(|group| {
-                    let (fixture, only, http) = (&fixture, &only, &http);
-                    scope.spawn(move || {
-                        group
-                            .iter()
-                            .filter_map(|defect| {
-                                let serve = http(fixture, Some(defect));
-                                let what = format!("--defect {defect} over HTTP");
-                                both_modes(Over::Http(&serve), revision, only, &what)
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            for w in workers {
-                problems.extend(w.join().expect("a comparison thread panicked"));
-            }
+        let left_out = [&ENDS_THE_PROCESS[..], &["stale-ping-id"]].concat();
+        let prefixes = ["stdio-", "auth-", "lossy-"];
+        let (runs, found) = each_defect(revision, prefixes, &left_out, |defect| {
+            Target::Serve(http(&fixture, Some(defect)))
         });
+        compared += runs;
+        problems.extend(found);
     }
     eprintln!("{compared} defect runs compared over HTTP in both modes");
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
