@@ -54,15 +54,8 @@ impl Session {
     async fn quiet_until(&mut self, deadline: tokio::time::Instant, responses_only: bool) -> bool {
         loop {
             match self.transport.quiet() {
-                Quiet::Closed | Quiet::Listening if responses_only => {
-                    self.pump(Duration::ZERO).await;
-                    return true;
-                }
-                Quiet::Closed => {
-                    // Everything the ended exchanges delivered is queued: take it in.
-                    self.pump(Duration::ZERO).await;
-                    return true;
-                }
+                Quiet::Closed => return self.drain().await,
+                Quiet::Listening if responses_only => return self.drain().await,
                 Quiet::Listening => {
                     self.record_event(format!(
                         "waiting the rest of the window ({} ms): the server holds a stream open on which it may still send",
@@ -145,29 +138,26 @@ impl Session {
         }
     }
 
-    /// Whether nothing more can arrive for the messages so far, as the transport shows it
-    /// ([`Quiet::Closed`]), after taking in what is queued. Never over stdio, whose server
-    /// may write at any time.
-    pub async fn drained(&mut self) -> bool {
-        if self.transport.pid().is_some() || self.transport.quiet() != Quiet::Closed {
-            return false;
-        }
+    /// Takes in what the ended exchanges delivered (all of it is queued already); true.
+    async fn drain(&mut self) -> bool {
         self.pump(Duration::ZERO).await;
         true
     }
 
+    /// Whether nothing more can arrive for the messages so far, as the transport shows it
+    /// ([`Quiet::Closed`]; never over stdio, whose server may write at any time), after
+    /// taking in what is queued.
+    pub async fn drained(&mut self) -> bool {
+        self.transport.quiet() == Quiet::Closed && self.drain().await
+    }
+
     /// Takes in what the server sends for the messages so far, for at most `window` (a
-    /// scenario's `sleep`): over HTTP it ends as soon as the transport shows nothing more
-    /// can arrive (`quiet_until`); a stdio server may always write again, so
-    /// there the whole window passes.
+    /// scenario's `sleep`): it ends as soon as the transport shows nothing more can arrive
+    /// (`quiet_until`), which over stdio it never does: a stdio server may always write
+    /// again, so there the whole window passes.
     pub async fn idle(&mut self, window: Duration) {
-        let deadline = tokio::time::Instant::now() + window;
-        match self.transport.pid() {
-            Some(_) => self.pump_until(deadline).await,
-            None => {
-                self.quiet_until(deadline, false).await;
-            }
-        }
+        self.quiet_until(tokio::time::Instant::now() + window, false)
+            .await;
     }
 
     /// Processes whatever arrives for `window`: used to see that nothing (or something)

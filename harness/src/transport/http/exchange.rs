@@ -327,7 +327,7 @@ async fn exchange(
     let (method, status) = (record.method.clone(), record.status);
     let declared_type = record.declared_type().to_owned();
     let _ = tx.send(Inbound::Http(record.into_record(quoted))).await;
-    let messages = match note {
+    let delivered = match note {
         Some(problem) => {
             let _ = tx
                 .send(Inbound::Http(HttpRecord::Invalid {
@@ -335,7 +335,7 @@ async fn exchange(
                     problem,
                 }))
                 .await;
-            0
+            Delivered::default()
         }
         None => {
             let body = Body {
@@ -345,32 +345,41 @@ async fn exchange(
                 content_type: &content_type,
                 text: text.trim(),
             };
-            body.deliver(&handle, &tx).await
+            body.deliver(&handle, track.awaited.as_ref(), &tx).await
         }
     };
     // A request's response comes on its own POST's answer (basic/transports#sending-
     // messages-to-the-server); a complete JSON answer without it means none will come.
     if let Some(id) = track.awaited.take()
-        && !answers(&text, &id)
+        && !delivered.answered
     {
         let why = format!("was answered with HTTP {status} and no response to request {id}");
         let _ = tx.send(Inbound::Unanswered { id, why }).await;
     }
     if let Some(h) = head {
+        let messages = delivered.count;
         let _ = h.send(Head::Body { status, messages });
     }
 }
 
-/// Whether a JSON body holds the response to request `id` (alone or in a batch).
-fn answers(body: &str, id: &Value) -> bool {
+/// Whether a message (or batch) holds the response to request `id`.
+fn answers(message: &Value, id: &Value) -> bool {
     let is_answer = |m: &Value| {
         m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
     };
-    match serde_json::from_str::<Value>(body.trim()) {
-        Ok(Value::Array(items)) => items.iter().any(is_answer),
-        Ok(message) => is_answer(&message),
-        Err(_) => false,
+    match message {
+        Value::Array(items) => items.iter().any(is_answer),
+        message => is_answer(message),
     }
+}
+
+/// What a complete body delivered.
+#[derive(Clone, Copy, Debug, Default)]
+struct Delivered {
+    /// JSON-RPC messages (a batch counts once).
+    count: usize,
+    /// The response to the request the POST carried was among them.
+    answered: bool,
 }
 
 /// An exchange's request and response head, as its record will show them.
@@ -490,8 +499,14 @@ struct Body<'a> {
 }
 
 impl Body<'_> {
-    /// Delivers the message the body carries, if it carries one, and says how many.
-    async fn deliver(&self, handle: &HttpHandle, tx: &mpsc::Sender<Inbound>) -> usize {
+    /// Delivers the message the body carries, if it carries one, and says how many and
+    /// whether it answers request `awaited`.
+    async fn deliver(
+        &self,
+        handle: &HttpHandle,
+        awaited: Option<&Value>,
+        tx: &mpsc::Sender<Inbound>,
+    ) -> Delivered {
         let (status, content_type, text) = (self.status, self.content_type, self.text);
         // A JSON-RPC body under another content type (`text/plain`) breaks a transport
         // rule, which the session judges; its messages are still delivered, so the run
@@ -511,16 +526,17 @@ impl Body<'_> {
             || content_type.starts_with("application/json")
             || (!text.is_empty() && status >= 400))
         {
-            return 0;
+            return Delivered::default();
         }
         match serde_json::from_str::<Value>(text) {
             // An HTTP error may carry "a JSON-RPC error response that has no id"
             // (basic/transports): evidence in the transcript, not a message to correlate.
-            Ok(value) if status >= 400 && value.get("id").is_none() => 0,
+            Ok(value) if status >= 400 && value.get("id").is_none() => Delivered::default(),
             Ok(value) => {
+                let answered = awaited.is_some_and(|id| answers(&value, id));
                 note_error_status(&value, status, false, tx).await;
                 deliver(handle, value, text, tx).await;
-                1
+                Delivered { count: 1, answered }
             }
             Err(e) if content_type.starts_with("application/json") => {
                 let _ = tx
@@ -529,9 +545,9 @@ impl Body<'_> {
                         problem: format!("not JSON: {e}"),
                     }))
                     .await;
-                0
+                Delivered::default()
             }
-            Err(_) => 0,
+            Err(_) => Delivered::default(),
         }
     }
 }
