@@ -88,7 +88,7 @@ impl RunPlan {
         }
         let matrix = RevisionMatrix {
             legs: matrix_legs,
-            scenarios,
+            scenarios: scenarios.into(),
             jobs: args.exec.jobs.unwrap_or_else(default_jobs),
             deadline: args.deadline,
             tool_args,

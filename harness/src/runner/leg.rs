@@ -7,9 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
-
 use super::known::Known;
+use super::slots::Slots;
 use super::suite::{self, Deadline};
 use super::sweep::{self, ProbeConfig};
 use super::walls::Walls;
@@ -27,12 +26,10 @@ pub struct LegPlan {
     /// How each scenario reaches the server and which tools it may call.
     pub exec: Arc<ExecConfig>,
     /// The scenarios selected, in suite order.
-    pub scenarios: Vec<Scenario>,
-    /// Scenarios run at once (`--jobs`), as reported.
-    pub jobs: usize,
-    /// The servers that may be alive at once, shared by every leg that runs at the same
-    /// time: the sweep and each scenario hold one while they run.
-    pub slots: Arc<Semaphore>,
+    pub scenarios: Arc<[Scenario]>,
+    /// The servers that may be alive at once (`--jobs`), shared by every leg that runs
+    /// at the same time: the sweep and each scenario hold one while they run.
+    pub slots: Slots,
     /// The whole run's budget (`--deadline`): when it passes, what runs is cut off and
     /// the rest is blocked.
     pub deadline: Duration,
@@ -53,12 +50,12 @@ pub async fn run(
         planned: plan.scenarios.len(),
         target: plan.probe.target.describe(),
         revision: plan.probe.session.revision,
-        jobs: plan.jobs,
+        jobs: plan.slots.jobs(),
     });
     let deadline = Deadline::after(plan.deadline);
     let started = std::time::Instant::now();
     let sweep = async {
-        let _slot = plan.slots.acquire().await;
+        let _slot = plan.slots.work().await;
         let opened = plan.opened.lock().map(|mut o| o.take()).unwrap_or(None);
         // When scenarios will share sessions, the sweep's can be the first of them.
         let chosen = suite::sharing(&plan.scenarios, &plan.exec);
@@ -96,7 +93,7 @@ pub async fn run(
         &plan.scenarios,
         plan.exec.clone(),
         store,
-        (plan.slots.clone(), plan.jobs),
+        plan.slots.clone(),
         events.clone(),
         suite::Swept { walls, known },
         kept,

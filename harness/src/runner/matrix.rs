@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::oneshot;
 
 use super::aggregate::Aggregator;
 use super::auto::Opened;
 use super::leg::{self, LegPlan};
 use super::relay::Relay;
+use super::slots::Slots;
 use super::sweep::{Opening, ProbeConfig};
 use crate::outcome::events::{Emitter, Event, EventSink};
 use crate::outcome::{FailOn, RunReport};
@@ -32,7 +33,7 @@ pub struct RevisionMatrix {
     /// The legs in revision order.
     pub legs: Vec<MatrixLeg>,
     /// The scenarios selected, in suite order (each leg skips those not at its revision).
-    pub scenarios: Vec<Scenario>,
+    pub scenarios: Arc<[Scenario]>,
     /// Scenarios run at once (`--jobs`); also the number of servers the whole run may
     /// have alive at once, across its legs.
     pub jobs: usize,
@@ -150,7 +151,7 @@ impl RevisionMatrix {
         mut opened: Opened,
     ) -> Result<Told, LegError> {
         // One set of slots for every leg: `--jobs` bounds the servers of the whole run.
-        let slots = Arc::new(Semaphore::new(self.jobs.max(1)));
+        let slots = Slots::new(self.jobs);
         let runs: Vec<(usize, &LegSettings)> = self
             .legs
             .iter()
@@ -235,7 +236,6 @@ impl RevisionMatrix {
             probe,
             exec,
             scenarios: self.scenarios.clone(),
-            jobs: self.jobs,
             slots: leg.slots,
             deadline: self.deadline,
             opened: std::sync::Mutex::new(leg.opened),
@@ -291,7 +291,7 @@ impl RevisionMatrix {
 struct LegStart<'a> {
     settings: &'a LegSettings,
     opened: Option<Opening>,
-    slots: Arc<Semaphore>,
+    slots: Slots,
     /// Whether this leg takes the `--snapshot-dir` snapshot (the first leg that runs).
     take_snapshot: bool,
 }

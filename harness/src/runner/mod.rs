@@ -16,6 +16,7 @@ pub mod matrix;
 pub mod partition;
 pub mod pool;
 pub mod relay;
+pub mod slots;
 pub mod suite;
 pub mod sweep;
 pub mod walls;

@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::known::Known;
 use super::pool::{Demand, Donation, Pool, Seat};
+use super::slots::Slots;
 use super::walls::Walls;
 use crate::outcome::events::{self, Emitter, Event};
 use crate::outcome::{ScenarioOutcome, Verdict};
@@ -27,7 +27,7 @@ use crate::scenario::share;
 use crate::schema::SchemaStore;
 use crate::session::{Session, ShutdownWatch};
 use crate::transport::stdio::ShutdownWaits;
-use crate::transport::target::Target;
+use crate::transport::target::{Target, TransportKind};
 
 /// When the whole run must end, and the budget as the user gave it (for messages).
 #[derive(Clone, Copy, Debug)]
@@ -99,10 +99,10 @@ fn chosen_ids(scenarios: &[Scenario], kinds: &[Kind]) -> Vec<RequestId> {
 /// for the shared scenarios.
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
-    scenarios: &[Scenario],
+    scenarios: &Arc<[Scenario]>,
     config: Arc<ExecConfig>,
     schemas: Arc<SchemaStore>,
-    (slots, jobs): (Arc<Semaphore>, usize),
+    slots: Slots,
     events: Emitter,
     swept: Swept,
     kept: Option<Session>,
@@ -116,7 +116,7 @@ pub async fn run(
         ending: count(Kind::Ending),
         donors: count(Kind::Donor) + usize::from(kept.is_some()),
     };
-    let pool = Arc::new(Pool::new(demand, shared_sessions(jobs), chosen));
+    let pool = Arc::new(Pool::new(demand, shared_sessions(slots.jobs()), chosen));
     let tasks = Tasks {
         // Short shutdown waits once a server was seen to ignore the end of its input: by
         // the sweep, or, when the sweep's session was kept (its shutdown not seen yet), by
@@ -137,15 +137,21 @@ pub async fn run(
         pool.donor().deliver(Some(session));
     }
     // Donors start first, so their sessions serve the shared scenarios; those that end
-    // their session start last (the pool has them wait for the others anyway).
-    let mut order: Vec<(&Scenario, Kind)> = scenarios.iter().zip(kinds).collect();
-    order.sort_by_key(|(_, kind)| *kind);
+    // their session start last (the pool has them wait for the others anyway). Within a
+    // kind, the longest timer waits start first, so the others run beside them instead
+    // of after them.
+    let mut order: Vec<(usize, Kind)> = kinds.into_iter().enumerate().collect();
+    order.sort_by_key(|&(n, kind)| {
+        let windows = share::timer_windows(&scenarios[n].steps);
+        (kind, std::cmp::Reverse(windows))
+    });
     let handles: Vec<_> = order
         .iter()
-        .map(|&(scenario, kind)| tokio::spawn(tasks.clone().scenario(scenario.clone(), kind)))
+        .map(|&(n, kind)| tokio::spawn(tasks.clone().scenario(scenarios.clone(), n, kind)))
         .collect();
     let mut waiting = Vec::new();
-    for (h, (s, _)) in handles.into_iter().zip(order) {
+    for (h, (n, _)) in handles.into_iter().zip(order) {
+        let s = &scenarios[n];
         match h.await {
             Ok(Some(deferred)) => waiting.push(deferred),
             Ok(None) => {}
@@ -180,8 +186,8 @@ struct Tasks {
     learn_eof: bool,
     revision: Revision,
     schemas: Arc<SchemaStore>,
-    /// The run's server slots: a scenario holds one while it runs.
-    slots: Arc<Semaphore>,
+    /// The run's slots: a scenario holds one while it runs.
+    slots: Slots,
     swept: Arc<Swept>,
     pool: Arc<Pool>,
     events: Emitter,
@@ -192,26 +198,24 @@ impl Tasks {
     /// Runs one scenario in a slot, or decides it without running it, and tells its
     /// outcome; an outcome that waits for its session's shutdown is handed back instead,
     /// to be told after the pool has closed every session.
-    async fn scenario(self, scenario: Scenario, kind: Kind) -> Option<Deferred> {
+    async fn scenario(self, scenarios: Arc<[Scenario]>, n: usize, kind: Kind) -> Option<Deferred> {
+        let scenario = &scenarios[n];
         let shared = kind.shared();
         let ends = kind == Kind::Ending;
-        let swept_verdict = self.swept_verdict(&scenario);
+        let swept_verdict = self.swept_verdict(scenario);
         // A shared scenario waits for its session before it takes a slot, so the slots
         // go to scenarios that can run meanwhile.
         let leased = match shared && swept_verdict.is_none() {
-            true => self.lease(&scenario, ends).await,
+            true => self.lease(scenario, ends).await,
             false => None,
         };
         // Said once, when it ends (unkept if it does not run).
         let mut donation = (kind == Kind::Donor).then(|| self.pool.donor());
-        let _permit = self
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
-        let config = match self.eof_ignored.load(Ordering::Relaxed) && !Walls::tests_eof(&scenario)
-        {
+        let _permit = match kind {
+            Kind::Waiting => self.slots.wait().await,
+            _ => self.slots.work().await,
+        };
+        let config = match self.eof_ignored.load(Ordering::Relaxed) && !Walls::tests_eof(scenario) {
             true => self.short.clone(),
             false => self.config.clone(),
         };
@@ -229,12 +233,9 @@ impl Tasks {
         let outcome = match decided {
             Some(verdict) => {
                 self.pass_on(leased, shared, ends);
-                not_run(&scenario, self.revision, verdict)
+                not_run(scenario, self.revision, verdict)
             }
-            None => match self
-                .execute(&scenario, &config, leased, &mut donation)
-                .await
-            {
+            None => match self.execute(scenario, &config, leased, &mut donation).await {
                 (outcome, Some(watch)) => return Some((outcome, watch)),
                 (outcome, None) => outcome,
             },
@@ -352,11 +353,15 @@ impl Tasks {
 /// How a scenario gets its server, in the order they start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
+    /// Over HTTP, a session of its own for a scenario that mostly waits on a timer
+    /// (`share::timer_windows`), on a wait slot: it costs the server an idle session,
+    /// and it starts first, so its wait runs beside the others' work.
+    Waiting,
     /// Its own server, which it may hand to the shared scenarios afterwards.
     Donor,
     /// A shared session.
     Shared,
-    /// Its own server (`--isolate`, HTTP, or what `share::needs_fresh` names).
+    /// Its own server (`--isolate`, or what `share::needs_fresh` names).
     Fresh,
     /// A shared session no one uses after it, taken last (`share::ends_session`: its last
     /// user, or at 2026-07-28 one that declares capabilities of its own and retires it;
@@ -370,12 +375,20 @@ impl Kind {
     }
 }
 
-/// How `scenario` gets its server: sessions are shared over stdio, without `--isolate`,
-/// by the scenarios that apply at all and whose steps allow it.
+/// How `scenario` gets its server: sessions are shared, without `--isolate`, by the
+/// scenarios that apply at all and whose steps allow it; over HTTP one that waits on a
+/// timer has a session of its own on a wait slot.
 fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
-    let sharing = !config.isolate && applies(scenario, config);
     let (revision, tool_args) = (config.session.revision, !config.tool_args.is_empty());
-    if !sharing {
+    if !applies(scenario, config) {
+        Kind::Fresh
+    } else if config.target.kind() == TransportKind::Http
+        && !share::timer_windows(&scenario.steps).is_zero()
+    {
+        // A session of its own costs one handshake over HTTP; shared, the timer would
+        // hold the session, and every scenario queued for it, for its whole length.
+        Kind::Waiting
+    } else if config.isolate {
         Kind::Fresh
     } else if share::needs_fresh(scenario, revision, config.tools, tool_args).is_none() {
         match share::ends_session(scenario, revision, config.tools, tool_args) {
@@ -436,4 +449,50 @@ fn not_run(s: &Scenario, revision: Revision, verdict: Verdict) -> ScenarioOutcom
         verdict,
         why,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::http::HttpOptions;
+    use crate::transport::stdio::{ServerCommand, StdioOptions};
+
+    fn config(target: Target, isolate: bool) -> ExecConfig {
+        ExecConfig {
+            target,
+            session: Default::default(),
+            tools: crate::outcome::ToolPolicy::Readonly,
+            tool_args: Default::default(),
+            negotiation: Default::default(),
+            isolate,
+        }
+    }
+
+    fn scenario(steps: &str) -> Scenario {
+        let yaml = format!("id: a/b\ntitle: t\nspec: basic\nsteps:\n{steps}");
+        crate::scenario::parse::parse_scenario("test.yaml", &yaml).expect("a valid scenario")
+    }
+
+    #[test]
+    fn over_http_a_timer_wait_takes_a_session_of_its_own_on_a_wait_slot() {
+        let http = Target::Http(HttpOptions::new("http://127.0.0.1:9/mcp").unwrap());
+        let stdio = Target::Stdio {
+            server: ServerCommand {
+                program: "server".into(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+            options: StdioOptions::default(),
+        };
+        let waits = scenario("  - request: ping\n  - sleep: 300ms\n");
+        let works = scenario("  - request: ping\n");
+        assert_eq!(kind(&waits, &config(http.clone(), false)), Kind::Waiting);
+        assert_eq!(kind(&waits, &config(http.clone(), true)), Kind::Waiting);
+        assert_eq!(kind(&works, &config(http.clone(), false)), Kind::Shared);
+        assert_eq!(kind(&works, &config(http, true)), Kind::Fresh);
+        // Over stdio a session of its own is a server start: the wait shares.
+        assert_eq!(kind(&waits, &config(stdio.clone(), false)), Kind::Shared);
+        assert_eq!(kind(&waits, &config(stdio, true)), Kind::Fresh);
+    }
 }

@@ -23,6 +23,7 @@ use super::model::{Initialize, InitializeOverrides, RequestStep, ResponseExpecta
 use crate::outcome::ToolPolicy;
 use crate::protocol::{RequestId, Revision};
 use serde_json::Value;
+use std::time::Duration;
 
 /// Requests that read and never write: answering them changes nothing a later request
 /// sees (`server/discover`, 2026-07-28, is the stateless revision's handshake in a
@@ -222,6 +223,34 @@ pub fn judges_shutdown(scenario: &Scenario, revision: Revision) -> bool {
             .rule
             .as_deref()
             .is_some_and(|r| whole_session_rule(r, revision))
+}
+
+/// The longest `steps` may wait on a timer: their sleeps, and the windows in which
+/// nothing (or only an optional notification) may come. Such a wait ends early only when
+/// the transport shows that nothing more can come (`Transport::quiet`); over HTTP, a
+/// server that holds a GET stream open keeps it to its full length, so on a shared
+/// session it would hold up every scenario queued behind it. A loop body counts once.
+pub fn timer_windows(steps: &[Step]) -> Duration {
+    let request = |r: &RequestStep| match r.expect {
+        Some(ResponseExpectation::Nothing(within)) => within,
+        _ => Duration::ZERO,
+    };
+    steps
+        .iter()
+        .map(|step| match &step.kind {
+            StepKind::Sleep(d) => *d,
+            StepKind::Expect(Expectation::Nothing { within, .. }) => *within,
+            StepKind::Expect(Expectation::Notification {
+                within,
+                skip_if_absent: true,
+                ..
+            }) => *within,
+            StepKind::Request(r) => request(r),
+            StepKind::Concurrent(rs) => rs.iter().map(request).max().unwrap_or_default(),
+            StepKind::ForEach { steps, .. } => timer_windows(steps),
+            _ => Duration::ZERO,
+        })
+        .sum()
 }
 
 /// Whether `steps` call a tool.

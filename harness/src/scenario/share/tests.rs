@@ -316,3 +316,17 @@ fn only_scenarios_fresh_to_be_first_donate() {
     assert!(donates_at(negotiate, rev));
     assert!(!donates_at(negotiate, Revision::V2026_07_28));
 }
+
+#[test]
+fn timer_windows_add_sleeps_silences_and_optional_notifications() {
+    let windows = |steps: &str| timer_windows(&parse(&format!("{HEAD}steps:\n{steps}")).steps);
+    assert_eq!(windows("  - request: ping\n"), Duration::ZERO);
+    // A notification that must come ends when it comes: no timer.
+    let required = "  - expect: { notification: { method: notifications/message, within: 1s } }\n";
+    assert_eq!(windows(required), Duration::ZERO);
+    let steps = "  - sleep: 300ms\n  - request: ping\n    expect: { nothing: 1s }\n  - expect: { nothing: { within: 500ms } }\n  - expect: { notification: { method: notifications/progress, within: 200ms, otherwise: skip } }\n";
+    assert_eq!(windows(steps), Duration::from_millis(2000));
+    // A loop body counts once.
+    let each = "  - paginate: { method: tools/list, into: tools }\n  - for_each:\n      in: tools\n      as: t\n      steps:\n        - sleep: 100ms\n";
+    assert_eq!(windows(each), Duration::from_millis(100));
+}
