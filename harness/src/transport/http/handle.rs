@@ -134,7 +134,35 @@ fn version_header(state: &State) -> Option<String> {
 }
 
 /// The HTTP client every exchange uses: no redirects, no proxies (targets are loopback).
+/// The reqwest half is built once per runtime, connect timeout and CA bundle, and shared:
+/// building it loads the platform's root certificates, which a run opening a session per
+/// scenario would otherwise do a hundred times. (Its pooled connections belong to the
+/// runtime that opened them, hence one per runtime.) Plain-HTTP connections stay per
+/// client.
 pub(crate) fn client(options: &HttpOptions) -> Result<HttpClient, HttpError> {
+    type Key = (
+        Option<tokio::runtime::Id>,
+        std::time::Duration,
+        Option<Vec<u8>>,
+    );
+    static BUILT: Mutex<Vec<(Key, reqwest::Client)>> = Mutex::new(Vec::new());
+    let runtime = tokio::runtime::Handle::try_current().ok().map(|h| h.id());
+    let key: Key = (runtime, options.timeout, options.ca_pem.clone());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let reqwest = match built.iter().find(|(k, _)| *k == key) {
+        Some((_, client)) => client.clone(),
+        None => {
+            let client = build_reqwest(options)?;
+            // A client of an earlier runtime (a test's) is not used again.
+            built.retain(|((_, timeout, pem), _)| (timeout, pem) != (&key.1, &key.2));
+            built.push((key, client.clone()));
+            client
+        }
+    };
+    Ok(HttpClient::new(reqwest, options.timeout))
+}
+
+fn build_reqwest(options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
     crate::transport::install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(options.timeout)
@@ -145,10 +173,9 @@ pub(crate) fn client(options: &HttpOptions) -> Result<HttpClient, HttpError> {
             .map_err(|e| HttpError::Client(format!("--cacert: {}", error_chain(&e))))?;
         builder = builder.tls_certs_merge(certs);
     }
-    let reqwest = builder
+    builder
         .build()
-        .map_err(|e| HttpError::Client(error_chain(&e)))?;
-    Ok(HttpClient::new(reqwest, options.timeout))
+        .map_err(|e| HttpError::Client(error_chain(&e)))
 }
 
 #[cfg(test)]
