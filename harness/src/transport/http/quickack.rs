@@ -7,11 +7,18 @@
 //! minimum: every exchange then costs 40 ms the server never asked for. An immediate ACK
 //! removes the wait. The kernel leaves quick-ACK mode again on its own, so it is asked for
 //! after every read and every write (benches/README.md, "The 40 ms per exchange").
+//!
+//! A server with a short listen backlog (Python's `http.server` keeps 5) drops the SYN of
+//! a connection that arrives while its queue is full, and the kernel sends it again only
+//! after a second. Targets are loopback, where a SYN that is not answered at once was
+//! dropped: a connection attempt that gets no answer within [`FIRST_ATTEMPT`] is abandoned
+//! and made again at once, each wait twice the one before.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use hyper::Uri;
 use hyper::rt::{Read, ReadBufCursor, Write};
@@ -19,20 +26,51 @@ use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+/// How long the first attempt to connect waits for an answer before it is made again.
+pub(super) const FIRST_ATTEMPT: Duration = Duration::from_millis(100);
+
 /// Opens plain TCP connections whose streams ACK at once ([`QuickAckStream`]).
 #[derive(Clone, Debug)]
 pub(super) struct QuickAckConnector {
     inner: HttpConnector,
+    connect_timeout: Duration,
 }
 
 impl QuickAckConnector {
     /// A connector with `TCP_NODELAY` (mcpcheck's own small writes leave at once) and a
     /// limit on the time to connect.
-    pub(super) fn new(connect_timeout: std::time::Duration) -> Self {
+    pub(super) fn new(connect_timeout: Duration) -> Self {
         let mut inner = HttpConnector::new();
         inner.set_nodelay(true);
-        inner.set_connect_timeout(Some(connect_timeout));
-        QuickAckConnector { inner }
+        QuickAckConnector {
+            inner,
+            connect_timeout,
+        }
+    }
+}
+
+/// Runs `attempt` until one answers, within `within` in all: an attempt that has no
+/// answer after [`FIRST_ATTEMPT`] (then twice that, and so on) is dropped for a new one;
+/// the last is given what is left of `within` (it must end by then on its own) and its
+/// outcome is the result, as is the first error.
+async fn with_retries<T, E, Fut>(
+    within: Duration,
+    mut attempt: impl FnMut(Duration) -> Fut,
+) -> Result<T, E>
+where
+    Fut: Future<Output = Result<T, E>>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    let mut wait = FIRST_ATTEMPT;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if wait >= left {
+            return attempt(left).await;
+        }
+        if let Ok(answered) = tokio::time::timeout(wait, attempt(left)).await {
+            return answered;
+        }
+        wait *= 2;
     }
 }
 
@@ -53,9 +91,14 @@ impl tower_service::Service<Uri> for QuickAckConnector {
     }
 
     fn call(&mut self, uri: Uri) -> Self::Future {
-        let connecting = self.inner.call(uri);
+        let (inner, within) = (self.inner.clone(), self.connect_timeout);
         Box::pin(async move {
-            let io = connecting.await?;
+            let io = with_retries(within, |left| {
+                let mut connector = inner.clone();
+                connector.set_connect_timeout(Some(left));
+                connector.call(uri.clone())
+            })
+            .await?;
             let stream = QuickAckStream { io };
             stream.quick_ack();
             Ok(stream)
@@ -144,6 +187,51 @@ mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tower_service::Service;
+
+    #[tokio::test(start_paused = true)]
+    async fn an_attempt_without_an_answer_is_made_again() {
+        let mut attempts = 0;
+        let connected = with_retries(Duration::from_secs(5), |_| {
+            attempts += 1;
+            let dropped = attempts == 1;
+            async move {
+                if dropped {
+                    // Its SYN was dropped: no answer until the kernel resends it.
+                    std::future::pending::<()>().await;
+                }
+                Ok::<_, io::Error>(attempts)
+            }
+        })
+        .await;
+        assert_eq!(connected.unwrap(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_last_attempt_has_what_is_left_and_decides() {
+        let mut given = Vec::new();
+        let ended = with_retries(Duration::from_millis(250), |left| {
+            given.push(left);
+            async { std::future::pending::<Result<(), io::Error>>().await }
+        });
+        // The attempts never answer: the last one would end on its own connect timeout.
+        let cut = tokio::time::timeout(Duration::from_secs(1), ended).await;
+        assert!(cut.is_err());
+        // 100 ms, then the 150 ms left (200 ms would pass the deadline).
+        assert_eq!(given.len(), 2);
+        assert_eq!(given[1], Duration::from_millis(150));
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_not_tried_again() {
+        let mut attempts = 0;
+        let refused = with_retries(Duration::from_secs(5), |_| {
+            attempts += 1;
+            async { Err::<(), _>(io::Error::from(io::ErrorKind::ConnectionRefused)) }
+        })
+        .await;
+        assert!(refused.is_err());
+        assert_eq!(attempts, 1);
+    }
 
     /// Three request-response rounds: the server writes, the client reads and answers at
     /// once, the rhythm in which Linux starts delaying ACKs ("pingpong" mode).
