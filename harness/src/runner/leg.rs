@@ -67,6 +67,7 @@ pub async fn run(
             report: sweep::cut_off(&plan.probe, &deadline.reason(), started.elapsed()),
             walls: Walls::default(),
             known: Known::default(),
+            unasked: true,
             kept: None,
         },
     };
@@ -74,6 +75,7 @@ pub async fn run(
         report: sweep,
         walls,
         known,
+        unasked,
         kept,
     } = swept;
     for f in &sweep.sweep.findings {
@@ -95,7 +97,11 @@ pub async fn run(
         store,
         plan.slots.clone(),
         events.clone(),
-        suite::Swept { walls, known },
+        suite::Swept {
+            walls,
+            known,
+            unasked,
+        },
         kept,
         deadline,
     )

@@ -71,12 +71,17 @@ pub struct Swept {
     pub walls: Walls,
     /// What decides a scenario without a server.
     pub known: Known,
+    /// Whether the server may send without being asked on a stream it holds open (the
+    /// sweep's `SweepOutcome::unasked`): then waits for silence run on a timer.
+    pub unasked: bool,
 }
 
 /// The ids the shared scenarios choose themselves, when some of `scenarios` will share
 /// sessions (the sweep's session can then be the first of them); `None` when none will.
 pub fn sharing(scenarios: &[Scenario], config: &ExecConfig) -> Option<Vec<RequestId>> {
-    let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, config)).collect();
+    // Before the sweep, whether waits run on a timer is not known: taken as not, every
+    // scenario that may share is counted, and their ids are a superset of those chosen.
+    let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, config, false)).collect();
     kinds
         .iter()
         .any(|k| k.shared())
@@ -108,7 +113,10 @@ pub async fn run(
     kept: Option<Session>,
     deadline: Deadline,
 ) {
-    let kinds: Vec<Kind> = scenarios.iter().map(|s| kind(s, &config)).collect();
+    let kinds: Vec<Kind> = scenarios
+        .iter()
+        .map(|s| kind(s, &config, swept.unasked))
+        .collect();
     let chosen = chosen_ids(scenarios, &kinds);
     let count = |k: Kind| kinds.iter().filter(|x| **x == k).count();
     let demand = Demand {
@@ -376,13 +384,15 @@ impl Kind {
 }
 
 /// How `scenario` gets its server: sessions are shared, without `--isolate`, by the
-/// scenarios that apply at all and whose steps allow it; over HTTP one that waits on a
-/// timer has a session of its own on a wait slot.
-fn kind(scenario: &Scenario, config: &ExecConfig) -> Kind {
+/// scenarios that apply at all and whose steps allow it; over HTTP, when the server may
+/// send unasked (`timers`: its waits for silence run on a timer), one that waits has a
+/// session of its own on a wait slot.
+fn kind(scenario: &Scenario, config: &ExecConfig, timers: bool) -> Kind {
     let (revision, tool_args) = (config.session.revision, !config.tool_args.is_empty());
     if !applies(scenario, config) {
         Kind::Fresh
-    } else if config.target.kind() == TransportKind::Http
+    } else if timers
+        && config.target.kind() == TransportKind::Http
         && !share::timer_windows(&scenario.steps).is_zero()
     {
         // A session of its own costs one handshake over HTTP; shared, the timer would
@@ -474,7 +484,7 @@ mod tests {
     }
 
     #[test]
-    fn over_http_a_timer_wait_takes_a_session_of_its_own_on_a_wait_slot() {
+    fn over_http_a_timer_wait_on_a_server_holding_a_stream_takes_a_wait_slot() {
         let http = Target::Http(HttpOptions::new("http://127.0.0.1:9/mcp").unwrap());
         let stdio = Target::Stdio {
             server: ServerCommand {
@@ -487,12 +497,17 @@ mod tests {
         };
         let waits = scenario("  - request: ping\n  - sleep: 300ms\n");
         let works = scenario("  - request: ping\n");
-        assert_eq!(kind(&waits, &config(http.clone(), false)), Kind::Waiting);
-        assert_eq!(kind(&waits, &config(http.clone(), true)), Kind::Waiting);
-        assert_eq!(kind(&works, &config(http.clone(), false)), Kind::Shared);
-        assert_eq!(kind(&works, &config(http, true)), Kind::Fresh);
+        let kind_of = |s: &Scenario, target: &Target, isolate: bool| {
+            kind(s, &config(target.clone(), isolate), true)
+        };
+        assert_eq!(kind_of(&waits, &http, false), Kind::Waiting);
+        assert_eq!(kind_of(&waits, &http, true), Kind::Waiting);
+        assert_eq!(kind_of(&works, &http, false), Kind::Shared);
+        assert_eq!(kind_of(&works, &http, true), Kind::Fresh);
+        // A server that holds no stream open ends every wait on evidence: it shares.
+        assert_eq!(kind(&waits, &config(http, false), false), Kind::Shared);
         // Over stdio a session of its own is a server start: the wait shares.
-        assert_eq!(kind(&waits, &config(stdio.clone(), false)), Kind::Shared);
-        assert_eq!(kind(&waits, &config(stdio, true)), Kind::Fresh);
+        assert_eq!(kind_of(&waits, &stdio, false), Kind::Shared);
+        assert_eq!(kind_of(&waits, &stdio, true), Kind::Fresh);
     }
 }

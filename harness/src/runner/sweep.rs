@@ -18,7 +18,7 @@ use crate::protocol::RequestId;
 use crate::schema::SchemaStore;
 use crate::session::{Session, SessionConfig, SessionError};
 use crate::transport::TransportError;
-use crate::transport::target::Target;
+use crate::transport::target::{Target, TransportKind};
 
 /// Everything a probe run needs, resolved from flags.
 #[derive(Clone, Debug)]
@@ -31,6 +31,10 @@ pub struct ProbeConfig {
 
 /// Most pages mcpcheck follows in one list before calling it endless.
 const MAX_PAGES: usize = 1000;
+
+/// How long the sweep waits, at its end, for its session's exchanges (the GET stream's
+/// answer) to show whether the server holds a stream open (`SweepOutcome::unasked`).
+const UNASKED_WITHIN: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Runs the probe. `Err` only for harness or setup problems (the server could not start,
 /// or an HTTP endpoint is unreachable or not MCP).
@@ -62,6 +66,9 @@ pub struct SweepOutcome {
     pub walls: Walls,
     /// What decides a scenario without a server.
     pub known: Known,
+    /// Whether the server may send without being asked on a stream of its own, at the
+    /// sweep's end (`Session::may_send_unasked`): waits for silence then run on a timer.
+    pub unasked: bool,
     /// The session, for the suite's shared scenarios (issue: the sweep's session serves as
     /// the first shared one, instead of ending and a new server starting).
     pub kept: Option<Session>,
@@ -363,6 +370,11 @@ impl Sweep {
         );
         walls.record_trickle(session.slowest_line());
         walls.record_volume(session.transcript().len(), started.elapsed());
+        // Over stdio a server may always write: no need to ask the transport.
+        let unasked = match config.target.kind() {
+            TransportKind::Stdio => true,
+            TransportKind::Http => session.may_send_unasked(UNASKED_WITHIN).await,
+        };
         let (record, kept) = match keep && walls.none() && session.donatable() {
             true => (session.take_window(), Some(session)),
             false => (session.finish().await, None),
@@ -409,6 +421,7 @@ impl Sweep {
             report,
             walls,
             known,
+            unasked,
             kept,
         }
     }

@@ -151,6 +151,22 @@ impl Session {
         self.transport.quiet() == Quiet::Closed && self.drain().await
     }
 
+    /// Whether the server may send without being asked, on a stream it holds open (over
+    /// HTTP the GET stream, or a listen), so that a wait for silence can end only on a
+    /// timer. Exchanges still running (the GET stream's answer not in yet) are waited for
+    /// up to `within`; true when the transport still cannot tell (always, over stdio).
+    pub async fn may_send_unasked(&mut self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match self.transport.quiet() {
+                Quiet::Closed => return false,
+                Quiet::Listening => return true,
+                Quiet::Unknown if tokio::time::Instant::now() >= deadline => return true,
+                Quiet::Unknown => tokio::time::sleep(Duration::from_millis(2)).await,
+            }
+        }
+    }
+
     /// Takes in what the server sends for the messages so far, for at most `window` (a
     /// scenario's `sleep`): it ends as soon as the transport shows nothing more can arrive
     /// (`quiet_until`), which over stdio it never does: a stdio server may always write
