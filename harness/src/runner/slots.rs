@@ -59,7 +59,12 @@ mod tests {
     async fn waiting_scenarios_do_not_take_the_work_slots() {
         let slots = Slots::new(2);
         let _waits = (slots.wait().await, slots.wait().await);
-        let works = (slots.work().await, slots.work().await);
+        // With every wait slot taken, both work slots are still free (a shared semaphore
+        // would keep them back: the timeout fails the test instead of hanging it).
+        let free = std::time::Duration::from_secs(5);
+        let works = tokio::time::timeout(free, async { (slots.work().await, slots.work().await) })
+            .await
+            .expect("the work slots are not the wait slots");
         // Every slot of each kind is taken: a third of either kind waits.
         let third = tokio::time::timeout(std::time::Duration::from_millis(20), slots.work());
         assert!(third.await.is_err());

@@ -149,7 +149,7 @@ pub async fn run(
     // kind, the longest timer waits start first, so the others run beside them instead
     // of after them.
     let mut order: Vec<(usize, Kind)> = kinds.into_iter().enumerate().collect();
-    order.sort_by_key(|&(n, kind)| {
+    order.sort_by_cached_key(|&(n, kind)| {
         let windows = share::timer_windows(&scenarios[n].steps);
         (kind, std::cmp::Reverse(windows))
     });
