@@ -4,6 +4,7 @@
 //! re-exported here; the session calls the checks on every frame it takes in.
 
 pub mod auth;
+pub mod cancellation;
 pub mod capabilities;
 pub mod causes;
 pub mod client;

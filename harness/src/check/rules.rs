@@ -112,6 +112,8 @@ rules! {
         "2026-07-28: no `notifications/message` for a request whose `_meta` does not set `io.modelcontextprotocol/logLevel`.";
     ELICITATION_MODE_DECLARED = "elicitation.mode-declared", Failure, [R4 => "client/elicitation#capabilities"],
         "The server asks for elicitation only in a mode the client declared (an empty `elicitation` object declares form mode only).";
+    CANCELLATION_SERVER_OWN_REQUEST = "cancellation.server-own-request", Failure, [R1 => "basic/utilities/cancellation#behavior-requirements", R5 => "basic/patterns/cancellation#behavior-requirements"],
+        "A server's `notifications/cancelled` names a request the server itself sent; at 2026-07-28, only a `subscriptions/listen` request whose stream it tears down.";
     SAMPLING_TOOLS_DECLARED = "sampling.tools-declared", Failure, [R4 => "client/sampling#tools-in-sampling"],
         "The server sends tool-enabled sampling requests only to a client that declared `sampling.tools`.";
     LIFECYCLE_UNDECLARED_CLIENT_CAPABILITY = "lifecycle.client-capability-respected", Failure { R1 => Warning, R3 => Failure }, [R1 => "basic/lifecycle#operation", R5 => "basic#meta"],

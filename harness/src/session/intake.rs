@@ -120,6 +120,18 @@ impl Session {
                 {
                     self.check_progress(params, index, base);
                 }
+                if n.method == "notifications/cancelled"
+                    && self.server_requests.len() < super::SERVER_REQUESTS_KEPT
+                {
+                    let f = check::cancellation::server_cancelled(
+                        n.params.as_ref(),
+                        &self.server_requests,
+                        &self.sent.listens,
+                        self.revision,
+                        base,
+                    );
+                    self.push_all(f, index);
+                }
                 if n.method == "notifications/message" {
                     let f = check::stateless::log_message(
                         n.params.as_ref(),
@@ -166,6 +178,9 @@ impl Session {
                     None => {
                         self.check_schema(value, index, base, &request.method, MessageKind::Request)
                     }
+                }
+                if self.server_requests.len() < super::SERVER_REQUESTS_KEPT {
+                    self.server_requests.push(request.id.clone());
                 }
                 self.answer_server_request(&request, index).await;
                 self.keep_unsolicited(Unsolicited {

@@ -42,7 +42,7 @@ use serde_json::{Value, json};
 
 use crate::check::progress::ProgressHistory;
 use crate::outcome::{Direction, Finding, SchemaStatus, ServerProfile};
-use crate::protocol::{ErrorObject, Message, Outcome, Revision};
+use crate::protocol::{ErrorObject, Message, Outcome, RequestId, Revision};
 use crate::schema::SchemaStore;
 use crate::transport::{ExitInfo, ShutdownReport, Transport};
 pub use error::SessionError;
@@ -163,6 +163,10 @@ pub struct SessionRecord {
 /// Messages the server sent on its own kept for scenarios to look at.
 const MAX_UNSOLICITED: usize = 10_000;
 
+/// The most server request ids a session keeps; past them (a flood), the server's
+/// cancellations are no longer judged.
+const SERVER_REQUESTS_KEPT: usize = 4096;
+
 /// A client session with one server over one transport: every request sent, every
 /// frame received and checked, every finding, until [`Session::finish`].
 pub struct Session {
@@ -187,6 +191,9 @@ pub struct Session {
     unsolicited: VecDeque<Unsolicited>,
     /// What the messages sent so far asked of the server.
     sent: sent::Sent,
+    /// The ids of the requests the server sent, up to [`SERVER_REQUESTS_KEPT`]: a
+    /// cancellation it sends must name one of them.
+    server_requests: Vec<RequestId>,
     /// What the server process has shown of its state: up, output closed, exited.
     peer: PeerState,
     profile: Option<ServerProfile>,
@@ -247,6 +254,7 @@ impl Session {
             raw_partial_line: Vec::new(),
             unsolicited: VecDeque::new(),
             sent: sent::Sent::default(),
+            server_requests: Vec::new(),
             peer: PeerState::default(),
             profile: None,
             opening: None,

@@ -389,6 +389,8 @@ fn own_requests_only(rule: &str, revision: Revision) -> bool {
         || rule == "jsonrpc.unknown-method-is-error"
         // Only a batch makes a batch answer: the scenario's own.
         || rule == crate::check::rules::JSONRPC_BATCH.id
+        // A cancellation the client sends is what a server gets wrong by sending one back.
+        || rule == crate::check::rules::CANCELLATION_SERVER_OWN_REQUEST.id
         || handshake_cannot_hide(rule)
         || (!revision.has_handshake() && stateless_per_request(rule))
 }
