@@ -5,7 +5,8 @@
 //!   sweep's finding, as it always was);
 //! - `auto`: one leg at the newest revision the server shares;
 //! - `eras` (the default): a leg for the newest handshake revision the server negotiates and
-//!   one for 2026-07-28 when `server/discover` lists it;
+//!   one for 2026-07-28 when `server/discover` lists it, then a differential leg for each
+//!   older handshake revision discovery lists (only the scenarios judged differently there);
 //! - a list or `all`: a leg per revision; one the server does not speak is kept as "not
 //!   spoken" with what it answered, and fails nothing unless no leg ran at all.
 
@@ -24,6 +25,14 @@ use crate::schema::{SchemaStore, SearchPath};
 pub enum Planned {
     /// Run the sweep and the suite at this revision.
     Run(Revision),
+    /// Run the sweep at `revision` and the scenarios whose judgement there differs from
+    /// `base`'s: a revision the server claims that no full leg visits.
+    Differential {
+        /// The revision claimed.
+        revision: Revision,
+        /// The full leg's revision it is compared with.
+        base: Revision,
+    },
     /// The server does not speak this revision; the text says how that showed.
     NotSpoken(Revision, String),
 }
@@ -53,11 +62,26 @@ pub async fn plan(args: &RunArgs) -> anyhow::Result<(Vec<Planned>, auto::Opened)
                 eprintln!("checking at {}", support.offered);
                 return Ok((vec![Planned::Run(support.offered)], opened));
             }
+            let mut legs: Vec<Planned> = eras.iter().copied().map(Planned::Run).collect();
             if requested == RevisionArg::Eras {
                 let names: Vec<&str> = eras.iter().map(|r| r.as_str()).collect();
                 eprintln!("checking each era the server speaks: {}", names.join(", "));
+                let base = eras.iter().copied().find(|r| r.has_handshake());
+                let older = support.claimed_older();
+                if let (Some(base), false) = (base, older.is_empty()) {
+                    let names: Vec<&str> = older.iter().map(|r| r.as_str()).collect();
+                    eprintln!(
+                        "and, where they judge differently from {base}, at the older revisions server/discover lists: {}",
+                        names.join(", ")
+                    );
+                    legs.extend(
+                        older
+                            .into_iter()
+                            .map(|revision| Planned::Differential { revision, base }),
+                    );
+                }
             }
-            Ok((eras.into_iter().map(Planned::Run).collect(), opened))
+            Ok((legs, opened))
         }
         RevisionArg::List(list) => {
             let mut legs = Vec::new();

@@ -15,7 +15,9 @@ use crate::report::human::Detail;
 use crate::report::jsonl::JsonLines;
 use crate::report::terminal::{Filter, Terminal};
 use crate::runner::auto::Opened;
-use crate::runner::matrix::{LegSettings, MatrixLeg, NotSpoken, RevisionMatrix, SnapshotPlan};
+use crate::runner::matrix::{
+    LegSettings, MatrixLeg, NotSpoken, RevisionMatrix, Scope, SnapshotPlan,
+};
 use crate::scenario::official::Profile;
 
 /// The secrets every printed line and report file is cleaned of (a bearer token).
@@ -73,16 +75,19 @@ impl RunPlan {
         let mut at = Vec::with_capacity(planned.len());
         for leg in planned {
             at.push(match leg {
-                legs::Planned::Run(revision) => Ok(legs::at(&args, revision)?),
+                legs::Planned::Run(revision) => Ok((Scope::Full, legs::at(&args, revision)?)),
+                legs::Planned::Differential { revision, base } => {
+                    Ok((Scope::Differential { base }, legs::at(&args, revision)?))
+                }
                 legs::Planned::NotSpoken(revision, reason) => Err((revision, reason)),
             });
         }
         let mut matrix_legs = Vec::with_capacity(at.len());
         for leg in at {
             matrix_legs.push(match leg {
-                Ok((probe, search)) => {
-                    MatrixLeg::Run(Box::new(settings(&args, probe, search, &grant).await?))
-                }
+                Ok((scope, (probe, search))) => MatrixLeg::Run(Box::new(
+                    settings(&args, probe, search, &grant, scope).await?,
+                )),
                 Err((revision, reason)) => MatrixLeg::NotSpoken(NotSpoken { revision, reason }),
             });
         }
@@ -123,6 +128,7 @@ async fn settings(
     mut probe: crate::runner::sweep::ProbeConfig,
     search: crate::schema::SearchPath,
     grant: &CallGrant,
+    scope: Scope,
 ) -> anyhow::Result<LegSettings> {
     let revision = probe.session.revision;
     probe.session.calls = grant.clone();
@@ -131,6 +137,7 @@ async fn settings(
     Ok(LegSettings {
         probe,
         store: Arc::new(store),
+        scope,
     })
 }
 

@@ -134,6 +134,10 @@ pub struct RunReport {
     /// `--partition K/N` (as `K/N`): this report covers only that share of the scenarios.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// A differential leg: only the scenarios judged differently here than at this
+    /// revision (whose full leg ran the rest) were run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differential_from: Option<Revision>,
     /// Pass or fail, before the baseline is applied.
     pub verdict: RunVerdict,
     /// What fails the run (`--fail-on`).
@@ -166,6 +170,7 @@ impl RunReport {
             revision,
             profile: None,
             partition: None,
+            differential_from: None,
             verdict: RunVerdict::Pass,
             fail_on: FailOn::default(),
             sweep: SweepRecord {

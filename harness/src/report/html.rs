@@ -108,6 +108,8 @@ struct LegPage {
     requested: String,
     /// Why the leg did not run: the server does not speak its revision.
     not_spoken: Option<String>,
+    /// A differential leg: the full leg's revision it was compared with.
+    differential_from: Option<String>,
     /// A `mcpcheck client` run: the command is the client's, and there is no sweep.
     client: bool,
     verdict: &'static str,
@@ -484,6 +486,7 @@ fn leg_page(input: &Input<'_>, prefix: &str) -> LegPage {
     LegPage {
         requested: r.requested_revision.to_string(),
         not_spoken: None,
+        differential_from: r.differential_from.map(|b| b.to_string()),
         client: r.role == crate::outcome::Role::Client,
         verdict,
         verdict_text,
@@ -838,6 +841,7 @@ fn not_spoken(revision: crate::protocol::Revision, reason: &str) -> LegPage {
     LegPage {
         requested: revision.to_string(),
         not_spoken: Some(reason.to_owned()),
+        differential_from: None,
         verdict: "skip",
         verdict_text: "NOT SPOKEN".into(),
         server: ServerView {

@@ -115,6 +115,19 @@ pub struct LegRow {
     pub sweep_failures: usize,
     /// Why the leg did not run.
     pub reason: Option<String>,
+    /// A differential leg: the full leg's revision it was compared with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differential_from: Option<Revision>,
+}
+
+impl LegRow {
+    /// The revision as a matrix row names it: a differential leg says so.
+    pub fn label(&self) -> String {
+        match self.differential_from {
+            Some(base) => format!("{} (differential from {base})", self.revision),
+            None => self.revision.to_string(),
+        }
+    }
 }
 
 impl LegRow {
@@ -138,6 +151,7 @@ impl LegRow {
                     skip: t.skip,
                     sweep_failures: input.run.sweep.counts.failures,
                     reason: None,
+                    differential_from: input.run.differential_from,
                 }
             }
             Leg::NotSpoken { revision, reason } => LegRow {
@@ -150,6 +164,7 @@ impl LegRow {
                 skip: 0,
                 sweep_failures: 0,
                 reason: Some((*reason).to_owned()),
+                differential_from: None,
             },
         }
     }
@@ -269,7 +284,7 @@ fn markdown_table(rows: &[LegRow]) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.revision,
+            r.label(),
             r.status.replace('_', " "),
             r.executed,
             r.pass,
@@ -299,7 +314,7 @@ pub fn terminal_lines(m: &Matrix<'_>) -> String {
                 r.sweep_failures
             ),
         };
-        let _ = writeln!(out, "  {}  {detail}", r.revision);
+        let _ = writeln!(out, "  {}  {detail}", r.label());
     }
     let verdict = match exit_code(m) {
         0 => "PASS",

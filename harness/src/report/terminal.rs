@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use super::human::{self, Detail};
 use crate::outcome::events::{Event, EventSink, StepEnd};
 use crate::outcome::{RunReport, Verdict};
-use crate::runner::matrix::{MatrixLeg, Narration, NotSpoken};
+use crate::runner::matrix::{MatrixLeg, Narration, NotSpoken, Scope};
 
 /// Rewrites every printed line: redacts secrets, and applies `--deterministic`.
 pub type Filter = Box<dyn Fn(&str) -> String + Send + Sync>;
@@ -101,9 +101,13 @@ impl Narration for Terminal {
             MatrixLeg::NotSpoken(NotSpoken { revision, reason }) => {
                 format!("{gap}== {revision}: not spoken: {reason}\n")
             }
-            MatrixLeg::Run(settings) => {
-                format!("{gap}== {} ==\n", settings.probe.session.revision)
-            }
+            MatrixLeg::Run(settings) => match settings.scope {
+                Scope::Full => format!("{gap}== {} ==\n", settings.probe.session.revision),
+                Scope::Differential { base } => format!(
+                    "{gap}== {} (differential: what is judged differently than at {base}) ==\n",
+                    settings.probe.session.revision
+                ),
+            },
         });
     }
 

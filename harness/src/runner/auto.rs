@@ -107,6 +107,30 @@ impl Support {
         legacy.into_iter().chain(modern).collect()
     }
 
+    /// The handshake revisions `server/discover` lists that are older than the one the
+    /// handshake negotiated, oldest first: revisions the server claims that `eras` does not
+    /// run in full (each gets a differential leg). None for a handshake-only server, whose
+    /// claims are not known without a handshake per revision.
+    pub fn claimed_older(&self) -> Vec<Revision> {
+        let Handshaken::Negotiated(v) = &self.handshake else {
+            return Vec::new();
+        };
+        let Ok(negotiated) = v.parse::<Revision>() else {
+            return Vec::new();
+        };
+        let Discover::Modern { supported } = &self.discover else {
+            return Vec::new();
+        };
+        let mut older: Vec<Revision> = supported
+            .iter()
+            .filter_map(|v| v.parse::<Revision>().ok())
+            .filter(|r| r.has_handshake() && *r < negotiated)
+            .collect();
+        older.sort();
+        older.dedup();
+        older
+    }
+
     /// One paragraph for the terminal: what each probe saw and what `auto` will speak.
     pub fn summary(&self) -> String {
         let chosen = match self.chosen() {
@@ -454,6 +478,41 @@ mod tests {
             Handshaken::Negotiated("2025-03-26".into()),
         );
         assert_eq!(s.chosen(), Some(Revision::V2025_03_26));
+    }
+
+    #[test]
+    fn older_handshake_revisions_discovery_lists_are_claimed() {
+        let s = support(
+            Discover::Modern {
+                supported: [
+                    "2026-07-28",
+                    "2025-11-25",
+                    "2025-03-26",
+                    "2024-11-05",
+                    "2025-03-26",
+                ]
+                .map(String::from)
+                .to_vec(),
+            },
+            Handshaken::Negotiated("2025-11-25".into()),
+        );
+        assert_eq!(
+            s.claimed_older(),
+            [Revision::V2024_11_05, Revision::V2025_03_26]
+        );
+        // Nothing newer than the negotiated revision, and nothing without discovery.
+        let s = support(
+            Discover::Modern {
+                supported: vec!["2025-11-25".into(), "2025-06-18".into()],
+            },
+            Handshaken::Negotiated("2025-06-18".into()),
+        );
+        assert!(s.claimed_older().is_empty());
+        let s = support(
+            Discover::Legacy("no answer".into()),
+            Handshaken::Negotiated("2025-11-25".into()),
+        );
+        assert!(s.claimed_older().is_empty());
     }
 
     #[test]

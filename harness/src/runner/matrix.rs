@@ -76,6 +76,36 @@ pub struct LegSettings {
     pub probe: ProbeConfig,
     /// The leg's schemas, found or fetched before any leg started.
     pub store: Arc<SchemaStore>,
+    /// Which of the matrix's scenarios it runs.
+    pub scope: Scope,
+}
+
+/// Which scenarios a leg runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every scenario that applies at its revision.
+    Full,
+    /// Only those judged differently at its revision than at `base`, whose full leg runs
+    /// the rest (`Scenario::differs_at`): an older revision the server claims, at the cost
+    /// of a sweep and a handful of scenarios.
+    Differential {
+        /// The revision of the full leg.
+        base: Revision,
+    },
+}
+
+impl Scope {
+    /// The scenarios of `all` this scope runs at `revision`.
+    pub fn select(self, all: &Arc<[Scenario]>, revision: Revision) -> Arc<[Scenario]> {
+        match self {
+            Scope::Full => all.clone(),
+            Scope::Differential { base } => all
+                .iter()
+                .filter(|s| s.differs_at(revision, base))
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// `--snapshot-dir`: where the accepted snapshot is, and the schemas to take one with.
@@ -220,8 +250,12 @@ impl RevisionMatrix {
         relay: Arc<Relay>,
     ) -> Result<(RunReport, Emitter), LegError> {
         let probe = leg.settings.probe.clone();
+        let scenarios = leg
+            .settings
+            .scope
+            .select(&self.scenarios, probe.session.revision);
         let aggregator = Arc::new(Aggregator::new(
-            self.scenarios.iter().map(|s| s.id.clone()).collect(),
+            scenarios.iter().map(|s| s.id.clone()).collect(),
         ));
         let events = Emitter::new(vec![relay, aggregator.clone()]);
         let exec = Arc::new(ExecConfig {
@@ -235,7 +269,7 @@ impl RevisionMatrix {
         let plan = LegPlan {
             probe,
             exec,
-            scenarios: self.scenarios.clone(),
+            scenarios,
             slots: leg.slots,
             deadline: self.deadline,
             opened: std::sync::Mutex::new(leg.opened),
@@ -252,6 +286,9 @@ impl RevisionMatrix {
         let mut report = aggregator.finish().ok_or(LegError::NoSweep)?;
         report.set_fail_on(self.fail_on);
         report.partition = self.partition.clone();
+        if let Scope::Differential { base } = leg.settings.scope {
+            report.differential_from = Some(base);
+        }
         if leg.take_snapshot
             && let Some(snapshot) = &self.snapshot
         {

@@ -394,6 +394,7 @@ impl Sweep {
             revision,
             profile,
             partition: None,
+            differential_from: None,
             verdict: if counts.failures > 0 {
                 RunVerdict::Fail
             } else {

@@ -1,8 +1,10 @@
 //! The revision matrix: a leg per revision in one run, in every report, with one exit code.
 //!
 //! One default run against a dual-era server (the misbehaving fixture without a defect
-//! speaks 2025-11-25 and 2026-07-28) is checked in every report format; a defect of one era
-//! fails only its leg; the baseline names legs; `all` plans the five revisions.
+//! speaks 2025-11-25 and 2026-07-28, and its discovery lists the three older revisions,
+//! each a differential leg) is checked in every report format; a defect of one era fails
+//! only its leg, one of an older claimed revision its differential leg; the baseline
+//! names legs; `all` plans the five revisions.
 
 use serde_json::Value;
 
@@ -64,7 +66,9 @@ fn the_default_run_checks_each_era_in_every_report() {
     for line in [
         "== 2025-11-25 ==",
         "== 2026-07-28 ==",
-        "overall: PASS over 2 legs",
+        "== 2025-03-26 (differential: what is judged differently than at 2025-11-25) ==",
+        "2025-03-26 (differential from 2025-11-25)  PASS",
+        "overall: PASS over 5 legs",
     ] {
         assert!(out.contains(line), "missing {line:?} in\n{out}");
     }
@@ -75,7 +79,8 @@ fn the_default_run_checks_each_era_in_every_report() {
         (report["verdict"].as_str(), report["exit_code"].as_u64()),
         (Some("pass"), Some(0))
     );
-    assert_eq!(revisions(&report), ["2025-11-25", "2026-07-28"]);
+    assert_eq!(revisions(&report), ALL_LEGS);
+    differential_legs_are_short(&report);
     let executed = |n: usize| report["revisions"][n]["executed"].as_u64().unwrap();
     // The tasks scenarios the handshake leg ran: a 2025-11-25 feature here (at 2026-07-28
     // an extension, not checked yet), so outside the parity count.
@@ -110,7 +115,7 @@ fn the_default_run_checks_each_era_in_every_report() {
         );
         assert!(junit.contains(&format!("classname=\"{rev}.tools\"")));
     }
-    assert_eq!(junit.matches("<testsuite ").count(), 2);
+    assert_eq!(junit.matches("<testsuite ").count(), 5);
 
     let html = read(&dir, "report.html");
     assert!(html.contains("<h2>Revision matrix</h2>"));
@@ -132,6 +137,11 @@ fn the_default_run_checks_each_era_in_every_report() {
         "{md}"
     );
     assert!(md.contains("## 2025-11-25: ✅ PASS") && md.contains("## 2026-07-28: ✅ PASS"));
+    assert!(
+        md.contains("| 2024-11-05 (differential from 2025-11-25) | pass |"),
+        "{md}"
+    );
+    assert!(html.contains("A differential leg: the server claims 2025-06-18"));
 
     let sarif: Value = serde_json::from_str(&read(&dir, "results.sarif")).unwrap();
     let ids: Vec<&str> = sarif["runs"]
@@ -140,12 +150,42 @@ fn the_default_run_checks_each_era_in_every_report() {
         .iter()
         .map(|r| r["automationDetails"]["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids.len(), 2);
+    assert_eq!(ids.len(), 5);
     assert!(
         ids[0].ends_with("/2025-11-25/") && ids[1].ends_with("/2026-07-28/"),
         "{ids:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The differential legs: the sweep, and only what is judged differently there (a
+/// 2025-03-26 batch, the version echo), not the suite again.
+fn differential_legs_are_short(report: &Value) {
+    for leg in &report["legs"].as_array().unwrap()[2..] {
+        assert_eq!(
+            leg["differential_from"], "2025-11-25",
+            "{}",
+            leg["revision"]
+        );
+        let ids: Vec<&str> = leg["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert!(!ids.is_empty() && ids.len() < 6, "{ids:?}");
+        assert!(!ids.contains(&"tools/list-result"), "{ids:?}");
+    }
+    assert!(report["legs"][0].get("differential_from").is_none());
+    let batch = &report["legs"][3]["scenarios"];
+    assert!(
+        batch
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == "jsonrpc/batch-2025-03-26"),
+        "{batch}"
+    );
 }
 
 #[test]
@@ -162,7 +202,7 @@ fn a_defect_of_one_era_fails_that_leg_only_and_the_baseline_names_it() {
     let (code, out, dir) = run_all_reports(&scope, &cmd);
     assert_eq!(code, 1, "{out}");
     let report = json(&dir);
-    assert_eq!(revisions(&report), ["2025-11-25", "2026-07-28"]);
+    assert_eq!(revisions(&report), ALL_LEGS);
     let legs = report["legs"].as_array().unwrap();
     assert_eq!(
         legs[0]["verdict"], "pass",
@@ -211,6 +251,52 @@ fn a_defect_of_one_era_fails_that_leg_only_and_the_baseline_names_it() {
     let (code, out, _) = with_baseline(false);
     assert_eq!(code, 0, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The default legs against the fixture: the two eras, then the older revisions its
+/// discovery lists.
+const ALL_LEGS: [&str; 5] = [
+    "2025-11-25",
+    "2026-07-28",
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+];
+
+#[test]
+fn a_defect_only_at_an_older_claimed_revision_fails_its_differential_leg() {
+    // Batches are a MUST only at 2025-03-26: the default run finds it without being told
+    // the revision, because discovery lists it.
+    let server = misbehaving();
+    let (code, report, out) = support::run_json(
+        &["--protocol-version", "eras", "--jobs", "2"],
+        &[&server, "--defect", "no-batches"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(revisions(&report), ALL_LEGS);
+    let legs = report["legs"].as_array().unwrap();
+    let failed: Vec<(&str, Vec<String>)> = legs
+        .iter()
+        .filter(|l| l["verdict"] == "fail")
+        .map(|l| {
+            (
+                l["revision"].as_str().unwrap(),
+                support::report::scenarios_with(l, "fail"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [("2025-03-26", vec!["jsonrpc/batch-2025-03-26".to_owned()])],
+        "{out}"
+    );
+    // Narrowed by --protocol-version, the run has no differential leg.
+    let (code, report, out) = support::run_json(
+        &["--protocol-version", "2025-11-25,2026-07-28"],
+        &[&server, "--defect", "no-batches"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(revisions(&report), ["2025-11-25", "2026-07-28"]);
 }
 
 #[test]

@@ -132,6 +132,7 @@ fn sample() -> RunReport {
             supported_versions: vec![],
         }),
         partition: None,
+        differential_from: None,
         verdict: Verdict::Pass,
         fail_on: FailOn::Failure,
         sweep: SweepRecord {

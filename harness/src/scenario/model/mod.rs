@@ -59,6 +59,21 @@ impl Scenario {
         self.rule.as_deref().unwrap_or(&self.id)
     }
 
+    /// Whether its judgement at `revision` can differ from that at `base`, so that a
+    /// differential leg at `revision` runs it: it applies at `revision` and not at `base`
+    /// (a 2025-03-26 batch, a 2025-06-18 header), or its rule is held at another level
+    /// there (a SHOULD that became a MUST).
+    pub fn differs_at(&self, revision: Revision, base: Revision) -> bool {
+        if !self.revisions.contains(&revision) {
+            return false;
+        }
+        if !self.revisions.contains(&base) {
+            return true;
+        }
+        crate::check::rules::by_id(self.rule_id())
+            .is_some_and(|rule| rule.severity_at(revision) != rule.severity_at(base))
+    }
+
     /// The negotiation check this scenario consists of, if it is a `negotiate` scenario:
     /// such a scenario opens only fresh sessions of its own making (one per version it
     /// asks), never a session for its steps.
