@@ -10,6 +10,8 @@
 pub mod builtin;
 pub mod builtin_vars;
 pub mod client;
+#[cfg(test)]
+mod coverage;
 pub mod exec;
 pub mod explain;
 pub mod matcher;
