@@ -25,6 +25,64 @@ pub fn invalid_message(reason: &InvalidReason, pointer: &str, revision: Revision
     Finding::new(rule, revision, reason.to_string()).pointer(pointer)
 }
 
+/// The codes 2026-07-28 defines in its own sub-range (basic#error-codes): HeaderMismatch,
+/// MissingRequiredClientCapability, UnsupportedProtocolVersion.
+const MCP_DEFINED_CODES: [i64; 3] = [-32020, -32021, -32022];
+/// Codes of earlier revisions that 2026-07-28 implementations "MUST NOT emit": resource
+/// not found (now -32602) and URL elicitation required.
+const RETIRED_CODES: [i64; 2] = [-32002, -32042];
+/// JSON-RPC 2.0's own codes (section 5.1).
+const JSONRPC_CODES: [i64; 5] = [-32700, -32600, -32601, -32602, -32603];
+
+/// At 2026-07-28, where an error `code` the server sent falls in the partition of the
+/// JSON-RPC reserved range (basic#error-codes): an undefined or retired MCP code is a
+/// failure, the legacy sub-range and other reserved codes are warnings. Earlier revisions
+/// partition nothing.
+pub fn error_code(code: i64, revision: Revision, base: &str) -> Option<Finding> {
+    if revision < Revision::V2026_07_28 {
+        return None;
+    }
+    let (rule, why) = if RETIRED_CODES.contains(&code) {
+        (
+            &rules::JSONRPC_RESERVED_ERROR_CODE,
+            format!(
+                "error code {code} was defined by an earlier revision; 2026-07-28 implementations must not emit it"
+            ),
+        )
+    } else if (-32099..=-32020).contains(&code) && !MCP_DEFINED_CODES.contains(&code) {
+        (
+            &rules::JSONRPC_RESERVED_ERROR_CODE,
+            format!(
+                "error code {code} is in MCP's sub-range -32020 to -32099, which only the specification allocates, and it defines no such code"
+            ),
+        )
+    } else if (-32019..=-32000).contains(&code) {
+        (
+            &rules::JSONRPC_LEGACY_ERROR_CODE,
+            format!(
+                "error code {code} is in the legacy sub-range -32000 to -32019, which new implementations should not use"
+            ),
+        )
+    } else if (-32768..=-32000).contains(&code)
+        && !JSONRPC_CODES.contains(&code)
+        && !MCP_DEFINED_CODES.contains(&code)
+    {
+        (
+            &rules::JSONRPC_UNALLOCATED_ERROR_CODE,
+            format!(
+                "error code {code} is in the JSON-RPC reserved range but neither JSON-RPC nor MCP defines it"
+            ),
+        )
+    } else {
+        return None;
+    };
+    Some(
+        Finding::new(rule, revision, why)
+            .pointer(format!("{base}/error/code"))
+            .expected("a JSON-RPC code (-32700, -32600 to -32603), -32020 to -32022 with their meanings, or an application code outside -32768 to -32000"),
+    )
+}
+
 /// A batch of `len` messages: allowed only in revisions that have batches.
 pub fn batch(len: usize, revision: Revision) -> Option<Finding> {
     // 2024-11-05 says nothing of batches while JSON-RPC 2.0 has them; 2025-06-18 removed
@@ -105,6 +163,41 @@ pub fn notification_with_id(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_codes_are_judged_by_the_2026_partition_only() {
+        let rule = |code| error_code(code, Revision::V2026_07_28, "").map(|f| f.rule);
+        let id = |r: &crate::outcome::Rule| Some(r.id.to_owned());
+        for ok in [
+            -32700, -32600, -32601, -32602, -32603, -32020, -32021, -32022, -1, 0, 42, -31999,
+            -32769,
+        ] {
+            assert_eq!(rule(ok), None, "{ok}");
+        }
+        for retired_or_undefined in [-32002, -32042, -32023, -32099, -32050] {
+            assert_eq!(
+                rule(retired_or_undefined),
+                id(&rules::JSONRPC_RESERVED_ERROR_CODE),
+                "{retired_or_undefined}"
+            );
+        }
+        for legacy in [-32000, -32001, -32019] {
+            assert_eq!(
+                rule(legacy),
+                id(&rules::JSONRPC_LEGACY_ERROR_CODE),
+                "{legacy}"
+            );
+        }
+        for reserved in [-32100, -32604, -32768, -32699] {
+            assert_eq!(
+                rule(reserved),
+                id(&rules::JSONRPC_UNALLOCATED_ERROR_CODE),
+                "{reserved}"
+            );
+        }
+        assert!(error_code(-32002, Revision::V2025_11_25, "").is_none());
+        assert!(error_code(-32042, Revision::V2025_11_25, "").is_none());
+    }
 
     const R3: Revision = Revision::V2025_06_18;
 

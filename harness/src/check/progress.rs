@@ -17,7 +17,8 @@ pub enum TokenState {
     Active(RequestId),
     /// Only the request `0`, already given up on, carries it (it may still run on the server).
     TimedOut(RequestId),
-    /// No request in progress carries it (never sent, or already answered).
+    /// No request in progress carries it (never sent, already answered, or its task
+    /// terminal).
     Unknown,
 }
 
@@ -47,7 +48,7 @@ pub fn notification(
                 &rules::PROGRESS_ACTIVE_TOKEN,
                 revision,
                 format!(
-                    "notifications/progress for token {token}, which no request in progress carries (never sent, or already answered)"
+                    "notifications/progress for token {token}, which no request in progress carries (never sent, already answered, or its task already terminal)"
                 ),
             )
             .pointer(format!("{base}/params/progressToken")),

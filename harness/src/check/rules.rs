@@ -72,6 +72,12 @@ rules! {
 
     JSONRPC_METHOD_NOT_FOUND = "jsonrpc.unknown-method-is-error", Failure, [R1 => "basic/messages#responses", R2 => "basic#responses", R4 => "basic#error-responses"],
         "A request for a method the server does not have must be answered with an error.";
+    JSONRPC_RESERVED_ERROR_CODE = "jsonrpc.reserved-error-code", Failure, [R5 => "basic#error-codes"],
+        "An error code in MCP's sub-range -32020 to -32099 must be one the specification defines, and -32002 and -32042 are no longer emitted.";
+    JSONRPC_LEGACY_ERROR_CODE = "jsonrpc.legacy-error-code", Warning, [R5 => "basic#error-codes"],
+        "New implementations should not use the legacy sub-range -32000 to -32019.";
+    JSONRPC_UNALLOCATED_ERROR_CODE = "jsonrpc.unallocated-error-code", Warning, [R5 => "basic#error-codes"],
+        "Error codes for purposes the specification does not define should lie outside the JSON-RPC reserved range -32768 to -32000.";
     JSONRPC_METHOD_NOT_FOUND_CODE = "jsonrpc.method-not-found-code", Warning, [R1 => "basic/messages", R2 => "basic#messages"],
         "An unknown method should be answered with -32601, the code JSON-RPC 2.0 (section 5.1) reserves for it.";
 
@@ -148,6 +154,8 @@ rules! {
         "An SSE event id is unique across all streams of the session, and a resumed stream replays only events after Last-Event-ID.";
     HTTP_SSE_REPLAY_SAME_STREAM = "http.sse-replay-same-stream", Failure, [R2 => "basic/transports#resumability-and-redelivery"],
         "A stream resumed with Last-Event-ID replays no message of a different stream.";
+    HTTP_SSE_UNBUFFERED = "http.sse-unbuffered", Warning, [R5 => "basic/transports/streamable-http#receiving-messages"],
+        "An SSE stream's response should carry `X-Accel-Buffering: no`, so reverse proxies do not hold its events back.";
     HTTP_RESPONSE_CONTENT_TYPE = "http.response-content-type", Failure, [R2 => "basic/transports#sending-messages-to-the-server"],
         "A POSTed request is answered with Content-Type application/json or text/event-stream.";
     HTTP_SSE_CLOSED_BEFORE_RESPONSE = "http.sse-closed-before-response", Warning, [R2 => "basic/transports#sending-messages-to-the-server"],

@@ -63,6 +63,18 @@ pub(super) fn finding(anomaly: &StreamAnomaly, revision: Revision) -> Option<Fin
             .expected("HTTP 400 Bad Request"),
         ),
         StreamAnomaly::ErrorStatus { .. } => None,
+        // 2026-07-28 basic/transports/streamable-http#receiving-messages: "When initiating an
+        // SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP
+        // response" (earlier revisions do not ask for it).
+        StreamAnomaly::SseBufferable { stream } if !revision.has_handshake() => Some(
+            Finding::new(
+                &rules::HTTP_SSE_UNBUFFERED,
+                revision,
+                format!("SSE stream {stream} came without an `X-Accel-Buffering: no` header, so a reverse proxy may hold its events back"),
+            )
+            .expected("X-Accel-Buffering: no"),
+        ),
+        StreamAnomaly::SseBufferable { .. } => None,
         // "If the input is a JSON-RPC request, the server MUST either return Content-Type:
         // text/event-stream ... or Content-Type: application/json" (basic/transports).
         StreamAnomaly::WrongContentType { content_type } => Some(
@@ -89,6 +101,17 @@ mod tests {
             request_id: serde_json::json!(2),
             negotiated,
         }
+    }
+
+    #[test]
+    fn an_sse_stream_without_the_buffering_header_is_a_2026_warning_only() {
+        let a = StreamAnomaly::SseBufferable {
+            stream: "#2 (POST)".into(),
+        };
+        let f = finding(&a, Revision::V2026_07_28).expect("a 2026-07-28 finding");
+        assert_eq!(f.rule, rules::HTTP_SSE_UNBUFFERED.id);
+        assert_eq!(f.severity, crate::outcome::Severity::Warning);
+        assert!(finding(&a, Revision::V2025_11_25).is_none());
     }
 
     #[test]

@@ -497,8 +497,10 @@ impl Session {
             );
         }
         match &response.outcome {
-            Outcome::Result(result) => self.check_result(&pending, result, index, base),
+            Outcome::Result(result) => self.check_result(&key, &pending, result, index, base),
             Outcome::Error(error) => {
+                let f = jsonrpc::error_code(error.code, pending.revision, base);
+                self.push_all(f, index);
                 if !pending.revision.has_handshake() {
                     let (declared, _) = self.declared_for(&pending);
                     let refused = check::stateless::missing_capability(error, &declared, rev, base);
@@ -520,6 +522,7 @@ impl Session {
     /// teaches the session (the log level set, the tools the gate knows).
     fn check_result(
         &mut self,
+        key: &RequestId,
         pending: &Pending,
         result: &Value,
         index: Option<usize>,
@@ -544,8 +547,24 @@ impl Session {
                 self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
             }
         }
-        if pending.task_augmented && result.get("task").is_some() {
+        if pending.task_augmented
+            && let Some(task) = result.get("task")
+        {
             result_def = self.task_result_definition(pending.revision).or(result_def);
+            let created_by = pending.progress_token.as_ref().map(|t| (key, t));
+            self.requests.task_seen(task, created_by);
+        }
+        // A task's status as tasks/get and tasks/cancel (a Task) or tasks/list show it.
+        if pending.method.starts_with("tasks/") {
+            self.requests.task_seen(result, None);
+            for task in result
+                .get("tasks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                self.requests.task_seen(task, None);
+            }
         }
         if let Some(page) = &pending.page {
             super::gate::lock(&self.gate).learn(page, result);

@@ -120,6 +120,11 @@ impl Session {
                 {
                     self.check_progress(params, index, base);
                 }
+                if n.method == "notifications/tasks/status"
+                    && let Some(params) = n.params.as_ref()
+                {
+                    self.requests.task_seen(params, None);
+                }
                 if n.method == "notifications/cancelled"
                     && self.server_requests.len() < super::SERVER_REQUESTS_KEPT
                 {

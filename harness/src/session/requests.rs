@@ -91,7 +91,14 @@ pub(super) struct RequestBook {
     /// Expired requests the server read and chose not to answer, as a later request's
     /// answer showed: no sign of a stuck or buffering server.
     forgiven: HashSet<RequestId>,
+    /// Tasks a task-augmented request with a progress token created, by task id: the token
+    /// stays in use "throughout the task's lifetime, even after the CreateTaskResult has
+    /// been returned" (2025-11-25 basic/utilities/progress), until a terminal status.
+    task_tokens: HashMap<String, (Value, RequestId)>,
 }
+
+/// The statuses after which a task's progress must stop (basic/utilities/tasks).
+const TERMINAL_TASK_STATUSES: [&str; 3] = ["completed", "failed", "cancelled"];
 
 impl Default for RequestBook {
     fn default() -> Self {
@@ -107,6 +114,7 @@ impl Default for RequestBook {
             reserved: HashSet::new(),
             chosen: HashSet::new(),
             forgiven: HashSet::new(),
+            task_tokens: HashMap::new(),
         }
     }
 }
@@ -260,9 +268,33 @@ impl RequestBook {
         self.pending.contains_key(id)
     }
 
+    /// `task` (a `Task` object: a `CreateTaskResult`'s `task`, a `tasks/get` result, a
+    /// `tasks/list` item, a `notifications/tasks/status`) as the server showed it: a task
+    /// created by `request` (a task-augmented request carrying `token`) keeps its token
+    /// active while its status is not terminal; a terminal status ends it.
+    pub(super) fn task_seen(&mut self, task: &Value, created_by: Option<(&RequestId, &Value)>) {
+        let Some(task_id) = task.get("taskId").and_then(Value::as_str) else {
+            return;
+        };
+        let terminal = task
+            .get("status")
+            .and_then(Value::as_str)
+            .is_some_and(|s| TERMINAL_TASK_STATUSES.contains(&s));
+        if terminal {
+            self.task_tokens.remove(task_id);
+        } else if let Some((request, token)) = created_by {
+            self.task_tokens
+                .insert(task_id.to_owned(), (token.clone(), request.clone()));
+        }
+    }
+
     /// The request (awaited, then given up on) whose progress token is `token`, and
-    /// whether it is still awaited; an awaited one is marked as having progressed.
+    /// whether it is still awaited; an awaited one is marked as having progressed. A task's
+    /// request counts as awaited until the task ends ([`RequestBook::task_seen`]).
     pub(super) fn progress_on(&mut self, token: &Value) -> Option<(RequestId, bool)> {
+        if let Some((_, id)) = self.task_tokens.values().find(|(t, _)| t == token) {
+            return Some((id.clone(), true));
+        }
         let carries = |p: &Pending| p.progress_token.as_ref() == Some(token);
         if let Some(id) = self
             .pending
@@ -329,6 +361,7 @@ impl RequestBook {
 mod tests {
     use super::*;
     use crate::protocol::Outcome;
+    use serde_json::json;
 
     fn reply() -> Reply {
         Reply {
@@ -430,6 +463,30 @@ mod tests {
         assert!(!book.take_progressed(&RequestId::int(5)));
         book.give_up(&RequestId::int(5));
         assert_eq!(book.progress_on(&token), Some((RequestId::int(5), false)));
+    }
+
+    #[test]
+    fn a_tasks_progress_token_stays_active_until_a_terminal_status() {
+        let mut book = RequestBook::default();
+        let token = json!("t-1");
+        let id = RequestId::int(7);
+        let working = json!({"taskId": "task-1", "status": "working"});
+        book.task_seen(&working, Some((&id, &token)));
+        assert_eq!(book.progress_on(&token), Some((id.clone(), true)));
+        // A status without the creating request (tasks/get) keeps it; another task's
+        // terminal status does not end it.
+        book.task_seen(
+            &json!({"taskId": "task-1", "status": "input_required"}),
+            None,
+        );
+        book.task_seen(&json!({"taskId": "task-2", "status": "completed"}), None);
+        assert_eq!(book.progress_on(&token), Some((id, true)));
+        book.task_seen(&json!({"taskId": "task-1", "status": "completed"}), None);
+        assert_eq!(book.progress_on(&token), None);
+        // A task created already terminal never makes its token active.
+        let done = json!({"taskId": "task-3", "status": "failed"});
+        book.task_seen(&done, Some((&RequestId::int(8), &json!("t-3"))));
+        assert_eq!(book.progress_on(&json!("t-3")), None);
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn the_reference_and_the_defect_free_fixture_fail_no_scenario() {
                     .filter(|(id, x)| id.starts_with("stateless/") && *x == "pass");
                 assert_eq!(
                     passed.count(),
-                    26,
+                    29,
                     "the stdio stateless scenarios must run and pass: {text}"
                 );
             }

@@ -313,7 +313,19 @@ async fn exchange(
             format!("#{} ({})", s.streams, record.method)
         };
         track.status = record.status;
+        let unbuffered = response
+            .headers()
+            .get("x-accel-buffering")
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"no"));
+        let first_buffered =
+            !unbuffered && !std::mem::replace(&mut handle.lock().buffering_noted, true);
         let _ = tx.send(Inbound::Http(record.into_record(None))).await;
+        if first_buffered {
+            let anomaly = StreamAnomaly::SseBufferable {
+                stream: stream_name.clone(),
+            };
+            let _ = tx.send(Inbound::Http(HttpRecord::Anomaly(anomaly))).await;
+        }
         stream(&handle, response, &stream_name, &tx, &mut track, started).await;
         return;
     }

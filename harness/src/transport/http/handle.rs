@@ -27,6 +27,9 @@ pub(super) struct State {
     /// Every SSE event id received in this session, with the stream that carried it first:
     /// ids "MUST be globally unique across all streams within that session".
     pub(super) event_ids: HashMap<String, String>,
+    /// An SSE response without `X-Accel-Buffering: no` was reported already (once per
+    /// session is evidence enough).
+    pub(super) buffering_noted: bool,
 }
 
 /// A handle on an HTTP connection for raw exchanges (scenario `http` steps): the client,

@@ -162,6 +162,13 @@ pub enum StreamAnomaly {
         #[serde(skip_serializing_if = "Option::is_none")]
         negotiated: Option<Revision>,
     },
+    /// An SSE stream whose response head lacks `X-Accel-Buffering: no`, which tells a
+    /// reverse proxy not to hold its events back (reported for a session's first such
+    /// stream only).
+    SseBufferable {
+        /// The stream's name in the transcript.
+        stream: String,
+    },
     /// A 2xx answer to a POST whose body is JSON-RPC but whose `Content-Type` is neither
     /// `application/json` nor `text/event-stream` (`""` when absent). Its messages were
     /// delivered all the same.
@@ -200,6 +207,10 @@ impl std::fmt::Display for StreamAnomaly {
             } => write!(
                 f,
                 "{stream}: the server closed the stream before the response to request {request_id}"
+            ),
+            StreamAnomaly::SseBufferable { stream } => write!(
+                f,
+                "{stream}: the stream's response has no `X-Accel-Buffering: no` header"
             ),
             StreamAnomaly::WrongContentType { content_type } => write!(
                 f,
