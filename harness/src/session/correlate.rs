@@ -382,12 +382,35 @@ impl Session {
         if let (Some(page), Outcome::Result(result)) = (&pending.page, &outcome) {
             super::gate::lock(&self.gate).learn(page, result);
         }
+        // So do the tasks it creates or reports: their progress tokens stay active.
+        if let Outcome::Result(result) = &outcome {
+            self.learn_tasks(&key, &pending, result);
+        }
         let reply = (!late).then_some(Reply {
             frame: index,
             outcome,
             salvaged: true,
         });
         self.requests.answer(key, reply);
+    }
+
+    /// What `result` (answering `pending`, request `key`) shows of tasks: one a
+    /// task-augmented request created (its progress token stays active while the task
+    /// works), or a task's status as tasks/get, tasks/cancel (a Task) or tasks/list show it.
+    fn learn_tasks(&mut self, key: &RequestId, pending: &Pending, result: &Value) {
+        if pending.task_augmented
+            && let Some(task) = result.get("task")
+        {
+            let created_by = pending.progress_token.as_ref().map(|t| (key, t));
+            self.requests.task_seen(task, created_by);
+        }
+        if pending.method.starts_with("tasks/") {
+            self.requests.task_seen(result, None);
+            let listed = result.get("tasks").and_then(Value::as_array);
+            for task in listed.into_iter().flatten() {
+                self.requests.task_seen(task, None);
+            }
+        }
     }
 
     /// Tells the run's pace how long `pending`'s answer took (when nothing else was
@@ -547,25 +570,10 @@ impl Session {
                 self.push_all(check::x_mcp_header::tool_list(result, rev, &base), index);
             }
         }
-        if pending.task_augmented
-            && let Some(task) = result.get("task")
-        {
+        if pending.task_augmented && result.get("task").is_some() {
             result_def = self.task_result_definition(pending.revision).or(result_def);
-            let created_by = pending.progress_token.as_ref().map(|t| (key, t));
-            self.requests.task_seen(task, created_by);
         }
-        // A task's status as tasks/get and tasks/cancel (a Task) or tasks/list show it.
-        if pending.method.starts_with("tasks/") {
-            self.requests.task_seen(result, None);
-            for task in result
-                .get("tasks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                self.requests.task_seen(task, None);
-            }
-        }
+        self.learn_tasks(key, pending, result);
         if let Some(page) = &pending.page {
             super::gate::lock(&self.gate).learn(page, result);
         }

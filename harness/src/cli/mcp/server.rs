@@ -300,9 +300,17 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // One page, so no cursor is ever issued: "Invalid cursors SHOULD result in an error
+        // with code -32602" (server/utilities/pagination#error-handling).
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!("invalid cursor {cursor:?}: this server lists its tools on one page"),
+                None,
+            ));
+        }
         typed(json!({"tools": tools::listed(revision(&context))}))
     }
 
