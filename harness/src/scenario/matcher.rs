@@ -97,6 +97,9 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
     if let Matcher::First(set) = m {
         return first(set, actual, cx);
     }
+    if let Matcher::Unique(pointer) = m {
+        return unique(pointer, actual);
+    }
     let Some(actual) = actual else {
         return Err(Unmet::Expected(describe(m, cx)));
     };
@@ -148,7 +151,8 @@ fn eval(m: &Matcher, actual: Option<&Value>, cx: MatchContext<'_>) -> Result<(),
         | Matcher::All(_)
         | Matcher::Contains(_)
         | Matcher::Excludes(_)
-        | Matcher::First(_) => {
+        | Matcher::First(_)
+        | Matcher::Unique(_) => {
             unreachable!("handled above")
         }
     };
@@ -299,6 +303,8 @@ pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
             "a non-empty array or object whose first item has {}",
             describe_checks(set, cx)
         ),
+        Matcher::Unique(pointer) if pointer.is_empty() => "an array of distinct items".into(),
+        Matcher::Unique(pointer) => format!("an array whose items differ at `{pointer}`"),
         Matcher::All(all) => all
             .iter()
             .map(|m| describe(m, cx))
@@ -330,6 +336,31 @@ fn items(actual: Option<&Value>) -> Option<Vec<(String, &Value)>> {
         Some(Value::Object(o)) => Some(o.iter().map(|(k, v)| (k.clone(), v)).collect()),
         _ => None,
     }
+}
+
+/// `unique`: an array whose items differ at `pointer`; the first repeated value is named
+/// with the two items that carry it.
+fn unique(pointer: &str, actual: Option<&Value>) -> Result<(), Unmet> {
+    let describe = || match pointer {
+        "" => "an array of distinct items".to_owned(),
+        p => format!("an array whose items differ at `{p}`"),
+    };
+    let Some(Value::Array(items)) = actual else {
+        return Err(Unmet::Expected(describe()));
+    };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(v) = item.pointer(pointer) else {
+            continue;
+        };
+        if let Some(first) = seen.insert(v.to_string(), i) {
+            return Err(Unmet::Expected(format!(
+                "{} (items {first} and {i} both have {v})",
+                describe()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `excludes`: no item passes every check of any set; the first that does is named.
@@ -562,6 +593,25 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    #[test]
+    fn unique_names_the_first_repeated_value_and_its_items() {
+        let by_name = || check("", Matcher::Unique("/name".into()));
+        let tools = json!([{"name": "a"}, {"name": "b"}, {"title": "no name"}]);
+        assert!(run(&[by_name()], &tools).is_empty());
+        let twice = json!([{"name": "a"}, {"name": "b"}, {"name": "a"}]);
+        let m = run(&[by_name()], &twice);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].expected.contains("items 0 and 2 both have \"a\""),
+            "{}",
+            m[0].expected
+        );
+        // 1 and "1" differ; anything but an array does not hold.
+        let whole = || check("", Matcher::Unique(String::new()));
+        assert!(run(&[whole()], &json!([1, "1"])).is_empty());
+        assert_eq!(run(&[whole()], &json!({"a": 1})).len(), 1);
     }
 
     #[test]

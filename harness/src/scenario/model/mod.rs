@@ -553,6 +553,9 @@ pub enum Matcher {
     /// A non-empty array or object whose first element, or first member value in the
     /// order the server wrote it (whatever its key), passes these checks.
     First(Vec<Check>),
+    /// An array whose elements all differ at this JSON pointer (`""`: the elements
+    /// themselves); an element without a value there is ignored.
+    Unique(String),
     /// All of these hold.
     All(Vec<Matcher>),
 }

@@ -27,6 +27,7 @@ pub const MATCHERS: &[&str] = &[
     "contains",
     "excludes",
     "first",
+    "unique",
 ];
 
 const JSON_TYPES: &[&str] = &[
@@ -189,6 +190,11 @@ fn matcher(ctx: &Ctx<'_>, name: &str, knode: &Node, value: &Node, scope: &Scope)
         "contains" => Matcher::Contains(check_sets(ctx, value, scope, "`contains`")?),
         "excludes" => Matcher::Excludes(check_sets(ctx, value, scope, "`excludes`")?),
         "first" => Matcher::First(checks(ctx, value, scope, "`first`'s checks", &[])?),
+        "unique" => {
+            let pointer = super::yaml::string(ctx, value, "`unique`")?;
+            check_pointer(ctx, value, pointer)?;
+            Matcher::Unique(pointer.to_owned())
+        }
         other => return Err(unknown_matcher(ctx, knode, other)),
     })
 }
