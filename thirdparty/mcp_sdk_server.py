@@ -93,6 +93,9 @@ async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolR
 
 
 async def list_resources(ctx, params) -> types.ListResourcesResult:
+    # One page: no cursor was ever issued (pagination: invalid cursors SHOULD get -32602).
+    if params is not None and params.cursor is not None:
+        raise_invalid(f"invalid cursor {params.cursor!r}")
     return types.ListResourcesResult(
         resources=[types.Resource(uri="memo://motd", name="motd", mime_type="text/plain", description="Message of the day")]
     )
@@ -106,6 +109,8 @@ async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.R
 
 
 async def list_prompts(ctx, params) -> types.ListPromptsResult:
+    if params is not None and params.cursor is not None:
+        raise_invalid(f"invalid cursor {params.cursor!r}")
     return types.ListPromptsResult(
         prompts=[
             types.Prompt(
