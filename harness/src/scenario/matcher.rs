@@ -303,8 +303,7 @@ pub fn describe(m: &Matcher, cx: MatchContext<'_>) -> String {
             "a non-empty array or object whose first item has {}",
             describe_checks(set, cx)
         ),
-        Matcher::Unique(pointer) if pointer.is_empty() => "an array of distinct items".into(),
-        Matcher::Unique(pointer) => format!("an array whose items differ at `{pointer}`"),
+        Matcher::Unique(pointer) => unique_text(pointer),
         Matcher::All(all) => all
             .iter()
             .map(|m| describe(m, cx))
@@ -338,13 +337,18 @@ fn items(actual: Option<&Value>) -> Option<Vec<(String, &Value)>> {
     }
 }
 
+/// What `unique` at `pointer` asks for, in words.
+fn unique_text(pointer: &str) -> String {
+    match pointer {
+        "" => "an array of distinct items".to_owned(),
+        p => format!("an array whose items differ at `{p}`"),
+    }
+}
+
 /// `unique`: an array whose items differ at `pointer`; the first repeated value is named
 /// with the two items that carry it.
 fn unique(pointer: &str, actual: Option<&Value>) -> Result<(), Unmet> {
-    let describe = || match pointer {
-        "" => "an array of distinct items".to_owned(),
-        p => format!("an array whose items differ at `{p}`"),
-    };
+    let describe = || unique_text(pointer);
     let Some(Value::Array(items)) = actual else {
         return Err(Unmet::Expected(describe()));
     };
