@@ -3,10 +3,13 @@
 // argument and MCP_CONFORMANCE_SCENARIO names the scenario. With `--stdio CMD ARGS...` it
 // spawns that server command instead (`mcpcheck client --transport stdio` puts
 // `mcpcheck mock ...` there). Scenarios it has no special case for get the basic flow:
-// connect, list the tools, call each, close.
+// connect, list the tools, call each, close. `auth/*` scenarios go through the SDK's OAuth
+// client (an `authProvider`): it reads the authorization redirect itself, as there is no
+// browser, then finishes the authorization and connects again.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -16,6 +19,55 @@ import {
 
 const stdioAt = process.argv.indexOf("--stdio");
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+
+/** An OAuth client provider that keeps everything in memory and plays the browser. */
+function oauthProvider() {
+  const redirect = "http://localhost:3000/callback";
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+  const kept = { verifier: undefined, tokens: undefined, code: undefined, client: undefined };
+  if (context.client_id) {
+    kept.client = { client_id: context.client_id, client_secret: context.client_secret };
+  }
+  return {
+    kept,
+    get redirectUrl() {
+      return redirect;
+    },
+    clientMetadataUrl: "https://ts-conformance-client.example/client-metadata.json",
+    get clientMetadata() {
+      return {
+        client_name: "ts-conformance-client",
+        redirect_uris: [redirect],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      };
+    },
+    // The SDK sends `state` only when the application gives one.
+    state: () => crypto.randomUUID(),
+    clientInformation: () => kept.client,
+    saveClientInformation: (info) => {
+      kept.client = info;
+    },
+    tokens: () => kept.tokens,
+    saveTokens: (tokens) => {
+      kept.tokens = tokens;
+    },
+    saveCodeVerifier: (v) => {
+      kept.verifier = v;
+    },
+    codeVerifier: () => kept.verifier,
+    async redirectToAuthorization(url) {
+      const answer = await fetch(url, { redirect: "manual" });
+      const location = answer.headers.get("location");
+      if (!location) throw new Error(`the authorization endpoint answered ${answer.status}`);
+      kept.code = new URL(location).searchParams.get("code");
+    },
+  };
+}
+
+const auth = stdioAt < 0 && scenario.startsWith("auth/") ? oauthProvider() : undefined;
+const url = stdioAt < 0 ? new URL(process.argv[process.argv.length - 1]) : undefined;
 
 const client = new Client(
   { name: "ts-conformance-client", version: "1.0.0" },
@@ -38,14 +90,22 @@ client.setRequestHandler(ListRootsRequestSchema, async () => ({
   roots: [{ uri: "file:///tmp/project", name: "project" }],
 }));
 
-const transport =
+let transport =
   stdioAt >= 0
     ? new StdioClientTransport({
         command: process.argv[stdioAt + 1],
         args: process.argv.slice(stdioAt + 2),
       })
-    : new StreamableHTTPClientTransport(new URL(process.argv[process.argv.length - 1]));
-await client.connect(transport);
+    : new StreamableHTTPClientTransport(url, { authProvider: auth });
+try {
+  await client.connect(transport);
+} catch (e) {
+  if (!(auth && e instanceof UnauthorizedError && auth.kept.code)) throw e;
+  // Authorized through the redirect: finish with the code, then connect again.
+  await transport.finishAuth(auth.kept.code);
+  transport = new StreamableHTTPClientTransport(url, { authProvider: auth });
+  await client.connect(transport);
+}
 // Its roots "changed" at start-up: a client that declared listChanged says so.
 await client.sendRootsListChanged();
 const { tools } = await client.listTools();

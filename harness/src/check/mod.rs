@@ -8,6 +8,7 @@ pub mod cancellation;
 pub mod capabilities;
 pub mod causes;
 pub mod client;
+pub mod client_auth;
 pub mod client_stateless;
 pub mod completion;
 pub mod jsonrpc;

@@ -20,6 +20,7 @@ use crate::scenario::model::client::ClientScenario;
 use crate::schema::SchemaStore;
 use crate::session::mock::Mock;
 use crate::session::mock::Wire;
+use crate::session::mock::auth::AuthServer;
 use crate::transport::background::Background;
 use crate::transport::listen::Endpoint;
 use crate::transport::relay::RelayListener;
@@ -131,6 +132,9 @@ async fn run_one(
         Wire::Stdio { .. } => s.serves.clone(),
     };
     let mut mock = Mock::new(revision, serves, config.schemas.clone());
+    if let (Some(setup), Wire::Http(endpoint)) = (&s.auth, &wire) {
+        mock.protect(AuthServer::new(setup.clone(), endpoint.origin(), revision));
+    }
     let stage = Stage {
         wire: &mut wire,
         exit: client.exit_watch(),

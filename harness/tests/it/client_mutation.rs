@@ -293,6 +293,79 @@ const CAUGHT_2026: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The authorization defects (auth/* scenarios, HTTP only), each proved at 2025-11-25,
+/// where every auth scenario runs.
+const CAUGHT_AUTH: &[(&str, &str, &str)] = &[
+    (
+        "as-metadata-first",
+        "client/auth-metadata-default",
+        "client.auth-discovery",
+    ),
+    (
+        "root-prm-first",
+        "client/auth-metadata-var1",
+        "client.auth-prm-fallback",
+    ),
+    (
+        "no-root-fallback",
+        "client/auth-metadata-var2",
+        "client/auth-metadata-var2",
+    ),
+    (
+        "openid-before-oauth",
+        "client/auth-metadata-var3",
+        "client.auth-metadata-order",
+    ),
+    ("no-pkce", "client/auth-pkce", "client.auth-pkce"),
+    (
+        "ignores-pkce-support",
+        "client/auth-pkce-unsupported",
+        "client.auth-pkce-unsupported",
+    ),
+    (
+        "no-resource",
+        "client/auth-resource",
+        "client.auth-resource",
+    ),
+    ("drops-token", "client/auth-bearer", "client.auth-bearer"),
+    (
+        "ignores-challenge-scope",
+        "client/auth-scope-from-www-authenticate",
+        "client.auth-scope-challenge",
+    ),
+    (
+        "first-scope-only",
+        "client/auth-scope-from-scopes-supported",
+        "client.auth-scope-selection",
+    ),
+    (
+        "default-scope",
+        "client/auth-scope-omitted-when-undefined",
+        "client.auth-scope-selection",
+    ),
+    (
+        "ignores-issuer",
+        "client/auth-metadata-issuer-mismatch",
+        "client.auth-issuer",
+    ),
+    (
+        "unregistered-redirect",
+        "client/auth-redirect-registered",
+        "client.auth-redirect-registered",
+    ),
+    ("no-state", "client/auth-state", "client.auth-state"),
+    (
+        "ignores-preregistration",
+        "client/auth-pre-registration",
+        "client/auth-pre-registration",
+    ),
+    (
+        "no-cimd",
+        "client/auth-basic-cimd",
+        "client/auth-basic-cimd",
+    ),
+];
+
 /// The transports a scenario runs over (its file's `transports`, as `mcpcheck list
 /// --client` gives them).
 fn transports_of(scenario: &str) -> Vec<&'static str> {
@@ -336,7 +409,8 @@ fn each_defect_fails_exactly_its_scenario() {
         .output()
         .unwrap();
     let listed = String::from_utf8(listed.stdout).unwrap();
-    let proved: Vec<&str> = CAUGHT.iter().chain(CAUGHT_2026).map(|c| c.0).collect();
+    let every = || CAUGHT.iter().chain(CAUGHT_2026).chain(CAUGHT_AUTH);
+    let proved: Vec<&str> = every().map(|c| c.0).collect();
     assert_eq!(
         listed.lines().collect::<Vec<_>>(),
         proved,
@@ -353,7 +427,7 @@ fn each_defect_fails_exactly_its_scenario() {
         .unwrap()
         .iter()
         .filter_map(|s| s["id"].as_str())
-        .filter(|id| !CAUGHT.iter().chain(CAUGHT_2026).any(|c| c.1 == *id))
+        .filter(|id| !every().any(|c| c.1 == *id))
         .collect();
     assert!(unproved.is_empty(), "no defect for {unproved:?}");
     // Never sending `initialized` also means requests before it, and fails the official
@@ -369,6 +443,8 @@ fn each_defect_fails_exactly_its_scenario() {
         // without a version.
         ("meta-no-capabilities", "schema.valid"),
         ("anonymous", "schema.valid"),
+        // Asking for other scopes than the challenge's is also not the SHOULD order.
+        ("ignores-challenge-scope", "client.auth-scope-selection"),
     ];
     // Each defect over every transport its scenario runs over, at its revision.
     let at = |list: &'static [(&'static str, &'static str, &'static str)], revision| {
@@ -380,6 +456,7 @@ fn each_defect_fails_exactly_its_scenario() {
     };
     let runs: Vec<(&str, &str, &str, &str, &str)> = at(CAUGHT, "2025-11-25")
         .chain(at(CAUGHT_2026, "2026-07-28"))
+        .chain(at(CAUGHT_AUTH, "2025-11-25"))
         .collect();
     // Four clients at once: each is a small process that mostly waits on the mock.
     let problems = crate::support::suite::check_at_once(
@@ -448,6 +525,16 @@ fn assert_clean_but(who: &str, code: i32, report: &Value, known: &[&str]) {
 /// HTTP 404.
 const SDK_DEVIATIONS: &[&str] = &["client/http-session-expired"];
 
+/// F26: the Python SDK's OAuth client authorizes where no PKCE is advertised.
+const PYTHON_AUTH_DEVIATIONS: &[&str] = &["client/auth-pkce-unsupported"];
+
+/// F27: the TypeScript SDK's OAuth client does the same, and uses metadata naming
+/// another issuer.
+const TS_AUTH_DEVIATIONS: &[&str] = &[
+    "client/auth-pkce-unsupported",
+    "client/auth-metadata-issuer-mismatch",
+];
+
 #[test]
 fn the_python_sdk_client_passes_every_scenario() {
     let Some(python) = require::python_venv() else {
@@ -457,7 +544,8 @@ fn the_python_sdk_client_passes_every_scenario() {
     let command = format!("{} {}", python.display(), script.display());
     let revisions = ["2025-11-25", "2026-07-28"];
     let (code, report) = client_with("http", &command, &revisions, Some("python-sdk"));
-    assert_clean_but("python", code, &report, SDK_DEVIATIONS);
+    let known = [SDK_DEVIATIONS, PYTHON_AUTH_DEVIATIONS].concat();
+    assert_clean_but("python", code, &report, &known);
 }
 
 /// The python-sdk's own conformance client (`.github/actions/conformance/client.py` of
@@ -478,7 +566,12 @@ fn the_python_sdks_own_conformance_client_runs_unchanged_and_passes() {
     let baseline = Some("python-sdk-conformance");
     let (code, report) = client_with("http", &command, &revisions, baseline);
     // It runs json-schema-ref-no-deref in handshake mode, for the official mock's sake.
-    let known = [SDK_DEVIATIONS, &["client/no-network-ref"]].concat();
+    let known = [
+        SDK_DEVIATIONS,
+        PYTHON_AUTH_DEVIATIONS,
+        &["client/no-network-ref"],
+    ]
+    .concat();
     assert_clean_but("python-sdk conformance client", code, &report, &known);
     let passed = verdicts(&report).iter().filter(|v| v.1 == "pass").count();
     assert!(passed >= 27, "{passed} passed");
@@ -492,7 +585,8 @@ fn the_typescript_sdk_client_passes_every_scenario() {
     let script = workspace().join("thirdparty/clients/ts_client.mjs");
     let command = format!("{node} {}", script.display());
     let (code, report) = client_with("http", &command, &["2025-06-18"], Some("typescript-sdk"));
-    assert_clean_but("typescript", code, &report, SDK_DEVIATIONS);
+    let known = [SDK_DEVIATIONS, TS_AUTH_DEVIATIONS].concat();
+    assert_clean_but("typescript", code, &report, &known);
 }
 
 /// Over stdio the client spawns `mcpcheck mock` (its `{mock}`) as its server: the fixture
@@ -743,4 +837,49 @@ fn the_html_and_markdown_reports_of_a_client_run_name_the_client() {
         md.contains("| client |") && !md.contains("protocol sweep"),
         "{md}"
     );
+}
+
+/// What the mock authorization server issues or is given (tokens, codes, the client
+/// secret, the code verifier) never reaches a report: not in bodies, URLs, `Location`,
+/// `Authorization: Bearer` nor inside `Authorization: Basic`'s base64.
+#[test]
+fn an_auth_run_reports_no_secret() {
+    use base64::Engine;
+    let dir = crate::support::tempfile_path("client-auth-reports");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, html, junit) = (dir.join("r.json"), dir.join("r.html"), dir.join("r.xml"));
+    let out = mcpcheck()
+        .args(["client", "--command", &fixture_client()])
+        .args(["--scenario", "client/auth-pre-registration"])
+        .args(["--scenario", "client/auth-bearer"])
+        .args(["--protocol-version", "2025-11-25", "-q"])
+        .arg("--report")
+        .arg(format!("json={}", json.display()))
+        .arg("--report")
+        .arg(format!("html={}", html.display()))
+        .arg("--report")
+        .arg(format!("junit={}", junit.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let basic = base64::engine::general_purpose::STANDARD
+        .encode("mcpcheck-preregistered:mcpcheck-preregistered-secret");
+    for path in [json, html, junit] {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for secret in [
+            "mcpcheck-access-",
+            "mcpcheck-refresh-",
+            "mcpcheck-code-",
+            "mcpcheck-preregistered-secret",
+            basic.as_str(),
+        ] {
+            assert!(!text.contains(secret), "{}: {secret}", path.display());
+        }
+    }
+    // The flow is there, redacted: the token in the bearer header, the code in the redirect.
+    let text = std::fs::read_to_string(dir.join("r.json")).unwrap();
+    assert!(text.contains("Bearer [REDACTED]"), "{text}");
+    assert!(text.contains("Basic [REDACTED]"));
+    assert!(text.contains("callback?code=[REDACTED]"));
+    assert!(text.contains(r#"access_token\":\"[REDACTED]"#));
 }

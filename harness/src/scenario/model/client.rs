@@ -42,6 +42,9 @@ pub struct ClientScenario {
     pub context: Option<Value>,
     /// What the mock server serves.
     pub serves: Serves,
+    /// The authorization server in front of the mock (HTTP only): the client must get a
+    /// token before its messages reach the steps.
+    pub auth: Option<crate::session::mock::auth::AuthSetup>,
     /// What it does, in order.
     pub steps: Vec<ClientStep>,
     /// Where it came from, for messages.

@@ -51,6 +51,7 @@ const TOP_KEYS: &[&str] = &[
     "rule",
     "context",
     "serves",
+    "auth",
     "steps",
 ];
 
@@ -76,19 +77,7 @@ pub fn is_client_document(text: &str) -> bool {
 fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
     let map = Map::new(ctx, root, "a client scenario")?;
     map.only(ctx, TOP_KEYS, "a client scenario")?;
-    let role = map.require(ctx, "role", "the client scenario")?;
-    if nonempty_string(ctx, role, "`role`")? != "client" {
-        return Err(ctx
-            .error(role, "a client scenario has `role: client`")
-            .with_hint("server scenarios have no `role` key"));
-    }
-    let id_node = map.require(ctx, "id", "the scenario")?;
-    let id = nonempty_string(ctx, id_node, "`id`")?;
-    if !is_id(id, '/') || !id.starts_with("client/") {
-        return Err(ctx
-            .error(id_node, format!("`{id}` is not a client scenario id"))
-            .with_hint("client scenario ids are `client/name` in lower case, digits and `-`"));
-    }
+    let id = role_and_id(ctx, &map)?;
     let title = nonempty_string(ctx, map.require(ctx, "title", "the scenario")?, "`title`")?;
     let spec = nonempty_string(ctx, map.require(ctx, "spec", "the scenario")?, "`spec`")?;
     let revisions = match map.get("revisions") {
@@ -136,7 +125,12 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         None => Serves::default(),
         Some(node) => serves(ctx, node)?,
     };
-    let steps = steps(ctx, map.require(ctx, "steps", "the scenario")?)?;
+    let auth = auth(ctx, &map, root, context.as_ref(), &transports)?;
+    let steps = steps(
+        ctx,
+        map.require(ctx, "steps", "the scenario")?,
+        auth.is_some(),
+    )?;
     let expires = steps.iter().any(|s| {
         matches!(
             &s.kind,
@@ -167,9 +161,50 @@ fn scenario(ctx: &Ctx<'_>, root: &Node) -> R<ClientScenario> {
         rule,
         context,
         serves,
+        auth,
         steps,
         source: ctx.file.to_owned(),
     })
+}
+
+/// `role: client` and the `client/...` id.
+fn role_and_id<'n>(ctx: &Ctx<'_>, map: &Map<'n>) -> R<&'n str> {
+    let role = map.require(ctx, "role", "the client scenario")?;
+    if nonempty_string(ctx, role, "`role`")? != "client" {
+        return Err(ctx
+            .error(role, "a client scenario has `role: client`")
+            .with_hint("server scenarios have no `role` key"));
+    }
+    let id_node = map.require(ctx, "id", "the scenario")?;
+    let id = nonempty_string(ctx, id_node, "`id`")?;
+    if !is_id(id, '/') || !id.starts_with("client/") {
+        return Err(ctx
+            .error(id_node, format!("`{id}` is not a client scenario id"))
+            .with_hint("client scenario ids are `client/name` in lower case, digits and `-`"));
+    }
+    Ok(id)
+}
+
+/// `auth:`, only on a scenario that runs over HTTP alone.
+fn auth(
+    ctx: &Ctx<'_>,
+    map: &Map<'_>,
+    root: &Node,
+    context: Option<&Value>,
+    transports: &[TransportKind],
+) -> R<Option<crate::session::mock::auth::AuthSetup>> {
+    let Some(node) = map.get("auth") else {
+        return Ok(None);
+    };
+    if transports != [TransportKind::Http] {
+        return Err(ctx
+            .error(
+                map.get("transports").unwrap_or(root),
+                "`auth` protects an HTTP endpoint, and this scenario runs over stdio too",
+            )
+            .with_hint("add `transports: [http]` (authorization is HTTP's only)"));
+    }
+    super::client_auth::auth(ctx, node, context).map(Some)
 }
 
 /// `context:`: a mapping, given to the client as `MCP_CONFORMANCE_CONTEXT` with `name`
@@ -263,10 +298,14 @@ fn named_list(ctx: &Ctx<'_>, map: &Map<'_>, list: &str, key: &str) -> R<Vec<Valu
     Ok(out)
 }
 
-fn steps(ctx: &Ctx<'_>, node: &Node) -> R<Vec<ClientStep>> {
+/// `steps`; empty only where `auth` is (a client that must refuse to go on sends nothing
+/// the steps could take: its requests to the authorization server are judged there).
+fn steps(ctx: &Ctx<'_>, node: &Node, may_be_empty: bool) -> R<Vec<ClientStep>> {
     let items = yaml::sequence(ctx, node, "`steps`")?;
-    if items.is_empty() {
-        return Err(ctx.error(node, "a scenario needs at least one step"));
+    if items.is_empty() && !may_be_empty {
+        return Err(ctx
+            .error(node, "a scenario needs at least one step")
+            .with_hint("only an `auth` scenario may have none (`steps: []`)"));
     }
     let mut out = Vec::with_capacity(items.len());
     let mut held: Option<&Node> = None;
@@ -491,6 +530,58 @@ mod tests {
         assert_eq!(s.serves.results["add"], json!({"content": []}));
         assert!(s.serves.tools[0].get("result").is_none());
         assert_eq!(s.tell, "initialize");
+    }
+
+    #[test]
+    fn auth_lays_out_the_authorization_server_and_is_http_only() {
+        use crate::session::mock::auth::{AsMetadata, PrmLocation, Registration};
+        let http = "transports: [http]\n";
+        let s = parse(&format!(
+            "{HEAD}{http}context: {{ client_id: pre }}\nauth:\n  metadata: custom\n  issuer_path: /t1\n  server_metadata: openid-appended\n  pkce_advertised: false\n  registration: pre-registered\nsteps: []\n"
+        ))
+        .unwrap();
+        let auth = s.auth.unwrap();
+        assert_eq!(auth.metadata, PrmLocation::Custom);
+        assert_eq!(auth.as_metadata, AsMetadata::OpenidAppended);
+        assert_eq!(auth.pkce_methods, None);
+        assert!(s.steps.is_empty());
+        assert_eq!(
+            auth.registration,
+            Registration::Preregistered {
+                client_id: "pre".into(),
+                client_secret: None
+            }
+        );
+        let at = |text: String, line: usize, words: &str| {
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.line, line, "{e}");
+            assert!(e.to_string().contains(words), "{e}");
+        };
+        // Over stdio too: the `transports` line (here, the default: the whole file).
+        at(
+            format!("{HEAD}auth: {{}}\nsteps: []\n"),
+            1,
+            "transports: [http]",
+        );
+        at(
+            format!(
+                "{HEAD}{http}auth:\n  metadata: custom\n  challenge_metadata: false\nsteps: []\n"
+            ),
+            8,
+            "cannot be found",
+        );
+        at(
+            format!("{HEAD}{http}auth:\n  server_metadata: openid-appended\nsteps: []\n"),
+            8,
+            "issuer_path",
+        );
+        at(
+            format!("{HEAD}{http}auth:\n  registration: pre-registered\nsteps: []\n"),
+            8,
+            "context",
+        );
+        // Without `auth` a scenario needs a step.
+        at(format!("{HEAD}steps: []\n"), 6, "at least one step");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod checks;
 mod client;
+mod client_auth;
 mod error;
 mod expect;
 mod http;

@@ -3,19 +3,32 @@
 
 use serde_json::{Value, json};
 
+use super::auth::{Body, Reply as AuthReply, Request as AuthRequest, Route};
 use super::{Incoming, Mock, Next, Resumption, Waiting, result_definition};
 use crate::check::client as rules;
 use crate::check::{jsonrpc as jsonrpc_check, schema as schema_check};
 use crate::outcome::{Direction, Finding};
 use crate::protocol::{Classified, Message, Outcome, classify};
 use crate::schema::SchemaTarget;
-use crate::transport::listen::Arrival;
+use crate::transport::listen::{Arrival, Reply};
 use crate::transport::{FramingIssue, Inbound};
 
 impl Mock {
     /// One HTTP request: POST carries a message, GET may resume a closed stream, DELETE
     /// ends the session (200), anything else is 405.
     pub(super) fn take_http(&mut self, arrival: Arrival) -> Option<Next> {
+        if let Some(auth) = &mut self.auth {
+            let request = AuthRequest {
+                method: &arrival.method,
+                target: &arrival.target,
+                headers: &arrival.headers,
+                body: &arrival.body,
+            };
+            if let Route::Answer(reply) = auth.route(request) {
+                self.reply_auth(arrival, reply);
+                return None;
+            }
+        }
         if arrival.target.starts_with(super::CANARY_PATH) {
             let frame = self.record(&arrival);
             let f = crate::check::client_stateless::network_ref_fetched(
@@ -41,6 +54,29 @@ impl Mock {
                 None
             }
         }
+    }
+
+    /// Answers a request the authorization side took: recorded (its secrets redacted),
+    /// its findings pinned to it.
+    fn reply_auth(&mut self, arrival: Arrival, reply: AuthReply) {
+        let frame = self.record(&arrival);
+        for f in reply.findings {
+            self.push(f, frame);
+        }
+        let mut headers = reply.headers;
+        let body = match &reply.body {
+            Body::Empty => None,
+            Body::Json(v) => {
+                headers.push(("content-type".into(), "application/json".into()));
+                Some(v.to_string())
+            }
+        };
+        self.set_status(frame, reply.status, &headers, body.clone());
+        arrival.reply(Reply::Body {
+            status: reply.status,
+            headers,
+            body: body.unwrap_or_default().into_bytes(),
+        });
     }
 
     /// One line from a stdio client (through the relay).

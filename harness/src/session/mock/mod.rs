@@ -10,6 +10,7 @@
 //! send the client requests of its own first.
 
 mod answer;
+pub mod auth;
 mod intake;
 mod serves;
 mod stateless;
@@ -190,6 +191,8 @@ pub struct Mock {
     resumable: bool,
     /// Lines to the client's stdin (stdio, once connected).
     lines: Option<mpsc::UnboundedSender<String>>,
+    /// An auth scenario's authorization server, in front of the MCP endpoint.
+    auth: Option<auth::AuthServer>,
 }
 
 impl Mock {
@@ -215,7 +218,52 @@ impl Mock {
             next_event: 0,
             resumable: false,
             lines: None,
+            auth: None,
         }
+    }
+
+    /// Puts `auth` in front of the MCP endpoint: requests without a token it issued get
+    /// its 401, and it answers every other path.
+    pub fn protect(&mut self, auth: auth::AuthServer) {
+        self.auth = Some(auth);
+    }
+
+    /// `text` with every secret the authorization side issued or learned replaced.
+    fn redact(&self, text: String) -> String {
+        match &self.auth {
+            Some(a) => crate::transport::http::redact_owned(text, a.secrets()),
+            None => text,
+        }
+    }
+
+    /// Headers with secrets redacted, including those inside `Authorization: Basic`'s
+    /// base64 (a client id and secret).
+    fn redact_headers(&self, headers: &[(String, String)]) -> Vec<(String, String)> {
+        use base64::Engine;
+        let Some(auth) = &self.auth else {
+            return headers.to_vec();
+        };
+        let hides_secret = |v: &str| {
+            let Some(encoded) = v.strip_prefix("Basic ") else {
+                return false;
+            };
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(encoded.trim())
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            auth.secrets().iter().any(|s| decoded.contains(s.as_str()))
+        };
+        headers
+            .iter()
+            .map(|(n, v)| {
+                let v = if hides_secret(v) {
+                    "Basic [REDACTED]".to_owned()
+                } else {
+                    self.redact(v.clone())
+                };
+                (n.clone(), v)
+            })
+            .collect()
     }
 
     /// The next message from the client; what needs no scenario decision is answered here.
@@ -294,8 +342,8 @@ impl Mock {
         let text = String::from_utf8_lossy(&arrival.body).into_owned();
         let http = HttpRecord::Exchange {
             method: arrival.method.clone(),
-            url: arrival.target.clone(),
-            request_headers: arrival.headers.clone(),
+            url: self.redact(arrival.target.clone()),
+            request_headers: self.redact_headers(&arrival.headers),
             status: 0,
             response_headers: Vec::new(),
             body: None,
@@ -310,6 +358,8 @@ impl Mock {
         headers: &[(String, String)],
         body: Option<String>,
     ) {
+        let headers = &self.redact_headers(headers);
+        let body = body.map(|b| self.redact(b));
         if let Some(Entry {
             http:
                 Some(HttpRecord::Exchange {
@@ -328,6 +378,7 @@ impl Mock {
     }
 
     fn log(&mut self, direction: Direction, text: String, http: Option<HttpRecord>) -> usize {
+        let text = self.redact(text);
         self.transcript.push(Entry {
             at: self.started.elapsed(),
             direction,

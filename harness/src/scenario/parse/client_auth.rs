@@ -1,0 +1,144 @@
+//! `auth:` in a client scenario: the layout of the mock authorization server.
+//!
+//! ```yaml
+//! auth:
+//!   metadata: path-aware        # path-aware | root | custom: where the resource metadata is
+//!   challenge_metadata: true    # the 401 challenge names it (`resource_metadata`)
+//!   challenge_scope: "mcp:read" # the 401 challenge's `scope`
+//!   scopes_supported: [a, b]    # the resource metadata's `scopes_supported`
+//!   issuer_path: /tenant1       # the issuer's path
+//!   server_metadata: oauth      # oauth | openid | openid-appended: the URI that answers
+//!   pkce_advertised: true       # `code_challenge_methods_supported: [S256]`, or absent
+//!   issuer_mismatch: false      # the metadata names another issuer
+//!   registration: dynamic       # dynamic | cimd | pre-registered (`context.client_id`)
+//! ```
+
+use serde_json::Value;
+
+use super::yaml::{self, Ctx, Map, Node, R, nonempty_string};
+use crate::session::mock::auth::{AsMetadata, AuthSetup, PrmLocation, Registration};
+
+const KEYS: &[&str] = &[
+    "metadata",
+    "challenge_metadata",
+    "challenge_scope",
+    "scopes_supported",
+    "issuer_path",
+    "server_metadata",
+    "pkce_advertised",
+    "issuer_mismatch",
+    "registration",
+];
+
+/// Parses `auth:`; `context` is the scenario's, where a pre-registered client's id is.
+pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup> {
+    let map = Map::new_or_empty(ctx, node, "`auth`")?;
+    map.only(ctx, KEYS, "`auth`")?;
+    let word = |key: &str, allowed: &[&str]| -> R<Option<(String, &Node)>> {
+        let Some(n) = map.get(key) else {
+            return Ok(None);
+        };
+        let w = nonempty_string(ctx, n, &format!("`{key}`"))?;
+        if !allowed.contains(&w) {
+            return Err(ctx.error(n, format!("`{key}` is one of {}", allowed.join(", "))));
+        }
+        Ok(Some((w.to_owned(), n)))
+    };
+    let flag = |key: &str, default: bool| -> R<bool> {
+        map.get(key)
+            .map_or(Ok(default), |n| yaml::boolean(ctx, n, &format!("`{key}`")))
+    };
+    let metadata = match word("metadata", &["path-aware", "root", "custom"])? {
+        None => PrmLocation::PathAware,
+        Some((w, _)) => match w.as_str() {
+            "root" => PrmLocation::Root,
+            "custom" => PrmLocation::Custom,
+            _ => PrmLocation::PathAware,
+        },
+    };
+    let challenge_metadata = flag("challenge_metadata", true)?;
+    if !challenge_metadata && !metadata.well_known() {
+        return Err(ctx
+            .error(
+                node,
+                "a custom metadata location that the challenge does not name cannot be found",
+            )
+            .with_hint(
+                "set `challenge_metadata: true`, or serve the metadata at a well-known URI",
+            ));
+    }
+    let challenge_scope = match map.get("challenge_scope") {
+        None => None,
+        Some(n) => Some(nonempty_string(ctx, n, "`challenge_scope`")?.to_owned()),
+    };
+    let scopes_supported = match map.get("scopes_supported") {
+        None => None,
+        Some(n) => Some(
+            yaml::sequence(ctx, n, "`scopes_supported`")?
+                .iter()
+                .map(|s| nonempty_string(ctx, s, "a scope").map(str::to_owned))
+                .collect::<R<Vec<_>>>()?,
+        ),
+    };
+    let issuer_path = match map.get("issuer_path") {
+        None => String::new(),
+        Some(n) => {
+            let p = nonempty_string(ctx, n, "`issuer_path`")?;
+            if !p.starts_with('/') || p.ends_with('/') || p.contains(['?', '#']) {
+                return Err(ctx.error(n, "`issuer_path` is a path such as `/tenant1`"));
+            }
+            p.to_owned()
+        }
+    };
+    let as_metadata = match word("server_metadata", &["oauth", "openid", "openid-appended"])? {
+        None => AsMetadata::Oauth,
+        Some((w, n)) => match w.as_str() {
+            "openid" => AsMetadata::OpenidInserted,
+            "openid-appended" if issuer_path.is_empty() => {
+                return Err(ctx.error(n, "`openid-appended` needs an `issuer_path` to append to"));
+            }
+            "openid-appended" => AsMetadata::OpenidAppended,
+            _ => AsMetadata::Oauth,
+        },
+    };
+    let pkce_methods = flag("pkce_advertised", true)?.then(|| vec!["S256".to_owned()]);
+    let registration = registration(ctx, &map, context)?;
+    Ok(AuthSetup {
+        metadata,
+        challenge_metadata,
+        challenge_scope,
+        scopes_supported,
+        issuer_path,
+        as_metadata,
+        pkce_methods,
+        issuer_mismatch: flag("issuer_mismatch", false)?,
+        registration,
+    })
+}
+
+/// `registration`: how the client gets its id.
+fn registration(ctx: &Ctx<'_>, map: &Map<'_>, context: Option<&Value>) -> R<Registration> {
+    let Some(n) = map.get("registration") else {
+        return Ok(Registration::Dynamic);
+    };
+    match nonempty_string(ctx, n, "`registration`")? {
+        "dynamic" => Ok(Registration::Dynamic),
+        "cimd" => Ok(Registration::Cimd),
+        "pre-registered" => {
+            let field = |name: &str| context.and_then(|c| c[name].as_str()).map(str::to_owned);
+            let Some(client_id) = field("client_id") else {
+                return Err(ctx
+                    .error(
+                        n,
+                        "a pre-registered client needs the id the client is given",
+                    )
+                    .with_hint("add `context: {client_id: ..., client_secret: ...}`"));
+            };
+            Ok(Registration::Preregistered {
+                client_id,
+                client_secret: field("client_secret"),
+            })
+        }
+        _ => Err(ctx.error(n, "`registration` is one of dynamic, cimd, pre-registered")),
+    }
+}

@@ -1,0 +1,649 @@
+//! The mock authorization server of an auth scenario, and the protection of the mock MCP
+//! endpoint: Protected Resource Metadata (RFC 9728), authorization server metadata
+//! (RFC 8414, OpenID Connect Discovery), dynamic registration (RFC 7591), an authorization
+//! endpoint that approves at once and redirects (no browser: the client follows the
+//! redirect itself, as the official conformance clients do) and a token endpoint. Tokens
+//! are opaque, bound to the resource they were asked for, and redacted from the
+//! transcript. It judges what the client sends on the way (`check::client_auth`).
+
+mod setup;
+
+use std::collections::HashMap;
+
+use base64::Engine;
+use rand::{RngExt, SeedableRng};
+use serde_json::{Value, json};
+
+pub use setup::{AsMetadata, AuthSetup, MCP_PATH, PrmLocation, Registration};
+
+use crate::check::client_auth as judge;
+use crate::check::rules;
+use crate::outcome::Finding;
+use crate::protocol::Revision;
+
+/// What the mock does with one HTTP request.
+#[derive(Debug)]
+pub enum Route {
+    /// An authorized request to the MCP endpoint: the MCP session takes it.
+    Mcp,
+    /// Answered here.
+    Answer(Reply),
+}
+
+/// An answer of the authorization side, and what the request broke.
+#[derive(Debug)]
+pub struct Reply {
+    /// The status.
+    pub status: u16,
+    /// Headers besides the content type, which `body` implies.
+    pub headers: Vec<(String, String)>,
+    /// The body (empty for none).
+    pub body: Body,
+    /// The rules the request broke.
+    pub findings: Vec<Finding>,
+}
+
+/// The body of a [`Reply`].
+#[derive(Debug)]
+pub enum Body {
+    /// No body.
+    Empty,
+    /// `application/json`.
+    Json(Value),
+}
+
+impl Reply {
+    fn new(status: u16, body: Body) -> Self {
+        Reply {
+            status,
+            headers: Vec::new(),
+            body,
+            findings: Vec::new(),
+        }
+    }
+
+    fn error(status: u16, error: &str, description: impl Into<String>) -> Self {
+        let description: String = description.into();
+        Reply::new(
+            status,
+            Body::Json(json!({"error": error, "error_description": description})),
+        )
+    }
+}
+
+/// One HTTP request, as the authorization side reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// The method, upper case.
+    pub method: &'a str,
+    /// The path and query.
+    pub target: &'a str,
+    /// The headers, names in lower case.
+    pub headers: &'a [(String, String)],
+    /// The body.
+    pub body: &'a [u8],
+}
+
+impl Request<'_> {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn path(&self) -> &str {
+        self.target.split('?').next().unwrap_or("")
+    }
+
+    fn query(&self) -> Params {
+        Params::parse(
+            self.target
+                .split_once('?')
+                .map_or("", |(_, q)| q)
+                .as_bytes(),
+        )
+    }
+}
+
+/// Form or query parameters, the first of each name.
+#[derive(Debug, Default)]
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    fn parse(bytes: &[u8]) -> Self {
+        Params(form_urlencoded::parse(bytes).into_owned().collect())
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// An authorization code, waiting for its token request.
+#[derive(Debug)]
+struct Grant {
+    challenge: Option<String>,
+    redirect_uri: String,
+}
+
+/// The mock authorization server and resource protection of one scenario.
+#[derive(Debug)]
+pub struct AuthServer {
+    setup: AuthSetup,
+    revision: Revision,
+    /// `http://127.0.0.1:PORT`.
+    origin: String,
+    /// Registered clients: id -> redirect URIs.
+    clients: HashMap<String, Vec<String>>,
+    codes: HashMap<String, Grant>,
+    /// Access tokens issued, each bound to the MCP endpoint.
+    tokens: Vec<String>,
+    /// Everything issued or learned that must not reach a report.
+    secrets: Vec<String>,
+    /// The paths of metadata documents asked for, in order.
+    asked: Vec<String>,
+    /// A 401 challenge was sent.
+    challenged: bool,
+    /// Metadata with a mismatched issuer was served.
+    mismatch_served: bool,
+    /// Rules already judged broken, each reported once.
+    reported: Vec<&'static str>,
+    /// Seeded from the OS (through std's hasher keys): what it issues differs every run,
+    /// so a client cannot pass by knowing it (a test mock on loopback, not a vault).
+    rng: rand::rngs::Xoshiro256PlusPlus,
+}
+
+impl AuthServer {
+    /// The authorization side of a mock listening at `origin`, speaking `revision`.
+    pub fn new(setup: AuthSetup, origin: String, revision: Revision) -> Self {
+        let mut clients = HashMap::new();
+        let mut secrets = Vec::new();
+        if let Registration::Preregistered {
+            client_id,
+            client_secret,
+        } = &setup.registration
+        {
+            clients.insert(client_id.clone(), Vec::new());
+            secrets.extend(client_secret.iter().cloned());
+        }
+        AuthServer {
+            setup,
+            revision,
+            origin,
+            clients,
+            codes: HashMap::new(),
+            tokens: Vec::new(),
+            secrets,
+            asked: Vec::new(),
+            challenged: false,
+            mismatch_served: false,
+            reported: Vec::new(),
+            rng: rand::rngs::Xoshiro256PlusPlus::seed_from_u64(os_seed()),
+        }
+    }
+
+    /// What the transcript must not show: tokens, codes, secrets and verifiers.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
+    }
+
+    fn resource(&self) -> String {
+        format!("{}{MCP_PATH}", self.origin)
+    }
+
+    fn issuer(&self) -> String {
+        format!("{}{}", self.origin, self.setup.issuer_path)
+    }
+
+    fn endpoint(&self, name: &str) -> String {
+        format!("{}/{name}", self.issuer())
+    }
+
+    /// Routes one request: the MCP endpoint with a token it issued goes on to the
+    /// session; everything else is answered here.
+    pub fn route(&mut self, request: Request<'_>) -> Route {
+        let path = request.path().to_owned();
+        let issuer_path = self.setup.issuer_path.clone();
+        let reply = if path == MCP_PATH {
+            match self.protect(request) {
+                None => return Route::Mcp,
+                Some(reply) => reply,
+            }
+        } else if let Some(location) = PrmLocation::ALL.into_iter().find(|l| l.path() == path) {
+            self.protected_resource_metadata(location)
+        } else if AsMetadata::candidates(&issuer_path)
+            .into_iter()
+            .chain(AsMetadata::candidates(""))
+            .any(|(_, p)| p == path)
+        {
+            self.server_metadata(&path)
+        } else if path == format!("{issuer_path}/register") && request.method == "POST" {
+            self.register(request)
+        } else if path == format!("{issuer_path}/authorize") && request.method == "GET" {
+            self.authorize(request)
+        } else if path == format!("{issuer_path}/token") && request.method == "POST" {
+            self.token(request)
+        } else {
+            Reply::error(404, "not_found", format!("nothing is served at {path}"))
+        };
+        Route::Answer(reply)
+    }
+
+    /// A finding of `rule`, once per scenario.
+    fn once(&mut self, rule: &'static crate::outcome::Rule, message: String) -> Option<Finding> {
+        if self.reported.contains(&rule.id) {
+            return None;
+        }
+        let f = judge::at(rule, self.revision, message)?;
+        self.reported.push(rule.id);
+        Some(f)
+    }
+
+    /// The MCP endpoint: `None` lets an authorized request through; else the 401.
+    fn protect(&mut self, request: Request<'_>) -> Option<Reply> {
+        let bearer = request
+            .header("authorization")
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim);
+        let mut findings = Vec::new();
+        let in_query = request.query().get("access_token").is_some();
+        if in_query {
+            findings.extend(self.once(
+                &rules::CLIENT_AUTH_BEARER,
+                "the client put an access token in the MCP endpoint's query string".into(),
+            ));
+        }
+        let valid = bearer.is_some_and(|b| self.tokens.iter().any(|t| t == b));
+        if valid && !in_query {
+            return None;
+        }
+        if !valid && !self.tokens.is_empty() {
+            let what = if bearer.is_some() {
+                "a bearer token the authorization server never issued"
+            } else {
+                "no `Authorization: Bearer` header"
+            };
+            findings.extend(
+                self.once(
+                    &rules::CLIENT_AUTH_BEARER,
+                    format!(
+                        "after it got an access token, the client sent `{} {}` with {what}",
+                        request.method, request.target
+                    ),
+                )
+                .map(|f| f.expected("`Authorization: Bearer <the access token>` on every request")),
+            );
+        }
+        self.challenged = true;
+        let mut challenge = String::from("Bearer");
+        let mut params = Vec::new();
+        if bearer.is_some() {
+            params.push("error=\"invalid_token\"".to_owned());
+        }
+        if self.setup.challenge_metadata {
+            params.push(format!(
+                "resource_metadata=\"{}{}\"",
+                self.origin,
+                self.setup.metadata.path()
+            ));
+        }
+        if let Some(scope) = &self.setup.challenge_scope {
+            params.push(format!("scope=\"{scope}\""));
+        }
+        if !params.is_empty() {
+            challenge.push(' ');
+            challenge.push_str(&params.join(", "));
+        }
+        let mut reply = Reply::error(401, "invalid_token", "authorization required");
+        reply.headers.push(("www-authenticate".into(), challenge));
+        reply.findings = findings;
+        Some(reply)
+    }
+
+    /// A Protected Resource Metadata URI: the document where the setup puts it, else 404.
+    fn protected_resource_metadata(&mut self, location: PrmLocation) -> Reply {
+        let mut findings = Vec::new();
+        let named = self.setup.challenge_metadata;
+        let served = self.setup.metadata;
+        let first = !self
+            .asked
+            .iter()
+            .any(|p| p.contains("oauth-protected-resource") || p == PrmLocation::Custom.path());
+        if first && self.challenged && named && location != served {
+            findings.extend(self.once(
+                &rules::CLIENT_AUTH_DISCOVERY,
+                format!(
+                    "the 401 challenge named the resource metadata at {}, and the client asked for {} first",
+                    served.path(),
+                    location.path()
+                ),
+            ).map(|f| f.expected("the `resource_metadata` URL of the challenge, when it has one")));
+        }
+        if !named
+            && location == PrmLocation::Root
+            && !self
+                .asked
+                .iter()
+                .any(|p| p == PrmLocation::PathAware.path())
+        {
+            findings.extend(self.once(
+                &rules::CLIENT_AUTH_PRM_FALLBACK,
+                "without a `resource_metadata` URL in the challenge, the client asked for the root well-known URI before the path-aware one".into(),
+            ).map(|f| f.expected(format!("{} first, then {}", PrmLocation::PathAware.path(), PrmLocation::Root.path()))));
+        }
+        self.asked.push(location.path().to_owned());
+        let mut reply = if location == served {
+            let mut doc = json!({
+                "resource": self.resource(),
+                "authorization_servers": [self.issuer()],
+                "bearer_methods_supported": ["header"],
+            });
+            if let Some(scopes) = &self.setup.scopes_supported {
+                doc["scopes_supported"] = json!(scopes);
+            }
+            Reply::new(200, Body::Json(doc))
+        } else {
+            Reply::error(404, "not_found", "no resource metadata here")
+        };
+        reply.findings = findings;
+        reply
+    }
+
+    /// An authorization server metadata URI: the document at the one the setup names,
+    /// else 404.
+    fn server_metadata(&mut self, path: &str) -> Reply {
+        let mut findings = Vec::new();
+        let prm_served = self.asked.iter().any(|p| p == self.setup.metadata.path());
+        if !prm_served {
+            findings.extend(self.once(
+                &rules::CLIENT_AUTH_DISCOVERY,
+                format!("the client asked for authorization server metadata at {path} before it read the Protected Resource Metadata"),
+            ).map(|f| f.expected("the authorization server named by the Protected Resource Metadata's `authorization_servers`")));
+        }
+        let candidates = AsMetadata::candidates(&self.setup.issuer_path);
+        if let Some(at) = candidates.iter().position(|(_, p)| p == path) {
+            let skipped: Vec<&str> = candidates[..at]
+                .iter()
+                .map(|(_, p)| p.as_str())
+                .filter(|p| !self.asked.iter().any(|a| a == p))
+                .collect();
+            if !skipped.is_empty() {
+                let message = format!(
+                    "the client asked for {path} before {}",
+                    skipped.join(" and ")
+                );
+                let order: Vec<&str> = candidates.iter().map(|(_, p)| p.as_str()).collect();
+                findings.extend(
+                    self.once(&rules::CLIENT_AUTH_METADATA_ORDER, message)
+                        .map(|f| f.expected(format!("the order {}", order.join(", ")))),
+                );
+            }
+        }
+        self.asked.push(path.to_owned());
+        let served = candidates
+            .iter()
+            .find(|(k, _)| *k == self.setup.as_metadata)
+            .is_some_and(|(_, p)| p == path);
+        let mut reply = if served {
+            Reply::new(200, Body::Json(self.metadata_document()))
+        } else {
+            Reply::error(404, "not_found", "no authorization server metadata here")
+        };
+        reply.findings = findings;
+        reply
+    }
+
+    fn metadata_document(&mut self) -> Value {
+        let issuer = if self.setup.issuer_mismatch {
+            self.mismatch_served = true;
+            format!("{}/another-issuer", self.origin)
+        } else {
+            self.issuer()
+        };
+        let mut doc = json!({
+            "issuer": issuer,
+            "authorization_endpoint": self.endpoint("authorize"),
+            "token_endpoint": self.endpoint("token"),
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+        });
+        if let Some(methods) = &self.setup.pkce_methods {
+            doc["code_challenge_methods_supported"] = json!(methods);
+        }
+        match self.setup.registration {
+            Registration::Dynamic => {
+                doc["registration_endpoint"] = json!(self.endpoint("register"))
+            }
+            Registration::Cimd => doc["client_id_metadata_document_supported"] = json!(true),
+            Registration::Preregistered { .. } => {}
+        }
+        if self.setup.as_metadata != AsMetadata::Oauth {
+            doc["subject_types_supported"] = json!(["public"]);
+            doc["id_token_signing_alg_values_supported"] = json!(["RS256"]);
+            doc["jwks_uri"] = json!(self.endpoint("jwks"));
+        }
+        doc
+    }
+
+    /// Findings for a request to the authorization server after metadata that must not
+    /// be used.
+    fn after_mismatch(&mut self, what: &str) -> Option<Finding> {
+        if !self.mismatch_served {
+            return None;
+        }
+        self.once(
+            &rules::CLIENT_AUTH_ISSUER,
+            format!("the client sent a {what} request to an authorization server whose metadata named another issuer"),
+        )
+        .map(|f| f.expected("no use of metadata whose `issuer` is not the issuer it was fetched for"))
+    }
+
+    /// Dynamic Client Registration.
+    fn register(&mut self, request: Request<'_>) -> Reply {
+        let findings: Vec<Finding> = self.after_mismatch("registration").into_iter().collect();
+        if self.setup.registration != Registration::Dynamic {
+            let mut r = Reply::error(404, "not_found", "this server offers no registration");
+            r.findings = findings;
+            return r;
+        }
+        let metadata: Value = serde_json::from_slice(request.body).unwrap_or(Value::Null);
+        let Some(uris) = metadata["redirect_uris"].as_array() else {
+            let mut r = Reply::error(400, "invalid_redirect_uri", "`redirect_uris` is required");
+            r.findings = findings;
+            return r;
+        };
+        let uris: Vec<String> = uris
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+        let id = format!("mcpcheck-client-{}", self.clients.len() + 1);
+        self.clients.insert(id.clone(), uris.clone());
+        let method = metadata["token_endpoint_auth_method"]
+            .as_str()
+            .unwrap_or("client_secret_basic")
+            .to_owned();
+        let mut doc = metadata.clone();
+        doc["client_id"] = json!(id);
+        doc["redirect_uris"] = json!(uris);
+        doc["token_endpoint_auth_method"] = json!(method);
+        doc["client_id_issued_at"] = json!(0);
+        if method != "none" {
+            let secret = self.issue("mcpcheck-secret-");
+            doc["client_secret"] = json!(secret);
+            doc["client_secret_expires_at"] = json!(0);
+        }
+        let mut r = Reply::new(201, Body::Json(doc));
+        r.findings = findings;
+        r
+    }
+
+    /// A random value with `prefix`, kept secret.
+    fn issue(&mut self, prefix: &str) -> String {
+        let bytes: [u8; 24] = self.rng.random();
+        let value = format!(
+            "{prefix}{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        );
+        self.secrets.push(value.clone());
+        value
+    }
+
+    /// The authorization endpoint: judged, then approved at once with a redirect.
+    fn authorize(&mut self, request: Request<'_>) -> Reply {
+        let q = request.query();
+        let rev = self.revision;
+        let mut findings: Vec<Finding> = self.after_mismatch("authorization").into_iter().collect();
+        if self.setup.pkce_methods.is_none() {
+            findings.extend(self.once(
+                &rules::CLIENT_AUTH_PKCE_UNSUPPORTED,
+                "the client sent an authorization request to a server whose metadata has no `code_challenge_methods_supported`".into(),
+            ).map(|f| f.expected("no authorization request: the client refuses to proceed without PKCE support")));
+        }
+        findings.extend(judge::pkce_challenge(
+            q.get("code_challenge"),
+            q.get("code_challenge_method"),
+            rev,
+        ));
+        findings.extend(judge::resource(
+            "authorization",
+            q.get("resource"),
+            &self.resource(),
+            rev,
+        ));
+        findings.extend(judge::scope(
+            q.get("scope"),
+            self.setup.challenge_scope.as_deref(),
+            self.setup.scopes_supported.as_deref(),
+            rev,
+        ));
+        findings.extend(judge::state(q.get("state"), rev));
+        let client_id = q.get("client_id").unwrap_or("");
+        let known = match &self.setup.registration {
+            Registration::Cimd => client_id.starts_with("https://"),
+            _ => self.clients.contains_key(client_id),
+        };
+        let mut reply = match (known, q.get("redirect_uri")) {
+            (false, _) => Reply::error(
+                400,
+                "invalid_client",
+                format!("unknown client_id `{client_id}`"),
+            ),
+            (true, None) => Reply::error(400, "invalid_request", "`redirect_uri` is required"),
+            (true, Some(redirect_uri)) => {
+                if let Some(registered) = self.clients.get(client_id).filter(|r| !r.is_empty()) {
+                    findings.extend(judge::redirect(Some(redirect_uri), registered, rev));
+                }
+                let redirect_uri = redirect_uri.to_owned();
+                let code = self.issue("mcpcheck-code-");
+                self.codes.insert(
+                    code.clone(),
+                    Grant {
+                        challenge: q.get("code_challenge").map(str::to_owned),
+                        redirect_uri: redirect_uri.clone(),
+                    },
+                );
+                let mut location = redirect_uri;
+                location.push(if location.contains('?') { '&' } else { '?' });
+                let mut pairs = form_urlencoded::Serializer::new(String::new());
+                pairs.append_pair("code", &code);
+                if let Some(state) = q.get("state") {
+                    pairs.append_pair("state", state);
+                }
+                location.push_str(&pairs.finish());
+                let mut r = Reply::new(302, Body::Empty);
+                r.headers.push(("location".into(), location));
+                r
+            }
+        };
+        reply.findings = findings;
+        reply
+    }
+
+    /// The token endpoint: a code (with its verifier) or a refresh token for an access
+    /// token bound to the MCP endpoint.
+    fn token(&mut self, request: Request<'_>) -> Reply {
+        let form = Params::parse(request.body);
+        let rev = self.revision;
+        if let Some(v) = form.get("code_verifier") {
+            self.secrets.push(v.to_owned());
+        }
+        let mut findings: Vec<Finding> = self.after_mismatch("token").into_iter().collect();
+        findings.extend(judge::resource(
+            "token",
+            form.get("resource"),
+            &self.resource(),
+            rev,
+        ));
+        let granted = match form.get("grant_type") {
+            Some("authorization_code") => match form.get("code").and_then(|c| self.codes.remove(c))
+            {
+                None => Err("unknown or used authorization code"),
+                Some(grant) => {
+                    findings.extend(judge::pkce_verifier(
+                        grant.challenge.as_deref(),
+                        form.get("code_verifier"),
+                        rev,
+                    ));
+                    if form
+                        .get("redirect_uri")
+                        .is_some_and(|r| r != grant.redirect_uri)
+                    {
+                        Err("`redirect_uri` differs from the authorization request's")
+                    } else {
+                        Ok(())
+                    }
+                }
+            },
+            Some("refresh_token") => {
+                let known = form
+                    .get("refresh_token")
+                    .is_some_and(|t| self.secrets.iter().any(|s| s == t));
+                if known {
+                    Ok(())
+                } else {
+                    Err("unknown refresh token")
+                }
+            }
+            _ => Err("unsupported grant_type"),
+        };
+        let mut reply = match granted {
+            Err(why) => Reply::error(400, "invalid_grant", why),
+            Ok(()) => {
+                let access = self.issue("mcpcheck-access-");
+                let refresh = self.issue("mcpcheck-refresh-");
+                self.tokens.push(access.clone());
+                let mut doc = json!({
+                    "access_token": access,
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                    "refresh_token": refresh,
+                });
+                if let Some(scope) = form.get("scope") {
+                    doc["scope"] = json!(scope);
+                }
+                let mut r = Reply::new(200, Body::Json(doc));
+                r.headers.push(("cache-control".into(), "no-store".into()));
+                r
+            }
+        };
+        reply.findings = findings;
+        reply
+    }
+}
+
+/// A random seed: std's `RandomState` draws its keys from the OS.
+fn os_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}
