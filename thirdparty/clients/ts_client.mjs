@@ -97,6 +97,24 @@ let transport =
         args: process.argv.slice(stdioAt + 2),
       })
     : new StreamableHTTPClientTransport(url, { authProvider: auth });
+/**
+ * Runs `call`; when the SDK stops it for an authorization (a 403 `insufficient_scope`
+ * step-up, after the redirect was read), finishes that authorization and runs it again,
+ * at most twice.
+ */
+async function authorized(call) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!(auth && e instanceof UnauthorizedError && auth.kept.code) || attempt >= 2) throw e;
+      const code = auth.kept.code;
+      auth.kept.code = undefined;
+      await transport.finishAuth(code);
+    }
+  }
+}
+
 try {
   await client.connect(transport);
 } catch (e) {
@@ -108,7 +126,7 @@ try {
 }
 // Its roots "changed" at start-up: a client that declared listChanged says so.
 await client.sendRootsListChanged();
-const { tools } = await client.listTools();
+const { tools } = await authorized(() => client.listTools());
 if (scenario === "json-schema-2020-12-preservation") {
   const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
   await client.callTool({ name: "json_schema_echo", arguments: { schema: focal.inputSchema } });
@@ -123,7 +141,9 @@ if (scenario === "json-schema-2020-12-preservation") {
     const args = tool.name === "add_numbers" ? { a: 5, b: 3 } : {};
     // A call not answered in 2 s is given up: the SDK sends notifications/cancelled.
     try {
-      await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 2000 });
+      await authorized(() =>
+        client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 2000 }),
+      );
     } catch (e) {
       if (e?.code !== ErrorCode.RequestTimeout) throw e;
     }

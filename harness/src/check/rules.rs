@@ -243,6 +243,10 @@ rules! {
         "The authorization request's `scope` is the challenge's, else every scope of `scopes_supported`, else absent.";
     CLIENT_AUTH_REDIRECT = "client.auth-redirect-registered", Failure, [R3 => "basic/authorization#open-redirection"],
         "The authorization request's `redirect_uri` is one the client registered.";
+    CLIENT_AUTH_TOKEN_METHOD = "client.auth-token-endpoint-method", Failure, [R3 => "basic/authorization#standards-compliance"],
+        "The client authenticates at the token endpoint with the method its registration names (RFC 7591 `token_endpoint_auth_method`, one of the metadata's `token_endpoint_auth_methods_supported`), and with that one only (OAuth 2.1 section 2.4).";
+    CLIENT_AUTH_RETRY_LIMIT = "client.auth-retry-limit", Warning, [R4 => "basic/authorization#step-up-authorization-flow"],
+        "After a step-up authorization the request still gets 403 `insufficient_scope`: the client retries no more than a few times, then treats it as a permanent failure.";
     CLIENT_AUTH_STATE = "client.auth-state", Warning, [R3 => "basic/authorization#open-redirection"],
         "The authorization request carries a `state` parameter.";
 }

@@ -11,12 +11,17 @@
 //!   pkce_advertised: true       # `code_challenge_methods_supported: [S256]`, or absent
 //!   issuer_mismatch: false      # the metadata names another issuer
 //!   registration: dynamic       # dynamic | cimd | pre-registered (`context.client_id`)
+//!   token_auth: client_secret_post  # the one token endpoint auth method supported
+//!   step_up: { method: tools/call, scope: "mcp:write", never: false }
+//!   open_handshake: false       # the handshake needs no token; the first 401 comes after
 //! ```
 
 use serde_json::Value;
 
 use super::yaml::{self, Ctx, Map, Node, R, nonempty_string};
-use crate::session::mock::auth::{AsMetadata, AuthSetup, PrmLocation, Registration};
+use crate::session::mock::auth::{
+    AsMetadata, AuthSetup, PrmLocation, Registration, StepUp, TokenAuth,
+};
 
 const KEYS: &[&str] = &[
     "metadata",
@@ -28,6 +33,9 @@ const KEYS: &[&str] = &[
     "pkce_advertised",
     "issuer_mismatch",
     "registration",
+    "token_auth",
+    "step_up",
+    "open_handshake",
 ];
 
 /// Parses `auth:`; `context` is the scenario's, where a pre-registered client's id is.
@@ -103,6 +111,19 @@ pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup>
     };
     let pkce_methods = flag("pkce_advertised", true)?.then(|| vec!["S256".to_owned()]);
     let registration = registration(ctx, &map, context)?;
+    let token_auth = word(
+        "token_auth",
+        &["client_secret_basic", "client_secret_post", "none"],
+    )?
+    .map(|(w, _)| match w.as_str() {
+        "client_secret_basic" => TokenAuth::Basic,
+        "client_secret_post" => TokenAuth::Post,
+        _ => TokenAuth::None,
+    });
+    let step_up = match map.get("step_up") {
+        None => None,
+        Some(n) => Some(step_up(ctx, n)?),
+    };
     Ok(AuthSetup {
         metadata,
         challenge_metadata,
@@ -113,6 +134,27 @@ pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup>
         pkce_methods,
         issuer_mismatch: flag("issuer_mismatch", false)?,
         registration,
+        token_auth,
+        step_up,
+        open_handshake: flag("open_handshake", false)?,
+    })
+}
+
+/// `step_up`: the request refused with 403 `insufficient_scope` until the token has
+/// `scope` (or always, with `never`).
+fn step_up(ctx: &Ctx<'_>, node: &Node) -> R<StepUp> {
+    let map = Map::new(ctx, node, "`step_up`")?;
+    map.only(ctx, &["method", "scope", "never"], "`step_up`")?;
+    let method = nonempty_string(ctx, map.require(ctx, "method", "`step_up`")?, "`method`")?;
+    let scope = nonempty_string(ctx, map.require(ctx, "scope", "`step_up`")?, "`scope`")?;
+    let never = match map.get("never") {
+        None => false,
+        Some(n) => yaml::boolean(ctx, n, "`never`")?,
+    };
+    Ok(StepUp {
+        method: method.to_owned(),
+        scope: scope.to_owned(),
+        never,
     })
 }
 

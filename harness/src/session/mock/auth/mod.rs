@@ -14,7 +14,7 @@ use base64::Engine;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 
-pub use setup::{AsMetadata, AuthSetup, MCP_PATH, PrmLocation, Registration};
+pub use setup::{AsMetadata, AuthSetup, MCP_PATH, PrmLocation, Registration, StepUp, TokenAuth};
 
 use crate::check::client_auth as judge;
 use crate::check::rules;
@@ -128,7 +128,20 @@ impl Params {
 struct Grant {
     challenge: Option<String>,
     redirect_uri: String,
+    /// The scopes the authorization request asked for.
+    scopes: Vec<String>,
 }
+
+/// An access token and the scopes it was granted.
+#[derive(Debug)]
+struct Token {
+    value: String,
+    scopes: Vec<String>,
+}
+
+/// How many authorizations after a refused step-up are "a few" (step-up-authorization-flow:
+/// "no more than a few times").
+const RETRY_LIMIT: u32 = 3;
 
 /// The mock authorization server and resource protection of one scenario.
 #[derive(Debug)]
@@ -141,7 +154,16 @@ pub struct AuthServer {
     clients: HashMap<String, Vec<String>>,
     codes: HashMap<String, Grant>,
     /// Access tokens issued, each bound to the MCP endpoint.
-    tokens: Vec<String>,
+    tokens: Vec<Token>,
+    /// Refresh tokens issued, with the scopes of their grant.
+    refresh: Vec<Token>,
+    /// 403 `insufficient_scope` answers sent.
+    step_ups: u32,
+    /// Authorization requests after the first 403.
+    retries: u32,
+    /// The `scope` of the last challenge sent (401, then a 403's): the one the next
+    /// authorization request is judged against.
+    challenge_scope: Option<String>,
     /// Everything issued or learned that must not reach a report.
     secrets: Vec<String>,
     /// The paths of metadata documents asked for, in order.
@@ -170,6 +192,7 @@ impl AuthServer {
             clients.insert(client_id.clone(), Vec::new());
             secrets.extend(client_secret.iter().cloned());
         }
+        let challenge_scope = setup.challenge_scope.clone();
         AuthServer {
             setup,
             revision,
@@ -177,6 +200,10 @@ impl AuthServer {
             clients,
             codes: HashMap::new(),
             tokens: Vec::new(),
+            refresh: Vec::new(),
+            step_ups: 0,
+            retries: 0,
+            challenge_scope,
             secrets,
             asked: Vec::new(),
             challenged: false,
@@ -260,9 +287,15 @@ impl AuthServer {
                 "the client put an access token in the MCP endpoint's query string".into(),
             ));
         }
-        let valid = bearer.is_some_and(|b| self.tokens.iter().any(|t| t == b));
-        if valid && !in_query {
+        let token = bearer.and_then(|b| self.tokens.iter().find(|t| t.value == b));
+        let valid = token.is_some();
+        if !valid && bearer.is_none() && !in_query && self.open(request) {
             return None;
+        }
+        if let Some(t) = token
+            && !in_query
+        {
+            return self.step_up(request, &t.scopes.clone());
         }
         if !valid && !self.tokens.is_empty() {
             let what = if bearer.is_some() {
@@ -282,6 +315,7 @@ impl AuthServer {
             );
         }
         self.challenged = true;
+        self.challenge_scope.clone_from(&self.setup.challenge_scope);
         let mut challenge = String::from("Bearer");
         let mut params = Vec::new();
         if bearer.is_some() {
@@ -304,6 +338,49 @@ impl AuthServer {
         let mut reply = Reply::error(401, "invalid_token", "authorization required");
         reply.headers.push(("www-authenticate".into(), challenge));
         reply.findings = findings;
+        Some(reply)
+    }
+
+    /// Whether `request` needs no token: with an open handshake, anything but a POSTed
+    /// request after `initialize`.
+    fn open(&self, request: Request<'_>) -> bool {
+        if !self.setup.open_handshake {
+            return false;
+        }
+        if request.method != "POST" {
+            return true;
+        }
+        let message: Value = serde_json::from_slice(request.body).unwrap_or(Value::Null);
+        let method = message["method"].as_str().unwrap_or("");
+        method == "initialize" || message.get("id").is_none()
+    }
+
+    /// An authorized request: through, unless it is the step-up's and the token lacks
+    /// the step-up's scope (or the step-up is never granted): then 403.
+    fn step_up(&mut self, request: Request<'_>, scopes: &[String]) -> Option<Reply> {
+        let step = self.setup.step_up.as_ref()?;
+        let method: Option<String> = serde_json::from_slice::<Value>(request.body)
+            .ok()
+            .and_then(|v| v["method"].as_str().map(str::to_owned));
+        if method.as_deref() != Some(step.method.as_str())
+            || (!step.never && scopes.contains(&step.scope))
+        {
+            return None;
+        }
+        self.step_ups += 1;
+        let mut wanted: Vec<String> = scopes.to_vec();
+        if !wanted.contains(&step.scope) {
+            wanted.push(step.scope.clone());
+        }
+        self.challenge_scope = Some(wanted.join(" "));
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}{}\"",
+            wanted.join(" "),
+            self.origin,
+            self.setup.metadata.path()
+        );
+        let mut reply = Reply::error(403, "insufficient_scope", "this request needs more scope");
+        reply.headers.push(("www-authenticate".into(), challenge));
         Some(reply)
     }
 
@@ -407,13 +484,19 @@ impl AuthServer {
         } else {
             self.issuer()
         };
+        let methods: Vec<&str> = match self.setup.token_auth {
+            Some(one) => vec![one.name()],
+            None => [TokenAuth::None, TokenAuth::Basic, TokenAuth::Post]
+                .map(TokenAuth::name)
+                .to_vec(),
+        };
         let mut doc = json!({
             "issuer": issuer,
             "authorization_endpoint": self.endpoint("authorize"),
             "token_endpoint": self.endpoint("token"),
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code", "refresh_token"],
-            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+            "token_endpoint_auth_methods_supported": methods,
         });
         if let Some(methods) = &self.setup.pkce_methods {
             doc["code_challenge_methods_supported"] = json!(methods);
@@ -467,10 +550,14 @@ impl AuthServer {
             .collect();
         let id = format!("mcpcheck-client-{}", self.clients.len() + 1);
         self.clients.insert(id.clone(), uris.clone());
-        let method = metadata["token_endpoint_auth_method"]
-            .as_str()
-            .unwrap_or("client_secret_basic")
-            .to_owned();
+        // A server with one method registers every client with it, whatever it asked.
+        let method = match self.setup.token_auth {
+            Some(one) => one.name().to_owned(),
+            None => metadata["token_endpoint_auth_method"]
+                .as_str()
+                .unwrap_or("client_secret_basic")
+                .to_owned(),
+        };
         let mut doc = metadata.clone();
         doc["client_id"] = json!(id);
         doc["redirect_uris"] = json!(uris);
@@ -502,6 +589,16 @@ impl AuthServer {
         let q = request.query();
         let rev = self.revision;
         let mut findings: Vec<Finding> = self.after_mismatch("authorization").into_iter().collect();
+        if self.step_ups > 0 {
+            self.retries += 1;
+        }
+        let never = self.setup.step_up.as_ref().is_some_and(|s| s.never);
+        if never && self.retries > RETRY_LIMIT {
+            findings.extend(self.once(
+                &rules::CLIENT_AUTH_RETRY_LIMIT,
+                format!("after {} refused step-ups the client authorized again, {} times in all", self.step_ups, self.retries),
+            ).map(|f| f.expected(format!("no more than {RETRY_LIMIT} authorizations for a request that keeps getting 403, then a permanent failure"))));
+        }
         if self.setup.pkce_methods.is_none() {
             findings.extend(self.once(
                 &rules::CLIENT_AUTH_PKCE_UNSUPPORTED,
@@ -521,7 +618,7 @@ impl AuthServer {
         ));
         findings.extend(judge::scope(
             q.get("scope"),
-            self.setup.challenge_scope.as_deref(),
+            self.challenge_scope.as_deref(),
             self.setup.scopes_supported.as_deref(),
             rev,
         ));
@@ -549,6 +646,12 @@ impl AuthServer {
                     Grant {
                         challenge: q.get("code_challenge").map(str::to_owned),
                         redirect_uri: redirect_uri.clone(),
+                        scopes: q
+                            .get("scope")
+                            .unwrap_or("")
+                            .split_whitespace()
+                            .map(str::to_owned)
+                            .collect(),
                     },
                 );
                 let mut location = redirect_uri;
@@ -583,53 +686,39 @@ impl AuthServer {
             &self.resource(),
             rev,
         ));
+        if let Err(f) = self.client_authentication(request, &form) {
+            findings.extend(f.map(|f| *f));
+            let mut r = Reply::error(401, "invalid_client", "client authentication failed");
+            r.findings = findings;
+            return r;
+        }
         let granted = match form.get("grant_type") {
-            Some("authorization_code") => match form.get("code").and_then(|c| self.codes.remove(c))
-            {
-                None => Err("unknown or used authorization code"),
-                Some(grant) => {
-                    findings.extend(judge::pkce_verifier(
-                        grant.challenge.as_deref(),
-                        form.get("code_verifier"),
-                        rev,
-                    ));
-                    if form
-                        .get("redirect_uri")
-                        .is_some_and(|r| r != grant.redirect_uri)
-                    {
-                        Err("`redirect_uri` differs from the authorization request's")
-                    } else {
-                        Ok(())
-                    }
-                }
-            },
-            Some("refresh_token") => {
-                let known = form
-                    .get("refresh_token")
-                    .is_some_and(|t| self.secrets.iter().any(|s| s == t));
-                if known {
-                    Ok(())
-                } else {
-                    Err("unknown refresh token")
-                }
-            }
+            Some("authorization_code") => self.redeem(&form, &mut findings),
+            Some("refresh_token") => self.refreshed(&form),
             _ => Err("unsupported grant_type"),
         };
         let mut reply = match granted {
             Err(why) => Reply::error(400, "invalid_grant", why),
-            Ok(()) => {
+            Ok(scopes) => {
                 let access = self.issue("mcpcheck-access-");
                 let refresh = self.issue("mcpcheck-refresh-");
-                self.tokens.push(access.clone());
                 let mut doc = json!({
                     "access_token": access,
                     "token_type": "Bearer",
                     "expires_in": 3600,
                     "refresh_token": refresh,
                 });
-                if let Some(scope) = form.get("scope") {
-                    doc["scope"] = json!(scope);
+                if !scopes.is_empty() {
+                    doc["scope"] = json!(scopes.join(" "));
                 }
+                self.tokens.push(Token {
+                    value: access,
+                    scopes: scopes.clone(),
+                });
+                self.refresh.push(Token {
+                    value: refresh,
+                    scopes,
+                });
                 let mut r = Reply::new(200, Body::Json(doc));
                 r.headers.push(("cache-control".into(), "no-store".into()));
                 r
@@ -637,6 +726,93 @@ impl AuthServer {
         };
         reply.findings = findings;
         reply
+    }
+
+    /// A refresh token for the scopes of its grant, or fewer: a refresh cannot widen them
+    /// (RFC 6749 section 6: "MUST NOT include any scope not originally granted").
+    fn refreshed(&self, form: &Params) -> Result<Vec<String>, &'static str> {
+        let granted = form
+            .get("refresh_token")
+            .and_then(|t| self.refresh.iter().find(|r| r.value == t))
+            .ok_or("unknown refresh token")?;
+        let Some(asked) = form.get("scope") else {
+            return Ok(granted.scopes.clone());
+        };
+        let asked: Vec<String> = asked.split_whitespace().map(str::to_owned).collect();
+        if asked.iter().all(|a| granted.scopes.contains(a)) {
+            Ok(asked)
+        } else {
+            Err("a refresh cannot add scopes the grant did not have")
+        }
+    }
+
+    /// An authorization code for the scopes it was granted, its verifier judged.
+    fn redeem(
+        &mut self,
+        form: &Params,
+        findings: &mut Vec<Finding>,
+    ) -> Result<Vec<String>, &'static str> {
+        let grant = form
+            .get("code")
+            .and_then(|c| self.codes.remove(c))
+            .ok_or("unknown or used authorization code")?;
+        findings.extend(judge::pkce_verifier(
+            grant.challenge.as_deref(),
+            form.get("code_verifier"),
+            self.revision,
+        ));
+        if form
+            .get("redirect_uri")
+            .is_some_and(|r| r != grant.redirect_uri)
+        {
+            return Err("`redirect_uri` differs from the authorization request's");
+        }
+        Ok(grant.scopes)
+    }
+
+    /// Where the server supports one token endpoint auth method: the client used it, and
+    /// only it (`Err` with the finding, and the request is refused as a real server would).
+    fn client_authentication(
+        &mut self,
+        request: Request<'_>,
+        form: &Params,
+    ) -> Result<(), Option<Box<Finding>>> {
+        let Some(wanted) = self.setup.token_auth else {
+            return Ok(());
+        };
+        let basic = request
+            .header("authorization")
+            .is_some_and(|v| v.starts_with("Basic "));
+        let post = form.get("client_secret").is_some();
+        let used = match (basic, post) {
+            (true, false) => TokenAuth::Basic,
+            (false, true) => TokenAuth::Post,
+            (false, false) => TokenAuth::None,
+            (true, true) => {
+                return Err(self.once(
+                    &rules::CLIENT_AUTH_TOKEN_METHOD,
+                    "the client's token request authenticates twice: `Authorization: Basic` and `client_secret` in the form".into(),
+                ).map(|f| Box::new(f.expected(format!("`{}` only", wanted.name())))));
+            }
+        };
+        if used == wanted {
+            return Ok(());
+        }
+        Err(self
+            .once(
+                &rules::CLIENT_AUTH_TOKEN_METHOD,
+                format!(
+                    "the client's token request uses `{}`, and the server registered it for `{}`",
+                    used.name(),
+                    wanted.name()
+                ),
+            )
+            .map(|f| {
+                Box::new(f.expected(format!(
+                    "`{}`, the registration's `token_endpoint_auth_method`",
+                    wanted.name()
+                )))
+            }))
     }
 }
 

@@ -95,6 +95,40 @@ pub enum Registration {
     },
 }
 
+/// How the client authenticates at the token endpoint (RFC 7591 `token_endpoint_auth_method`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenAuth {
+    /// `client_secret_basic`: the id and secret in `Authorization: Basic`.
+    Basic,
+    /// `client_secret_post`: the secret in the form.
+    Post,
+    /// `none`: a public client, no secret.
+    None,
+}
+
+impl TokenAuth {
+    /// Its name in metadata.
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenAuth::Basic => "client_secret_basic",
+            TokenAuth::Post => "client_secret_post",
+            TokenAuth::None => "none",
+        }
+    }
+}
+
+/// A request the MCP endpoint refuses with 403 `insufficient_scope` until the token has a
+/// scope the first authorization did not ask for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepUp {
+    /// The JSON-RPC method that needs more (`tools/call`).
+    pub method: String,
+    /// The scope it needs.
+    pub scope: String,
+    /// Refuse it whatever the token: the client must stop retrying.
+    pub never: bool,
+}
+
 /// The mock authorization server of one auth scenario.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthSetup {
@@ -117,4 +151,11 @@ pub struct AuthSetup {
     pub issuer_mismatch: bool,
     /// How the client gets its id.
     pub registration: Registration,
+    /// The one token endpoint auth method the server supports; `None`: all three.
+    pub token_auth: Option<TokenAuth>,
+    /// A request that needs a step-up authorization.
+    pub step_up: Option<StepUp>,
+    /// The handshake (`initialize`, notifications, GET and DELETE) needs no token: the
+    /// first 401 comes on the first request after it.
+    pub open_handshake: bool,
 }
