@@ -164,8 +164,11 @@ def server():
 
 
 async def modern(scenario: str) -> None:
+    target = server()
+    if scenario.startswith("auth/"):
+        target = streamable_http_client(sys.argv[-1], http_client=await authorized())
     async with Client(
-        server(),
+        target,
         mode="auto",
         elicitation_callback=elicit,
         sampling_callback=sample,

@@ -221,33 +221,35 @@ rules! {
     CLIENT_MRTR_ISOLATED = "client.mrtr-isolated", Failure, [R5 => "basic/patterns/mrtr#client-requirements-basic-workflow"],
         "2026-07-28: `inputResponses` and `requestState` go only on the retry of the request they answer, never on another request.";
 
-    CLIENT_AUTH_PKCE = "client.auth-pkce", Failure, [R2 => "basic/authorization#implementation-requirements", R3 => "basic/authorization#authorization-code-protection"],
+    CLIENT_AUTH_PKCE = "client.auth-pkce", Failure, [R2 => "basic/authorization#implementation-requirements", R3 => "basic/authorization#authorization-code-protection", R5 => "basic/authorization/security-considerations#authorization-code-protection"],
         "An authorization request carries a PKCE `code_challenge` with method `S256`, and the token request the `code_verifier` it was made from.";
-    CLIENT_AUTH_PKCE_UNSUPPORTED = "client.auth-pkce-unsupported", Failure, [R4 => "basic/authorization#authorization-code-protection"],
+    CLIENT_AUTH_PKCE_UNSUPPORTED = "client.auth-pkce-unsupported", Failure, [R4 => "basic/authorization#authorization-code-protection", R5 => "basic/authorization/security-considerations#authorization-code-protection"],
         "When the authorization server metadata has no `code_challenge_methods_supported`, the client refuses to proceed: it sends no authorization request.";
     CLIENT_AUTH_RESOURCE = "client.auth-resource", Failure, [R3 => "basic/authorization#resource-parameter-implementation"],
         "Authorization and token requests carry the `resource` parameter (RFC 8707), the canonical URI of the MCP server.";
     CLIENT_AUTH_BEARER = "client.auth-bearer", Failure, [R2 => "basic/authorization#token-requirements", R3 => "basic/authorization#token-requirements"],
         "Once it holds a token, the client sends it as `Authorization: Bearer` on every HTTP request to the MCP server, never in the query string.";
-    CLIENT_AUTH_DISCOVERY = "client.auth-discovery", Failure, [R3 => "basic/authorization#authorization-server-location", R4 => "basic/authorization#protected-resource-metadata-discovery-requirements"],
+    CLIENT_AUTH_DISCOVERY = "client.auth-discovery", Failure, [R3 => "basic/authorization#authorization-server-location", R4 => "basic/authorization#protected-resource-metadata-discovery-requirements", R5 => "basic/authorization/authorization-server-discovery#protected-resource-metadata-discovery-requirements"],
         "The client finds the authorization server through the Protected Resource Metadata, at the `resource_metadata` URL of the 401 challenge when it has one.";
-    CLIENT_AUTH_PRM_FALLBACK = "client.auth-prm-fallback", Failure, [R4 => "basic/authorization#protected-resource-metadata-discovery-requirements"],
+    CLIENT_AUTH_PRM_FALLBACK = "client.auth-prm-fallback", Failure, [R4 => "basic/authorization#protected-resource-metadata-discovery-requirements", R5 => "basic/authorization/authorization-server-discovery#protected-resource-metadata-discovery-requirements"],
         "Without a `resource_metadata` URL in the challenge, the client asks for the path-aware well-known metadata URI before the root one.";
-    CLIENT_AUTH_METADATA_ORDER = "client.auth-metadata-order", Failure, [R4 => "basic/authorization#authorization-server-metadata-discovery"],
+    CLIENT_AUTH_METADATA_ORDER = "client.auth-metadata-order", Failure, [R4 => "basic/authorization#authorization-server-metadata-discovery", R5 => "basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery"],
         "The client tries the authorization server metadata URIs in the order the spec lists for the issuer (OAuth path insertion, OpenID Connect path insertion, OpenID Connect path appending).";
-    CLIENT_AUTH_ISSUER = "client.auth-issuer", Failure, [R3 => "basic/authorization#server-metadata-discovery", R4 => "basic/authorization#authorization-server-metadata-discovery"],
+    CLIENT_AUTH_ISSUER = "client.auth-issuer", Failure, [R3 => "basic/authorization#server-metadata-discovery", R4 => "basic/authorization#authorization-server-metadata-discovery", R5 => "basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery"],
         "Authorization server metadata whose `issuer` differs from the issuer it was fetched for is not used (RFC 8414 section 3.3): no registration, authorization or token request follows.";
-    CLIENT_AUTH_SCOPE_CHALLENGE = "client.auth-scope-challenge", Failure, [R4 => "basic/authorization#protected-resource-metadata-discovery-requirements"],
+    CLIENT_AUTH_SCOPE_CHALLENGE = "client.auth-scope-challenge", Failure, [R4 => "basic/authorization#protected-resource-metadata-discovery-requirements", R5 => "basic/authorization#scope-selection-strategy"],
         "The scopes of the 401 challenge are authoritative: the authorization request asks for every one of them.";
     CLIENT_AUTH_SCOPE_SELECTION = "client.auth-scope-selection", Warning, [R4 => "basic/authorization#scope-selection-strategy"],
         "The authorization request's `scope` is the challenge's, else every scope of `scopes_supported`, else absent.";
-    CLIENT_AUTH_REDIRECT = "client.auth-redirect-registered", Failure, [R3 => "basic/authorization#open-redirection"],
+    CLIENT_AUTH_REDIRECT = "client.auth-redirect-registered", Failure, [R3 => "basic/authorization#open-redirection", R5 => "basic/authorization/security-considerations#open-redirection"],
         "The authorization request's `redirect_uri` is one the client registered.";
     CLIENT_AUTH_TOKEN_METHOD = "client.auth-token-endpoint-method", Failure, [R3 => "basic/authorization#standards-compliance"],
         "The client authenticates at the token endpoint with the method its registration names (RFC 7591 `token_endpoint_auth_method`, one of the metadata's `token_endpoint_auth_methods_supported`), and with that one only (OAuth 2.1 section 2.4).";
     CLIENT_AUTH_RETRY_LIMIT = "client.auth-retry-limit", Warning, [R4 => "basic/authorization#step-up-authorization-flow"],
         "After a step-up authorization the request still gets 403 `insufficient_scope`: the client retries no more than a few times, then treats it as a permanent failure.";
-    CLIENT_AUTH_STATE = "client.auth-state", Warning, [R3 => "basic/authorization#open-redirection"],
+    CLIENT_AUTH_ISS = "client.auth-iss", Failure, [R5 => "basic/authorization#authorization-response-validation"],
+        "2026-07-28: the authorization response's `iss` is compared with the recorded issuer by simple string comparison, and a mismatch (or no `iss` where the metadata advertises it) is rejected: its code goes to no token endpoint.";
+    CLIENT_AUTH_STATE = "client.auth-state", Warning, [R3 => "basic/authorization#open-redirection", R5 => "basic/authorization/security-considerations#open-redirection"],
         "The authorization request carries a `state` parameter.";
 }
 

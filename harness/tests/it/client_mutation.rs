@@ -396,6 +396,40 @@ const CAUGHT_AUTH: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The authorization defects of 2026-07-28 (RFC 9207 `iss`), proved at that revision.
+const CAUGHT_AUTH_2026: &[(&str, &str, &str)] = &[
+    (
+        "iss-ignored",
+        "client/auth-iss-wrong-issuer",
+        "client.auth-iss",
+    ),
+    (
+        "iss-missing-accepted",
+        "client/auth-iss-supported-missing",
+        "client.auth-iss",
+    ),
+    (
+        "iss-only-when-advertised",
+        "client/auth-iss-unexpected",
+        "client.auth-iss",
+    ),
+    (
+        "iss-normalized",
+        "client/auth-iss-normalized",
+        "client.auth-iss",
+    ),
+    (
+        "iss-field-presence",
+        "client/auth-iss-not-advertised",
+        "client/auth-iss-not-advertised",
+    ),
+    (
+        "rejects-iss",
+        "client/auth-iss-supported",
+        "client/auth-iss-supported",
+    ),
+];
+
 /// The transports a scenario runs over (its file's `transports`, as `mcpcheck list
 /// --client` gives them).
 fn transports_of(scenario: &str) -> Vec<&'static str> {
@@ -439,7 +473,13 @@ fn each_defect_fails_exactly_its_scenario() {
         .output()
         .unwrap();
     let listed = String::from_utf8(listed.stdout).unwrap();
-    let every = || CAUGHT.iter().chain(CAUGHT_2026).chain(CAUGHT_AUTH);
+    let every = || {
+        CAUGHT
+            .iter()
+            .chain(CAUGHT_2026)
+            .chain(CAUGHT_AUTH)
+            .chain(CAUGHT_AUTH_2026)
+    };
     let proved: Vec<&str> = every().map(|c| c.0).collect();
     assert_eq!(
         listed.lines().collect::<Vec<_>>(),
@@ -473,6 +513,11 @@ fn each_defect_fails_exactly_its_scenario() {
         // without a version.
         ("meta-no-capabilities", "schema.valid"),
         ("anonymous", "schema.valid"),
+        // Never looking at `iss` accepts every wrong one.
+        (
+            "iss-ignored",
+            "client/auth-iss-supported-missing client/auth-iss-unexpected client/auth-iss-normalized",
+        ),
         // Asking for other scopes than the challenge's is also not the SHOULD order, and
         // a step-up that ignores the 403's scope never gets it.
         (
@@ -491,6 +536,7 @@ fn each_defect_fails_exactly_its_scenario() {
     let runs: Vec<(&str, &str, &str, &str, &str)> = at(CAUGHT, "2025-11-25")
         .chain(at(CAUGHT_2026, "2026-07-28"))
         .chain(at(CAUGHT_AUTH, "2025-11-25"))
+        .chain(at(CAUGHT_AUTH_2026, "2026-07-28"))
         .collect();
     // Four clients at once: each is a small process that mostly waits on the mock.
     let problems = crate::support::suite::check_at_once(

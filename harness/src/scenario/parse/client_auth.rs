@@ -14,13 +14,15 @@
 //!   token_auth: client_secret_post  # the one token endpoint auth method supported
 //!   step_up: { method: tools/call, scope: "mcp:write", never: false }
 //!   open_handshake: false       # the handshake needs no token; the first 401 comes after
+//!   iss: absent                 # absent | correct | wrong | normalized: the response's `iss`
+//!   iss_advertised: true        # `authorization_response_iss_parameter_supported` (default: left out)
 //! ```
 
 use serde_json::Value;
 
 use super::yaml::{self, Ctx, Map, Node, R, nonempty_string};
 use crate::session::mock::auth::{
-    AsMetadata, AuthSetup, PrmLocation, Registration, StepUp, TokenAuth,
+    AsMetadata, AuthSetup, Iss, PrmLocation, Registration, StepUp, TokenAuth,
 };
 
 const KEYS: &[&str] = &[
@@ -36,34 +38,28 @@ const KEYS: &[&str] = &[
     "token_auth",
     "step_up",
     "open_handshake",
+    "iss",
+    "iss_advertised",
 ];
 
 /// Parses `auth:`; `context` is the scenario's, where a pre-registered client's id is.
 pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup> {
     let map = Map::new_or_empty(ctx, node, "`auth`")?;
     map.only(ctx, KEYS, "`auth`")?;
-    let word = |key: &str, allowed: &[&str]| -> R<Option<(String, &Node)>> {
-        let Some(n) = map.get(key) else {
-            return Ok(None);
-        };
-        let w = nonempty_string(ctx, n, &format!("`{key}`"))?;
-        if !allowed.contains(&w) {
-            return Err(ctx.error(n, format!("`{key}` is one of {}", allowed.join(", "))));
-        }
-        Ok(Some((w.to_owned(), n)))
-    };
     let flag = |key: &str, default: bool| -> R<bool> {
         map.get(key)
             .map_or(Ok(default), |n| yaml::boolean(ctx, n, &format!("`{key}`")))
     };
-    let metadata = match word("metadata", &["path-aware", "root", "custom"])? {
-        None => PrmLocation::PathAware,
-        Some((w, _)) => match w.as_str() {
-            "root" => PrmLocation::Root,
-            "custom" => PrmLocation::Custom,
-            _ => PrmLocation::PathAware,
-        },
-    };
+    let metadata = choice(
+        ctx,
+        &map,
+        "metadata",
+        &[
+            ("path-aware", PrmLocation::PathAware),
+            ("root", PrmLocation::Root),
+            ("custom", PrmLocation::Custom),
+        ],
+    )?;
     let challenge_metadata = flag("challenge_metadata", true)?;
     if !challenge_metadata && !metadata.well_known() {
         return Err(ctx
@@ -79,47 +75,46 @@ pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup>
         None => None,
         Some(n) => Some(nonempty_string(ctx, n, "`challenge_scope`")?.to_owned()),
     };
-    let scopes_supported = match map.get("scopes_supported") {
+    let scopes_supported = scopes(ctx, &map)?;
+    let issuer_path = issuer_path(ctx, &map)?;
+    let as_metadata = choice(
+        ctx,
+        &map,
+        "server_metadata",
+        &[
+            ("oauth", AsMetadata::Oauth),
+            ("openid", AsMetadata::OpenidInserted),
+            ("openid-appended", AsMetadata::OpenidAppended),
+        ],
+    )?;
+    if as_metadata == AsMetadata::OpenidAppended && issuer_path.is_empty() {
+        let n = map.get("server_metadata").unwrap_or(node);
+        return Err(ctx.error(n, "`openid-appended` needs an `issuer_path` to append to"));
+    }
+    let token_auth = match map.get("token_auth") {
         None => None,
-        Some(n) => Some(
-            yaml::sequence(ctx, n, "`scopes_supported`")?
-                .iter()
-                .map(|s| nonempty_string(ctx, s, "a scope").map(str::to_owned))
-                .collect::<R<Vec<_>>>()?,
-        ),
+        Some(_) => Some(choice(
+            ctx,
+            &map,
+            "token_auth",
+            &[
+                ("client_secret_basic", TokenAuth::Basic),
+                ("client_secret_post", TokenAuth::Post),
+                ("none", TokenAuth::None),
+            ],
+        )?),
     };
-    let issuer_path = match map.get("issuer_path") {
-        None => String::new(),
-        Some(n) => {
-            let p = nonempty_string(ctx, n, "`issuer_path`")?;
-            if !p.starts_with('/') || p.ends_with('/') || p.contains(['?', '#']) {
-                return Err(ctx.error(n, "`issuer_path` is a path such as `/tenant1`"));
-            }
-            p.to_owned()
-        }
-    };
-    let as_metadata = match word("server_metadata", &["oauth", "openid", "openid-appended"])? {
-        None => AsMetadata::Oauth,
-        Some((w, n)) => match w.as_str() {
-            "openid" => AsMetadata::OpenidInserted,
-            "openid-appended" if issuer_path.is_empty() => {
-                return Err(ctx.error(n, "`openid-appended` needs an `issuer_path` to append to"));
-            }
-            "openid-appended" => AsMetadata::OpenidAppended,
-            _ => AsMetadata::Oauth,
-        },
-    };
-    let pkce_methods = flag("pkce_advertised", true)?.then(|| vec!["S256".to_owned()]);
-    let registration = registration(ctx, &map, context)?;
-    let token_auth = word(
-        "token_auth",
-        &["client_secret_basic", "client_secret_post", "none"],
-    )?
-    .map(|(w, _)| match w.as_str() {
-        "client_secret_basic" => TokenAuth::Basic,
-        "client_secret_post" => TokenAuth::Post,
-        _ => TokenAuth::None,
-    });
+    let iss = choice(
+        ctx,
+        &map,
+        "iss",
+        &[
+            ("absent", Iss::Absent),
+            ("correct", Iss::Correct),
+            ("wrong", Iss::Wrong),
+            ("normalized", Iss::Normalized),
+        ],
+    )?;
     let step_up = match map.get("step_up") {
         None => None,
         Some(n) => Some(step_up(ctx, n)?),
@@ -131,13 +126,57 @@ pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup>
         scopes_supported,
         issuer_path,
         as_metadata,
-        pkce_methods,
+        pkce_methods: flag("pkce_advertised", true)?.then(|| vec!["S256".to_owned()]),
         issuer_mismatch: flag("issuer_mismatch", false)?,
-        registration,
+        registration: registration(ctx, &map, context)?,
         token_auth,
         step_up,
         open_handshake: flag("open_handshake", false)?,
+        iss,
+        iss_advertised: match map.get("iss_advertised") {
+            None => None,
+            Some(n) => Some(yaml::boolean(ctx, n, "`iss_advertised`")?),
+        },
     })
+}
+
+/// One of `options` by its word at `key`; the first when `key` is absent.
+fn choice<T: Copy>(ctx: &Ctx<'_>, map: &Map<'_>, key: &str, options: &[(&str, T)]) -> R<T> {
+    let Some(n) = map.get(key) else {
+        return Ok(options[0].1);
+    };
+    let w = nonempty_string(ctx, n, &format!("`{key}`"))?;
+    match options.iter().find(|(name, _)| *name == w) {
+        Some((_, value)) => Ok(*value),
+        None => {
+            let names: Vec<&str> = options.iter().map(|(name, _)| *name).collect();
+            Err(ctx.error(n, format!("`{key}` is one of {}", names.join(", "))))
+        }
+    }
+}
+
+/// `scopes_supported`, if given.
+fn scopes(ctx: &Ctx<'_>, map: &Map<'_>) -> R<Option<Vec<String>>> {
+    let Some(n) = map.get("scopes_supported") else {
+        return Ok(None);
+    };
+    yaml::sequence(ctx, n, "`scopes_supported`")?
+        .iter()
+        .map(|s| nonempty_string(ctx, s, "a scope").map(str::to_owned))
+        .collect::<R<Vec<_>>>()
+        .map(Some)
+}
+
+/// `issuer_path`: "" when absent, else a path such as `/tenant1`.
+fn issuer_path(ctx: &Ctx<'_>, map: &Map<'_>) -> R<String> {
+    let Some(n) = map.get("issuer_path") else {
+        return Ok(String::new());
+    };
+    let p = nonempty_string(ctx, n, "`issuer_path`")?;
+    if !p.starts_with('/') || p.ends_with('/') || p.contains(['?', '#']) {
+        return Err(ctx.error(n, "`issuer_path` is a path such as `/tenant1`"));
+    }
+    Ok(p.to_owned())
 }
 
 /// `step_up`: the request refused with 403 `insufficient_scope` until the token has

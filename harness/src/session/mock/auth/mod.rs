@@ -14,7 +14,9 @@ use base64::Engine;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 
-pub use setup::{AsMetadata, AuthSetup, MCP_PATH, PrmLocation, Registration, StepUp, TokenAuth};
+pub use setup::{
+    AsMetadata, AuthSetup, Iss, MCP_PATH, PrmLocation, Registration, StepUp, TokenAuth,
+};
 
 use crate::check::client_auth as judge;
 use crate::check::rules;
@@ -130,6 +132,8 @@ struct Grant {
     redirect_uri: String,
     /// The scopes the authorization request asked for.
     scopes: Vec<String>,
+    /// Why its authorization response must be rejected (RFC 9207), if it must.
+    bad_iss: Option<&'static str>,
 }
 
 /// An access token and the scopes it was granted.
@@ -498,6 +502,9 @@ impl AuthServer {
             "grant_types_supported": ["authorization_code", "refresh_token"],
             "token_endpoint_auth_methods_supported": methods,
         });
+        if let Some(advertised) = self.setup.iss_advertised {
+            doc["authorization_response_iss_parameter_supported"] = json!(advertised);
+        }
         if let Some(methods) = &self.setup.pkce_methods {
             doc["code_challenge_methods_supported"] = json!(methods);
         }
@@ -514,6 +521,32 @@ impl AuthServer {
             doc["jwks_uri"] = json!(self.endpoint("jwks"));
         }
         doc
+    }
+
+    /// The authorization response's `iss`, if it has one.
+    fn iss(&self) -> Option<String> {
+        let issuer = self.issuer();
+        match self.setup.iss {
+            Iss::Correct => Some(issuer),
+            Iss::Wrong => Some(format!("{}/another-issuer", self.origin)),
+            Iss::Normalized => Some(format!("{issuer}/")),
+            Iss::Absent => None,
+        }
+    }
+
+    /// Why the client must reject the authorization response (RFC 9207 section 2.4, as
+    /// the 2026-07-28 table words it), or `None`.
+    fn bad_iss(&self) -> Option<&'static str> {
+        match (self.setup.iss, self.setup.iss_advertised == Some(true)) {
+            (Iss::Correct, _) | (Iss::Absent, false) => None,
+            (Iss::Absent, true) => Some(
+                "had no `iss`, and the metadata advertises `authorization_response_iss_parameter_supported`",
+            ),
+            (Iss::Wrong, _) => Some("named another issuer in `iss`"),
+            (Iss::Normalized, _) => Some(
+                "named in `iss` the issuer with a trailing slash, equal only after a normalization the client must not apply",
+            ),
+        }
     }
 
     /// Findings for a request to the authorization server after metadata that must not
@@ -652,6 +685,7 @@ impl AuthServer {
                             .split_whitespace()
                             .map(str::to_owned)
                             .collect(),
+                        bad_iss: self.bad_iss(),
                     },
                 );
                 let mut location = redirect_uri;
@@ -660,6 +694,9 @@ impl AuthServer {
                 pairs.append_pair("code", &code);
                 if let Some(state) = q.get("state") {
                     pairs.append_pair("state", state);
+                }
+                if let Some(iss) = self.iss() {
+                    pairs.append_pair("iss", &iss);
                 }
                 location.push_str(&pairs.finish());
                 let mut r = Reply::new(302, Body::Empty);
@@ -761,6 +798,16 @@ impl AuthServer {
             form.get("code_verifier"),
             self.revision,
         ));
+        if let Some(why) = grant.bad_iss {
+            findings.extend(
+                judge::at(
+                    &rules::CLIENT_AUTH_ISS,
+                    self.revision,
+                    format!("the client sent the token endpoint a code whose authorization response {why}"),
+                )
+                .map(|f| f.expected("the response rejected: its code sent to no token endpoint")),
+            );
+        }
         if form
             .get("redirect_uri")
             .is_some_and(|r| r != grant.redirect_uri)

@@ -129,6 +129,21 @@ pub struct StepUp {
     pub never: bool,
 }
 
+/// What the authorization response's `iss` (RFC 9207) says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Iss {
+    /// The issuer, exactly.
+    Correct,
+    /// Another issuer.
+    Wrong,
+    /// The issuer with a trailing slash: equal only after normalization, which the client
+    /// must not apply.
+    Normalized,
+    /// No `iss` (most authorization servers today).
+    #[default]
+    Absent,
+}
+
 /// The mock authorization server of one auth scenario.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthSetup {
@@ -155,6 +170,11 @@ pub struct AuthSetup {
     pub token_auth: Option<TokenAuth>,
     /// A request that needs a step-up authorization.
     pub step_up: Option<StepUp>,
+    /// The authorization response's `iss`.
+    pub iss: Iss,
+    /// `authorization_response_iss_parameter_supported` in the metadata; `None` leaves
+    /// it out.
+    pub iss_advertised: Option<bool>,
     /// The handshake (`initialize`, notifications, GET and DELETE) needs no token: the
     /// first 401 comes on the first request after it.
     pub open_handshake: bool,
