@@ -237,6 +237,8 @@ rules! {
         "The client tries the authorization server metadata URIs in the order the spec lists for the issuer (OAuth path insertion, OpenID Connect path insertion, OpenID Connect path appending).";
     CLIENT_AUTH_ISSUER = "client.auth-issuer", Failure, [R3 => "basic/authorization#server-metadata-discovery", R4 => "basic/authorization#authorization-server-metadata-discovery", R5 => "basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery"],
         "Authorization server metadata whose `issuer` differs from the issuer it was fetched for is not used (RFC 8414 section 3.3): no registration, authorization or token request follows.";
+    CLIENT_AUTH_RESOURCE_METADATA = "client.auth-resource-metadata", Failure, [R3 => "basic/authorization#authorization-server-location", R4 => "basic/authorization#protected-resource-metadata-discovery-requirements", R5 => "basic/authorization/authorization-server-discovery#protected-resource-metadata-discovery-requirements"],
+        "Protected Resource Metadata whose `resource` is not the MCP server the client asked about is not used (RFC 9728 section 3.3): no registration, authorization or token request follows on its word.";
     CLIENT_AUTH_SCOPE_CHALLENGE = "client.auth-scope-challenge", Failure, [R4 => "basic/authorization#protected-resource-metadata-discovery-requirements", R5 => "basic/authorization#scope-selection-strategy"],
         "The scopes of the 401 challenge are authoritative: the authorization request asks for every one of them.";
     CLIENT_AUTH_SCOPE_SELECTION = "client.auth-scope-selection", Warning, [R4 => "basic/authorization#scope-selection-strategy"],

@@ -394,6 +394,11 @@ const CAUGHT_AUTH: &[(&str, &str, &str)] = &[
         "client/auth-unauthorized-later",
         "client/auth-unauthorized-later",
     ),
+    (
+        "ignores-resource-mismatch",
+        "client/auth-resource-mismatch",
+        "client.auth-resource-metadata",
+    ),
 ];
 
 /// The authorization defects of 2026-07-28 (RFC 9207 `iss`), proved at that revision.

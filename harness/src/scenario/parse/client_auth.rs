@@ -10,6 +10,7 @@
 //!   server_metadata: oauth      # oauth | openid | openid-appended: the URI that answers
 //!   pkce_advertised: true       # `code_challenge_methods_supported: [S256]`, or absent
 //!   issuer_mismatch: false      # the metadata names another issuer
+//!   resource_mismatch: false    # the resource metadata names another resource
 //!   registration: dynamic       # dynamic | cimd | pre-registered (`context.client_id`)
 //!   token_auth: client_secret_post  # the one token endpoint auth method supported
 //!   step_up: { method: tools/call, scope: "mcp:write", never: false }
@@ -34,6 +35,7 @@ const KEYS: &[&str] = &[
     "server_metadata",
     "pkce_advertised",
     "issuer_mismatch",
+    "resource_mismatch",
     "registration",
     "token_auth",
     "step_up",
@@ -128,6 +130,7 @@ pub fn auth(ctx: &Ctx<'_>, node: &Node, context: Option<&Value>) -> R<AuthSetup>
         as_metadata,
         pkce_methods: flag("pkce_advertised", true)?.then(|| vec!["S256".to_owned()]),
         issuer_mismatch: flag("issuer_mismatch", false)?,
+        resource_mismatch: flag("resource_mismatch", false)?,
         registration: registration(ctx, &map, context)?,
         token_auth,
         step_up,

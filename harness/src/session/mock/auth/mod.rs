@@ -176,6 +176,8 @@ pub struct AuthServer {
     challenged: bool,
     /// Metadata with a mismatched issuer was served.
     mismatch_served: bool,
+    /// Resource metadata naming another resource was served.
+    foreign_resource_served: bool,
     /// Rules already judged broken, each reported once.
     reported: Vec<&'static str>,
     /// Seeded from the OS (through std's hasher keys): what it issues differs every run,
@@ -212,6 +214,7 @@ impl AuthServer {
             asked: Vec::new(),
             challenged: false,
             mismatch_served: false,
+            foreign_resource_served: false,
             reported: Vec::new(),
             rng: rand::rngs::Xoshiro256PlusPlus::seed_from_u64(os_seed()),
         }
@@ -312,7 +315,8 @@ impl AuthServer {
                     &rules::CLIENT_AUTH_BEARER,
                     format!(
                         "after it got an access token, the client sent `{} {}` with {what}",
-                        request.method, request.target
+                        request.method,
+                        request.path()
                     ),
                 )
                 .map(|f| f.expected("`Authorization: Bearer <the access token>` on every request")),
@@ -421,8 +425,15 @@ impl AuthServer {
         }
         self.asked.push(location.path().to_owned());
         let mut reply = if location == served {
+            let resource = match self.setup.resource_mismatch {
+                true => {
+                    self.foreign_resource_served = true;
+                    format!("{}/another-resource", self.origin)
+                }
+                false => self.resource(),
+            };
             let mut doc = json!({
-                "resource": self.resource(),
+                "resource": resource,
                 "authorization_servers": [self.issuer()],
                 "bearer_methods_supported": ["header"],
             });
@@ -552,6 +563,9 @@ impl AuthServer {
     /// Findings for a request to the authorization server after metadata that must not
     /// be used.
     fn after_mismatch(&mut self, what: &str) -> Option<Finding> {
+        if let Some(f) = self.after_foreign_resource(what) {
+            return Some(f);
+        }
         if !self.mismatch_served {
             return None;
         }
@@ -560,6 +574,21 @@ impl AuthServer {
             format!("the client sent a {what} request to an authorization server whose metadata named another issuer"),
         )
         .map(|f| f.expected("no use of metadata whose `issuer` is not the issuer it was fetched for"))
+    }
+
+    /// A finding for a registration, authorization or token request after resource
+    /// metadata that named another resource, which must not be used. (Reading the named
+    /// server's metadata is not judged: a client may check the resource after discovery,
+    /// as long as it sends the server nothing.)
+    fn after_foreign_resource(&mut self, what: &str) -> Option<Finding> {
+        if !self.foreign_resource_served {
+            return None;
+        }
+        self.once(
+            &rules::CLIENT_AUTH_RESOURCE_METADATA,
+            format!("the client sent a {what} request to the authorization server that resource metadata naming another resource pointed it to"),
+        )
+        .map(|f| f.expected(format!("no use of resource metadata whose `resource` is not {}", self.resource())))
     }
 
     /// Dynamic Client Registration.

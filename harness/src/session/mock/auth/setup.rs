@@ -164,6 +164,8 @@ pub struct AuthSetup {
     pub pkce_methods: Option<Vec<String>>,
     /// The metadata names another issuer than the one it was fetched for.
     pub issuer_mismatch: bool,
+    /// The Protected Resource Metadata names another resource than the MCP endpoint.
+    pub resource_mismatch: bool,
     /// How the client gets its id.
     pub registration: Registration,
     /// The one token endpoint auth method the server supports; `None`: all three.
